@@ -1,0 +1,47 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Strictness shared by every Swift target.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "vidfx",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "FrameCore", targets: ["FrameCore"]),
+        .library(name: "FrameSource", targets: ["FrameSource"]),
+        .executable(name: "vidfx", targets: ["vidfx"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // FFmpeg's C libraries. The modulemap's `link` lines do the linking: Debian's
+        // libavformat.pc lists only -lavformat.
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev", "libswresample-dev"])]
+        ),
+        // The one thing Swift cannot do: receive av_log's va_list.
+        .target(name: "CFFmpegShim", dependencies: ["CFFmpeg"]),
+        // BGRA frames, exact time values and the buffer pool; no FFmpeg.
+        .target(name: "FrameCore", swiftSettings: strict),
+        .target(name: "FrameSource", dependencies: ["FrameCore", "CFFmpeg", "CFFmpegShim"], swiftSettings: strict),
+        .executableTarget(
+            name: "vidfx",
+            dependencies: [
+                "FrameSource", "FrameCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "FrameCoreTests", dependencies: ["FrameCore"], swiftSettings: strict),
+        .testTarget(name: "FrameSourceTests", dependencies: ["FrameSource", "FrameCore"], swiftSettings: strict),
+        .testTarget(name: "VidfxCLITests", dependencies: ["vidfx"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

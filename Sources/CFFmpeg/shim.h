@@ -1,0 +1,85 @@
+// What Swift cannot import from FFmpeg's headers directly (function-like macros,
+// compound literals, MKTAG-based error codes) and the fields whose names moved
+// between FFmpeg releases, as static constants and inline functions.
+#ifndef VIDFX_CFFMPEG_SHIM_H
+#define VIDFX_CFFMPEG_SHIM_H
+
+#include <libavformat/avformat.h>
+#include <libavcodec/avcodec.h>
+#include <libswscale/swscale.h>
+#include <libswresample/swresample.h>
+#include <libavutil/avutil.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/opt.h>
+#include <libavutil/display.h>
+#include <libavutil/error.h>
+#include <libavutil/pixdesc.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/mathematics.h>
+#include <errno.h>
+
+static const int VFX_AVERROR_EOF = AVERROR_EOF;
+static const int VFX_AVERROR_EAGAIN = AVERROR(EAGAIN);
+static const int VFX_AVERROR_INVALIDDATA = AVERROR_INVALIDDATA;
+static const int VFX_AVERROR_DECODER_NOT_FOUND = AVERROR_DECODER_NOT_FOUND;
+static const int VFX_AVERROR_STREAM_NOT_FOUND = AVERROR_STREAM_NOT_FOUND;
+static const int VFX_AVERROR_EXIT = AVERROR_EXIT;
+static const int VFX_AVERROR_ENOENT = AVERROR(ENOENT);
+static const int VFX_AVERROR_EACCES = AVERROR(EACCES);
+static const int VFX_AVERROR_ETIMEDOUT = AVERROR(ETIMEDOUT);
+static const int VFX_AVERROR_HTTP_BAD_REQUEST = AVERROR_HTTP_BAD_REQUEST;
+static const int VFX_AVERROR_HTTP_UNAUTHORIZED = AVERROR_HTTP_UNAUTHORIZED;
+static const int VFX_AVERROR_HTTP_FORBIDDEN = AVERROR_HTTP_FORBIDDEN;
+static const int VFX_AVERROR_HTTP_NOT_FOUND = AVERROR_HTTP_NOT_FOUND;
+static const int VFX_AVERROR_HTTP_OTHER_4XX = AVERROR_HTTP_OTHER_4XX;
+static const int VFX_AVERROR_HTTP_SERVER_ERROR = AVERROR_HTTP_SERVER_ERROR;
+static const int64_t VFX_AV_NOPTS_VALUE = AV_NOPTS_VALUE;
+
+static inline int vfx_averror(int e) { return AVERROR(e); }
+
+static inline AVRational vfx_time_base_q(void) {
+    AVRational q = AV_TIME_BASE_Q;
+    return q;
+}
+
+static inline void vfx_err2str(int err, char *buf, size_t size) {
+    av_make_error_string(buf, size, err);
+}
+
+/// Duration of a decoded frame in its stream time base (0 when unknown).
+static inline int64_t vfx_frame_duration(const AVFrame *f) {
+#if LIBAVUTIL_VERSION_MAJOR >= 58
+    return f->duration;
+#else
+    return f->pkt_duration;
+#endif
+}
+
+/// The stream's display matrix (9 int32), or NULL.
+static inline const int32_t *vfx_stream_display_matrix(const AVStream *st) {
+#if LIBAVFORMAT_VERSION_MAJOR >= 61
+    const AVPacketSideData *sd = av_packet_side_data_get(st->codecpar->coded_side_data,
+                                                         st->codecpar->nb_coded_side_data,
+                                                         AV_PKT_DATA_DISPLAYMATRIX);
+    return sd && sd->size >= 36 ? (const int32_t *)sd->data : NULL;
+#else
+    size_t size = 0;
+    const uint8_t *p = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    return p && size >= 36 ? (const int32_t *)p : NULL;
+#endif
+}
+
+/// Number of channels of an audio stream, across the channel-layout API change.
+static inline int vfx_channel_count(const AVCodecParameters *par) {
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(59, 24, 100)
+    return par->ch_layout.nb_channels;
+#else
+    return par->channels;
+#endif
+}
+
+/// Plane pointer `i` of a frame (the data field is an 8-tuple in Swift).
+static inline uint8_t *vfx_frame_plane(const AVFrame *f, int i) { return f->data[i]; }
+static inline int vfx_frame_linesize(const AVFrame *f, int i) { return f->linesize[i]; }
+
+#endif

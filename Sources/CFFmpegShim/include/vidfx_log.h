@@ -1,0 +1,11 @@
+#ifndef VIDFX_LOG_H
+#define VIDFX_LOG_H
+
+/// Receives one formatted FFmpeg log line. Called from FFmpeg's threads.
+typedef void (*vfx_log_sink)(int level, const char *line);
+
+/// Routes av_log output at or below `max_level` to `sink` (NULL silences FFmpeg).
+/// av_log_set_callback takes a va_list, which Swift cannot receive, hence this C file.
+void vfx_install_log_sink(vfx_log_sink sink, int max_level);
+
+#endif

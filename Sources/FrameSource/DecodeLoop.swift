@@ -1,0 +1,160 @@
+import CFFmpeg
+import FrameCore
+
+/// Runs on the decode thread: decodes pictures, resamples them to the cadence,
+/// converts each shown picture to BGRA once, and queues the ticks. Handles start
+/// offset, duration, looping (seek back, or reopen when the input cannot seek) and stop.
+final class DecodeLoop: @unchecked Sendable {
+    private var decoder: VideoDecoder
+    private let converter: PictureConverter
+    private let queue: FrameQueue
+    private let configuration: FrameSource.Configuration
+    private let interrupt: InterruptFlag
+    private let warn: @Sendable (String) -> Void
+
+    init(decoder: VideoDecoder, queue: FrameQueue, configuration: FrameSource.Configuration, interrupt: InterruptFlag, pool: FramePool) {
+        self.decoder = decoder
+        self.queue = queue
+        self.configuration = configuration
+        self.interrupt = interrupt
+        self.converter = PictureConverter(input: decoder.input, orientation: decoder.orientation, configuration: configuration, pool: pool)
+        self.warn = configuration.warningHandler ?? { _ in }
+    }
+
+    /// Plays the clip into the queue, then marks the queue finished (with the error, if one ended it).
+    func run() {
+        do {
+            try play()
+            queue.finish(nil)
+        } catch {
+            queue.finish(interrupt.stopRequested ? nil : error)
+        }
+    }
+
+    /// The picture on screen: decoded frame, its times, and its BGRA once converted.
+    private struct Held {
+        var sourceTime: Rational
+        var pass: Int
+        var converted: Frame?
+    }
+
+    private func play() throws(FrameSourceError) {
+        var heldPicture: UnsafeMutablePointer<AVFrame>? = av_frame_alloc()
+        var incoming: UnsafeMutablePointer<AVFrame>? = av_frame_alloc()
+        defer { av_frame_free(&heldPicture); av_frame_free(&incoming) }
+        guard let picture = heldPicture, let next = incoming else {
+            throw FrameSourceError(input: decoder.input, kind: .decodeFailed, reason: "out of memory")
+        }
+
+        let rate = configuration.frameRate
+        var cadence = Cadence(rate: rate, limit: configuration.outputLimit.map { Cadence(rate: rate).firstTick(atOrAfter: $0) })
+        let still = decoder.info.isStillImage
+        // A still has no timeline: it is shown for `duration`, or one tick.
+        let start = still ? Rational(0) : configuration.start
+        let stillLength = configuration.duration ?? rate.inverse
+        let segmentEnd: Rational? = still ? stillLength : configuration.duration.map { start + $0 }
+        var held: Held?
+        var offset = Rational(0)  // output time at which the current pass begins
+        var pass = 0
+        var warnedEarlyEnd = false
+
+        /// Queues the held picture on `ticks`. False when the consumer went away.
+        func show(_ ticks: Range<Int64>) throws(FrameSourceError) -> Bool {
+            guard !ticks.isEmpty, var h = held else { return true }
+            if h.converted == nil {
+                h.converted = try converter.convert(picture)
+                held = h
+            }
+            for k in ticks {
+                var frame = h.converted!
+                frame.tick = k
+                frame.time = cadence.time(ofTick: k)
+                frame.sourceTime = h.sourceTime
+                frame.pass = h.pass
+                if !queue.put(frame) { return false }
+            }
+            return true
+        }
+
+        while true {
+            if pass > 0 || start > Rational(0) { try rewind(to: start, pass: pass) }
+            var passEnd: Rational?      // source time where this pass's last picture ends
+            var picturesThisPass = 0
+            var previousTime: Rational?
+            var reseeked = false
+
+            if still && pass > 0 {
+                passEnd = stillLength
+            } else {
+                while try decoder.decode(into: next) {
+                    if interrupt.stopRequested { return }
+                    let t = still ? Rational(0) : decoder.time(of: next)
+                    if picturesThisPass == 0, !reseeked, start > Rational(0), start < t {
+                        // The seek overshot (no key frame index): start over from the top.
+                        reseeked = true
+                        _ = decoder.seek(toSeconds: Rational(0))
+                        continue
+                    }
+                    if let segmentEnd, t >= segmentEnd { passEnd = segmentEnd; break }
+                    let length = decoder.duration(of: next) ?? previousTime.map { t - $0 }
+                        ?? decoder.nominalDuration ?? rate.inverse
+                    passEnd = t + length
+                    if let segmentEnd, segmentEnd < passEnd! { passEnd = segmentEnd }
+                    let shownAt = offset + max(Rational(0), t - start)
+                    if held == nil {
+                        // Ticks before the very first picture show it: there is nothing earlier.
+                        av_frame_move_ref(picture, next)
+                        held = Held(sourceTime: t, pass: pass)
+                        guard try show(cadence.ticks(before: shownAt)) else { return }
+                    } else {
+                        guard try show(cadence.ticks(before: shownAt)) else { return }
+                        av_frame_unref(picture)
+                        av_frame_move_ref(picture, next)
+                        held = Held(sourceTime: t, pass: pass)
+                    }
+                    if cadence.isExhausted { return }
+                    picturesThisPass += 1
+                    previousTime = t
+                    if still { break }
+                }
+                if let problem = decoder.readError, !warnedEarlyEnd {
+                    warnedEarlyEnd = true
+                    warn("\(decoder.input): input ended early (\(problem)); the file may be truncated")
+                }
+            }
+
+            guard held != nil else {
+                var reason = "no video frames could be decoded"
+                if let problem = decoder.readError { reason += " (\(problem); the file may be truncated)" }
+                else if decoder.skippedDamage > 0 { reason += " (all video data is damaged)" }
+                throw FrameSourceError(input: decoder.input, kind: .noFrames, reason: reason)
+            }
+            let length = max(Rational(0), (passEnd ?? start) - start)
+            if length == Rational(0) {
+                if pass == 0 {
+                    let end = passEnd.map { "\($0.seconds)" } ?? "?"
+                    throw FrameSourceError(input: decoder.input, kind: .noFrames,
+                                           reason: "start \(start.seconds) s is at or past the end of the video (\(end) s)")
+                }
+                return  // nothing left to loop
+            }
+            guard try show(cadence.ticks(before: offset + length)) else { return }
+            pass += 1
+            if case .count(let n) = configuration.loop, pass >= n { return }
+            if cadence.isExhausted || interrupt.stopRequested { return }
+            offset = offset + length
+        }
+    }
+
+    /// Positions the decoder at `start` for a new pass: seek, or reopen the input
+    /// when it cannot seek.
+    private func rewind(to start: Rational, pass: Int) throws(FrameSourceError) {
+        if decoder.seek(toSeconds: start) { return }
+        guard pass > 0 else { return }  // first pass: decode from the top and skip to start
+        guard decoder.input != "-" else {
+            throw FrameSourceError(input: decoder.input, kind: .invalidConfiguration, reason: "cannot loop: standard input cannot be rewound")
+        }
+        decoder = try VideoDecoder(input: decoder.input, configuration: configuration, interrupt: interrupt)
+        _ = decoder.seek(toSeconds: start)
+    }
+}

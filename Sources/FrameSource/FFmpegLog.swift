@@ -1,0 +1,53 @@
+import CFFmpeg
+import CFFmpegShim
+import Foundation
+
+/// Routes FFmpeg's log lines: the last error line on each thread is kept so that
+/// an error can say *why* (FFmpeg's "moov atom not found" beats "Invalid data"),
+/// and everything is echoed to stderr when `VIDFX_FFMPEG_LOG` is set
+/// (`error`, `warning`, `info`, `verbose` or `debug`).
+enum FFmpegLog {
+    private static let threadKey = "vidfx.ffmpeg.lastError"
+
+    /// Installs the sink once; later calls do nothing.
+    static let installed: Void = {
+        let level: Int32
+        switch ProcessInfo.processInfo.environment["VIDFX_FFMPEG_LOG"] {
+        case "debug": level = AV_LOG_DEBUG
+        case "verbose": level = AV_LOG_VERBOSE
+        case "info": level = AV_LOG_INFO
+        case "warning": level = AV_LOG_WARNING
+        default: level = AV_LOG_ERROR
+        }
+        vfx_install_log_sink({ level, line in
+            guard let line else { return }
+            let text = String(cString: line).trimmingCharacters(in: .whitespacesAndNewlines)
+            if level <= AV_LOG_ERROR, !text.isEmpty {
+                Thread.current.threadDictionary[FFmpegLog.threadKey] = text
+            }
+            if FFmpegLog.echo { FileHandle.standardError.write(Data(("[ffmpeg] " + text + "\n").utf8)) }
+        }, level)
+    }()
+
+    private static let echo = ProcessInfo.processInfo.environment["VIDFX_FFMPEG_LOG"] != nil
+
+    /// Forgets the calling thread's last error line (call before an operation).
+    static func clear() {
+        _ = installed
+        Thread.current.threadDictionary.removeObject(forKey: threadKey)
+    }
+
+    /// The calling thread's last FFmpeg error line since `clear()`, if any.
+    static func lastError() -> String? {
+        Thread.current.threadDictionary[threadKey] as? String
+    }
+
+    /// FFmpeg's text for an error code.
+    static func message(_ code: Int32) -> String {
+        var buffer = [UInt8](repeating: 0, count: 128)
+        buffer.withUnsafeMutableBufferPointer { b in
+            vfx_err2str(code, UnsafeMutableRawPointer(b.baseAddress!).assumingMemoryBound(to: CChar.self), b.count)
+        }
+        return String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
+    }
+}

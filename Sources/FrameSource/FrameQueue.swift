@@ -1,0 +1,107 @@
+import Foundation
+import FrameCore
+
+/// The bounded hand-off between the decode thread and the consumer. The producer
+/// blocks when it is full (so decoding runs at most `capacity` frames ahead and
+/// memory stays flat); the consumer can wait by blocking or by suspending.
+final class FrameQueue: @unchecked Sendable {
+    enum Item: Sendable {
+        case frame(Frame)
+        case end(FrameSourceError?)
+    }
+
+    private let condition = NSCondition()
+    private var slots: [Frame?]
+    private var head = 0
+    private var count = 0
+    private var finished = false
+    private var failure: FrameSourceError?
+    private var closed = false
+    private var waiter: CheckedContinuation<Void, Never>?
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        slots = Array(repeating: nil, count: self.capacity)
+    }
+
+    /// Adds a frame, waiting for room. Returns false when the consumer has closed the queue.
+    func put(_ frame: Frame) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while count >= capacity && !closed { condition.wait() }
+        if closed { return false }
+        slots[(head + count) % capacity] = frame
+        count += 1
+        wakeConsumer()
+        return true
+    }
+
+    /// Marks the end of the stream, with the error that ended it if any.
+    func finish(_ error: FrameSourceError?) {
+        condition.lock()
+        defer { condition.unlock() }
+        if !finished { finished = true; failure = error }
+        wakeConsumer()
+    }
+
+    /// Consumer side: drop everything and refuse more; wakes both sides.
+    func close() {
+        condition.lock()
+        defer { condition.unlock() }
+        closed = true
+        for i in slots.indices { slots[i] = nil }
+        count = 0
+        wakeConsumer()
+    }
+
+    /// Takes the next item, blocking the thread while the queue is empty.
+    func take() -> Item {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let item = takeLocked() { return item }
+            condition.wait()
+        }
+    }
+
+    /// Takes the next item, suspending the task while the queue is empty.
+    func take() async -> Item {
+        while true {
+            if let item = poll() { return item }
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in park(c) }
+        }
+    }
+
+    private func poll() -> Item? {
+        condition.lock()
+        defer { condition.unlock() }
+        return takeLocked()
+    }
+
+    /// Resumes `c` at once if there is something to take, else when there is.
+    private func park(_ c: CheckedContinuation<Void, Never>) {
+        condition.lock()
+        defer { condition.unlock() }
+        if count > 0 || finished || closed { c.resume() } else { waiter = c }
+    }
+
+    private func takeLocked() -> Item? {
+        if closed { return .end(nil) }
+        if count > 0 {
+            let frame = slots[head]!
+            slots[head] = nil  // release the buffer as soon as the consumer has it
+            head = (head + 1) % capacity
+            count -= 1
+            condition.broadcast()  // room for the producer
+            return .frame(frame)
+        }
+        if finished { return .end(failure) }
+        return nil
+    }
+
+    private func wakeConsumer() {
+        condition.broadcast()
+        if let w = waiter { waiter = nil; w.resume() }
+    }
+}

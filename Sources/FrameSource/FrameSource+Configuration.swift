@@ -1,0 +1,95 @@
+public import FrameCore
+
+extension FrameSource {
+    /// How many times the clip plays.
+    public enum Loop: Sendable, Equatable {
+        /// Plays `n` times in all (`n >= 1`).
+        case count(Int)
+        /// Plays until stopped.
+        case forever
+
+        /// Plays once.
+        public static let once = Loop.count(1)
+    }
+
+    /// When frames are handed out.
+    public enum Pacing: Sendable {
+        /// As fast as the consumer takes them (rendering, dumping).
+        case unpaced
+        /// Tick `k` is delivered at `k / fps` after the first, against `clock`. A tick
+        /// whose successor is already due when the consumer asks is dropped (and counted),
+        /// so a slow consumer never makes playback drift.
+        case realtime(any PlaybackClock)
+
+        /// Realtime against the system's monotonic clock.
+        public static var realtime: Pacing { .realtime(MonotonicClock()) }
+    }
+
+    /// YUV→RGB matrix choice.
+    public enum ColorMatrix: String, Sendable, CaseIterable {
+        /// As tagged in the stream; untagged video is BT.601, as FFmpeg decodes it.
+        case auto
+        /// ITU-R BT.601 (SD), whatever the tag says.
+        case bt601
+        /// ITU-R BT.709 (HD), whatever the tag says.
+        case bt709
+        /// ITU-R BT.2020 (UHD, non-constant luminance), whatever the tag says.
+        case bt2020
+    }
+
+    /// YUV range choice.
+    public enum ColorRange: String, Sendable, CaseIterable {
+        /// As tagged; untagged is limited (16–235) except for the JPEG pixel formats.
+        case auto
+        /// Limited ("TV", 16–235), whatever the tag says.
+        case limited
+        /// Full ("PC", 0–255), whatever the tag says.
+        case full
+    }
+
+    /// What to read and how to deliver it.
+    public struct Configuration: Sendable {
+        /// Output ticks per second (default 30).
+        public var frameRate: Rational = Rational(30)
+        /// Where on the source timeline the first tick looks, in seconds (frame-accurate).
+        public var start: Rational = Rational(0)
+        /// Length of the clip from `start`, in seconds; nil for up to the end.
+        public var duration: Rational?
+        /// How many times the clip (from `start`, `duration` long) plays.
+        public var loop: Loop = .once
+        /// Cap on the total output time in seconds, across loops; nil for none.
+        public var outputLimit: Rational?
+        /// Unpaced (default) or realtime.
+        public var pacing: Pacing = .unpaced
+        /// YUV→RGB matrix (default: as tagged, BT.601 when untagged).
+        public var colorMatrix: ColorMatrix = .auto
+        /// YUV range (default: as tagged).
+        public var colorRange: ColorRange = .auto
+        /// Scale non-square pixels to square (default true), widening or narrowing the width.
+        public var squarePixels = true
+        /// How many frames decoding may run ahead of the consumer (default 4).
+        public var prefetch = 4
+        /// Longest wait for input data before a read fails (network inputs), default 15 s.
+        public var ioTimeout: Duration = .seconds(15)
+        /// Receives one-line warnings about recoverable problems (damaged data skipped,
+        /// input ending early). Called on the decode thread.
+        public var warningHandler: (@Sendable (String) -> Void)?
+
+        /// The defaults: 30 fps, whole clip, once, unpaced.
+        public init() {}
+    }
+}
+
+extension FrameSource.Configuration {
+    /// Throws when a value cannot work, naming it.
+    func validate(input: String) throws(FrameSourceError) {
+        func bad(_ reason: String) -> FrameSourceError { FrameSourceError(input: input, kind: .invalidConfiguration, reason: reason) }
+        guard frameRate > Rational(0) else { throw bad("frame rate must be positive (got \(frameRate))") }
+        guard frameRate <= Rational(1000) else { throw bad("frame rate \(frameRate) is above 1000 fps") }
+        guard start >= Rational(0) else { throw bad("start must not be negative (got \(start.seconds) s)") }
+        if let duration, duration <= Rational(0) { throw bad("duration must be positive (got \(duration.seconds) s)") }
+        if let outputLimit, outputLimit <= Rational(0) { throw bad("output limit must be positive (got \(outputLimit.seconds) s)") }
+        if case .count(let n) = loop, n < 1 { throw bad("loop count must be at least 1 (got \(n))") }
+        guard prefetch >= 1 else { throw bad("prefetch must be at least 1") }
+    }
+}

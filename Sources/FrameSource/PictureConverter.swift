@@ -1,0 +1,174 @@
+import CFFmpeg
+import FrameCore
+
+/// Turns decoded pictures into upright, square-pixel BGRA frames: libswscale for
+/// the colour conversion (with the stream's matrix and range) and pixel-aspect
+/// scaling, then a right-angle rotation / mirror pass when the container asks.
+final class PictureConverter {
+    private struct Key: Equatable {
+        var width: Int32, height: Int32, format: Int32
+        var matrix: Int32, fullRange: Bool
+        var outWidth: Int32, outHeight: Int32
+    }
+
+    private let input: String
+    private let orientation: Orientation
+    private let squarePixels: Bool
+    private let matrixChoice: FrameSource.ColorMatrix
+    private let rangeChoice: FrameSource.ColorRange
+    private let pool: FramePool
+    private var sws: OpaquePointer?
+    private var key: Key?
+    private var scratch: Frame?
+
+    init(input: String, orientation: Orientation, configuration: FrameSource.Configuration, pool: FramePool) {
+        self.input = input
+        self.orientation = orientation
+        self.squarePixels = configuration.squarePixels
+        self.matrixChoice = configuration.colorMatrix
+        self.rangeChoice = configuration.colorRange
+        self.pool = pool
+    }
+
+    deinit { sws_freeContext(sws) }
+
+    /// Converts `picture` into a new frame from the pool.
+    func convert(_ picture: UnsafePointer<AVFrame>) throws(FrameSourceError) -> Frame {
+        let w = picture.pointee.width, h = picture.pointee.height
+        guard w > 0, h > 0 else {
+            throw FrameSourceError(input: input, kind: .decodeFailed, reason: "decoder returned a \(w)x\(h) picture")
+        }
+        let (sw, sh) = PictureConverter.squareSize(width: Int(w), height: Int(h), sar: picture.pointee.sample_aspect_ratio, enabled: squarePixels)
+        let format = PictureConverter.withoutJPEGRange(AVPixelFormat(picture.pointee.format))
+        let matrix = PictureConverter.swsMatrix(for: picture.pointee.colorspace, choice: matrixChoice)
+        let full = PictureConverter.isFullRange(picture.pointee.color_range, format: AVPixelFormat(picture.pointee.format), choice: rangeChoice)
+        let wanted = Key(width: w, height: h, format: format.rawValue, matrix: matrix, fullRange: full,
+                         outWidth: Int32(sw), outHeight: Int32(sh))
+        if wanted != key {
+            sws_freeContext(sws)
+            sws = sws_getContext(w, h, format, Int32(sw), Int32(sh), AV_PIX_FMT_BGRA, SWS_BICUBIC, nil, nil, nil)
+            guard let sws else {
+                key = nil
+                let name = av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "format \(format.rawValue)"
+                throw FrameSourceError(input: input, kind: .unsupportedCodec, reason: "cannot convert \(name) \(w)x\(h) pictures to BGRA")
+            }
+            let coefficients = sws_getCoefficients(matrix)
+            sws_setColorspaceDetails(sws, coefficients, full ? 1 : 0, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16)
+            key = wanted
+        }
+
+        let upright = orientation == .upright
+        var target = upright ? Frame(width: sw, height: sh, pool: pool) : scratchFrame(width: sw, height: sh)
+        let targetStride = Int32(target.bytesPerRow)
+        let ok = target.withUnsafeMutableBytes { bytes -> Bool in
+            var dst: [UnsafeMutablePointer<UInt8>?] = [bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
+            var dstStride: [Int32] = [targetStride, 0, 0, 0]
+            var src: [UnsafePointer<UInt8>?] = (0..<4).map { UnsafePointer(vfx_frame_plane(picture, Int32($0))) }
+            var srcStride: [Int32] = (0..<4).map { vfx_frame_linesize(picture, Int32($0)) }
+            return sws_scale(sws, &src, &srcStride, 0, h, &dst, &dstStride) > 0
+        }
+        guard ok else { throw FrameSourceError(input: input, kind: .decodeFailed, reason: "colour conversion failed") }
+        if upright { return target }
+        scratch = target
+        return reorient(target)
+    }
+
+    private func scratchFrame(width: Int, height: Int) -> Frame {
+        if let s = scratch, s.width == width, s.height == height {
+            scratch = nil  // hand over the only reference so writing does not copy
+            return s
+        }
+        return Frame(width: width, height: height)
+    }
+
+    /// Applies the mirror and rotation: each output pixel reads the stored pixel it
+    /// shows. The source index is affine in (X, Y), so the loop only adds steps.
+    private func reorient(_ src: Frame) -> Frame {
+        let W = src.width, H = src.height
+        var out = orientation.swapsAxes ? Frame(width: H, height: W, pool: pool) : Frame(width: W, height: H, pool: pool)
+        let m = orientation.mirrored
+        // Stored (x, y) shown at output (X, Y); see Orientation for the forward map.
+        func source(_ X: Int, _ Y: Int) -> (Int, Int) {
+            let (xm, y): (Int, Int)
+            switch orientation.rotation {
+            case 90: (xm, y) = (Y, H - 1 - X)
+            case 180: (xm, y) = (W - 1 - X, H - 1 - Y)
+            case 270: (xm, y) = (W - 1 - Y, X)
+            default: (xm, y) = (X, Y)
+            }
+            return (m ? W - 1 - xm : xm, y)
+        }
+        let srcStride = src.bytesPerRow / 4
+        let (x0, y0) = source(0, 0), (x1, y1) = source(1, 0), (x2, y2) = source(0, 1)
+        let origin = y0 * srcStride + x0
+        let stepX = (y1 - y0) * srcStride + (x1 - x0)
+        let stepY = (y2 - y0) * srcStride + (x2 - x0)
+        let outWidth = out.width, outHeight = out.height, outStride = out.bytesPerRow / 4
+        src.withUnsafeBytes { s in
+            let sp = s.baseAddress!.assumingMemoryBound(to: UInt32.self)
+            out.withUnsafeMutableBytes { d in
+                let dp = d.baseAddress!.assumingMemoryBound(to: UInt32.self)
+                for Y in 0..<outHeight {
+                    var i = origin &+ Y &* stepY
+                    let row = dp + Y * outStride
+                    for X in 0..<outWidth {
+                        row[X] = sp[i]
+                        i &+= stepX
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// Size after making pixels square: the width is scaled by the pixel aspect ratio
+    /// and rounded to the nearest pixel (at least 1).
+    static func squareSize(width: Int, height: Int, sar: AVRational, enabled: Bool) -> (Int, Int) {
+        guard enabled, sar.num > 0, sar.den > 0, sar.num != sar.den else { return (width, height) }
+        let w = (Int64(width) * Int64(sar.num) * 2 + Int64(sar.den)) / (Int64(sar.den) * 2)
+        return (max(1, Int(w)), height)
+    }
+
+    /// The yuvj formats are yuv with full range; swscale wants the range passed instead.
+    static func withoutJPEGRange(_ f: AVPixelFormat) -> AVPixelFormat {
+        switch f {
+        case AV_PIX_FMT_YUVJ420P: return AV_PIX_FMT_YUV420P
+        case AV_PIX_FMT_YUVJ422P: return AV_PIX_FMT_YUV422P
+        case AV_PIX_FMT_YUVJ444P: return AV_PIX_FMT_YUV444P
+        case AV_PIX_FMT_YUVJ440P: return AV_PIX_FMT_YUV440P
+        case AV_PIX_FMT_YUVJ411P: return AV_PIX_FMT_YUV411P
+        default: return f
+        }
+    }
+
+    /// swscale's matrix constant for a tagged colour space; untagged follows the choice
+    /// (BT.601 by default, as FFmpeg does).
+    static func swsMatrix(for space: AVColorSpace, choice: FrameSource.ColorMatrix) -> Int32 {
+        switch choice {
+        case .bt601: return SWS_CS_ITU601
+        case .bt709: return SWS_CS_ITU709
+        case .bt2020: return SWS_CS_BT2020
+        case .auto: break
+        }
+        switch space {
+        case AVCOL_SPC_BT709: return SWS_CS_ITU709
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: return SWS_CS_BT2020
+        case AVCOL_SPC_SMPTE240M: return SWS_CS_SMPTE240M
+        case AVCOL_SPC_FCC: return SWS_CS_FCC
+        default: return SWS_CS_ITU601  // BT470BG, SMPTE170M, unspecified
+        }
+    }
+
+    static func isFullRange(_ range: AVColorRange, format: AVPixelFormat, choice: FrameSource.ColorRange) -> Bool {
+        switch choice {
+        case .full: return true
+        case .limited: return false
+        case .auto: break
+        }
+        switch range {
+        case AVCOL_RANGE_JPEG: return true
+        case AVCOL_RANGE_MPEG: return false
+        default: return withoutJPEGRange(format) != format
+        }
+    }
+}

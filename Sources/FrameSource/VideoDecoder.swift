@@ -1,0 +1,286 @@
+import CFFmpeg
+import Foundation
+import FrameCore
+import Synchronization
+
+/// Demuxes and decodes the best video stream of one input (libavformat +
+/// libavcodec). Owned by one thread at a time; every FFmpeg object it creates is
+/// freed in `deinit`.
+final class VideoDecoder {
+    /// Number of decoders alive in the process (tests check that it returns to zero).
+    static let liveCount = Atomic<Int>(0)
+
+    let input: String
+    let info: MediaInfo
+    /// Stream time base in seconds per unit.
+    let timeBase: Rational
+    /// Stream start time in time-base units (0 when unknown).
+    let startPts: Int64
+    /// Nominal frame duration in time-base units, when the stream has a frame rate.
+    let nominalFrameDuration: Int64?
+    /// Display transform read from the container.
+    let orientation: Orientation
+
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private let streamIndex: Int32
+    private let interrupt: InterruptFlag
+    private var draining = false
+    private(set) var skippedDamage = 0
+    /// Set when the container's index points past the end of the file.
+    let truncation: String?
+    /// Set when the demuxer stopped on an error rather than at a clean end.
+    private(set) var readError: String?
+    private let warn: @Sendable (String) -> Void
+
+    init(input: String, configuration: FrameSource.Configuration, interrupt: InterruptFlag) throws(FrameSourceError) {
+        _ = FFmpegLog.installed
+        self.input = input
+        self.interrupt = interrupt
+        self.warn = configuration.warningHandler ?? { _ in }
+        VideoDecoder.liveCount.add(1, ordering: .relaxed)
+
+        // Allocate the context ourselves so the interrupt callback covers the open too.
+        format = avformat_alloc_context()
+        guard let ctx = format else {
+            // deinit balances liveCount
+            throw FrameSourceError(input: input, kind: .invalidData, reason: "out of memory")
+        }
+        ctx.pointee.interrupt_callback = AVIOInterruptCB(
+            callback: { opaque in
+                guard let opaque else { return 0 }
+                return Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt ? 1 : 0
+            },
+            opaque: Unmanaged.passUnretained(interrupt).toOpaque()
+        )
+        interrupt.touch()
+        FFmpegLog.clear()
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        if input.hasPrefix("http:") || input.hasPrefix("https:") {
+            av_dict_set(&options, "rw_timeout", String(configuration.ioTimeout.microseconds), 0)
+        }
+        let url = VideoDecoder.ffmpegURL(for: input)
+        var r = avformat_open_input(&format, url, nil, &options)
+        if r < 0 {
+            format = nil  // FFmpeg freed it
+            throw VideoDecoder.error(input, r, context: "cannot open", interrupt: interrupt)
+        }
+        r = avformat_find_stream_info(ctx, nil)
+        if r < 0 { throw VideoDecoder.error(input, r, context: "cannot read stream information", interrupt: interrupt) }
+
+        // Best video stream; cover art (attached pictures) only if nothing else.
+        var best = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        if best >= 0, ctx.pointee.streams[Int(best)]!.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
+            for i in 0..<Int32(ctx.pointee.nb_streams) {
+                let st = ctx.pointee.streams[Int(i)]!
+                if st.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO,
+                   st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0 { best = i; break }
+            }
+        }
+        guard best >= 0 else {
+            throw FrameSourceError(input: input, kind: .noVideoStream, reason: "no video stream (\(VideoDecoder.streamSummary(ctx)))")
+        }
+        streamIndex = best
+        let stream = ctx.pointee.streams[Int(best)]!
+        // Only the chosen stream's packets are needed.
+        for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != best {
+            ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
+        }
+        let par = stream.pointee.codecpar!
+        guard let decoderCodec = avcodec_find_decoder(par.pointee.codec_id) else {
+            let name = String(cString: avcodec_get_name(par.pointee.codec_id))
+            throw FrameSourceError(input: input, kind: .unsupportedCodec, reason: "no decoder for video codec '\(name)' in this FFmpeg build")
+        }
+        codec = avcodec_alloc_context3(decoderCodec)
+        guard let cc = codec else { throw FrameSourceError(input: input, kind: .decodeFailed, reason: "out of memory") }
+        r = avcodec_parameters_to_context(cc, par)
+        if r < 0 { throw VideoDecoder.error(input, r, context: "cannot set up the video decoder", interrupt: interrupt) }
+        cc.pointee.pkt_timebase = stream.pointee.time_base
+        cc.pointee.thread_count = 0  // one per core, FFmpeg's choice
+        cc.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+        r = avcodec_open2(cc, decoderCodec, nil)
+        if r < 0 { throw VideoDecoder.error(input, r, context: "cannot open the \(String(cString: decoderCodec.pointee.name)) decoder", interrupt: interrupt) }
+        packet = av_packet_alloc()
+
+        let tb = stream.pointee.time_base
+        timeBase = Rational(Int64(tb.num), Int64(max(tb.den, 1)))
+        startPts = stream.pointee.start_time == VFX_AV_NOPTS_VALUE ? 0 : stream.pointee.start_time
+        let rate = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
+        if rate.num > 0, rate.den > 0, tb.num > 0 {
+            // one frame = (rate.den / rate.num) s = that / tb units
+            let d = av_rescale_q(1, AVRational(num: rate.den, den: rate.num), tb)
+            nominalFrameDuration = d > 0 ? d : nil
+        } else {
+            nominalFrameDuration = nil
+        }
+        orientation = Orientation(displayMatrix: vfx_stream_display_matrix(stream))
+        truncation = VideoDecoder.findTruncation(ctx)
+        var described = VideoDecoder.describe(input: input, format: ctx, stream: stream, codec: cc,
+                                              orientation: orientation, configuration: configuration)
+        described.problem = truncation
+        info = described
+        if let truncation { warn("\(input): \(truncation); frames past that point are missing") }
+    }
+
+    deinit {
+        av_packet_free(&packet)
+        avcodec_free_context(&codec)
+        avformat_close_input(&format)
+        VideoDecoder.liveCount.subtract(1, ordering: .relaxed)
+    }
+
+    /// Decodes the next picture into `frame` (which is unreferenced first).
+    /// Returns false at the end of the stream. Damaged packets are skipped and counted.
+    func decode(into frame: UnsafeMutablePointer<AVFrame>) throws(FrameSourceError) -> Bool {
+        guard let cc = codec, let fmt = format, let pkt = packet else { return false }
+        while true {
+            let r = avcodec_receive_frame(cc, frame)
+            if r == 0 { return true }
+            if r == VFX_AVERROR_EOF { return false }
+            if r == VFX_AVERROR_INVALIDDATA {
+                // Frame threading reports a bad earlier packet here; skip it as ffmpeg does.
+                noteDamage(r)
+                continue
+            }
+            if r != VFX_AVERROR_EAGAIN {
+                throw VideoDecoder.error(input, r, context: "video decoding failed", interrupt: interrupt)
+            }
+            if draining { return false }
+            let rd = av_read_frame(fmt, pkt)
+            if rd < 0 {
+                if interrupt.stopRequested { return false }
+                if rd != VFX_AVERROR_EOF {
+                    if interrupt.timedOut {
+                        throw FrameSourceError(input: input, kind: .network, reason: "no data for \(interrupt.timeoutDescription); giving up")
+                    }
+                    readError = FFmpegLog.message(rd)
+                }
+                draining = true
+                avcodec_send_packet(cc, nil)
+                continue
+            }
+            interrupt.touch()
+            defer { av_packet_unref(pkt) }
+            guard pkt.pointee.stream_index == streamIndex else { continue }
+            let s = avcodec_send_packet(cc, pkt)
+            if s < 0, s != VFX_AVERROR_EAGAIN {
+                if s == VFX_AVERROR_INVALIDDATA { noteDamage(s); continue }
+                throw VideoDecoder.error(input, s, context: "video decoding failed", interrupt: interrupt)
+            }
+        }
+    }
+
+    /// Seeks so that the next decoded picture is the last key frame at or before
+    /// `seconds` (source timeline). Returns false when the input cannot seek.
+    func seek(toSeconds seconds: Rational) -> Bool {
+        guard let fmt = format, let cc = codec else { return false }
+        // ts in stream units, rounded down so that we land at or before the target.
+        let num = Int128(seconds.numerator) * Int128(timeBase.denominator)
+        let den = Int128(seconds.denominator) * Int128(timeBase.numerator)
+        var q = num / den
+        if num % den != 0, num < 0 { q -= 1 }
+        let target = startPts + Int64(q)
+        let r = av_seek_frame(fmt, streamIndex, target, AVSEEK_FLAG_BACKWARD)
+        avcodec_flush_buffers(cc)
+        draining = false
+        readError = nil
+        return r >= 0
+    }
+
+    /// Presentation time of a decoded picture in seconds on the source timeline.
+    func time(of frame: UnsafePointer<AVFrame>) -> Rational {
+        var pts = frame.pointee.best_effort_timestamp
+        if pts == VFX_AV_NOPTS_VALUE { pts = frame.pointee.pts }
+        if pts == VFX_AV_NOPTS_VALUE { pts = startPts }
+        return seconds(pts - startPts)
+    }
+
+    /// How long a decoded picture stays on screen, in seconds, when the stream says.
+    func duration(of frame: UnsafePointer<AVFrame>) -> Rational? {
+        let d = vfx_frame_duration(frame)
+        return d > 0 ? seconds(d) : nil
+    }
+
+    /// Nominal frame duration in seconds, when the stream has a frame rate.
+    var nominalDuration: Rational? { nominalFrameDuration.map(seconds) }
+
+    private func seconds(_ units: Int64) -> Rational {
+        Rational(units * timeBase.numerator, timeBase.denominator)
+    }
+
+    private func noteDamage(_ code: Int32) {
+        skippedDamage += 1
+        if skippedDamage == 1 { warn("\(input): skipping damaged video data (\(FFmpegLog.message(code)))") }
+    }
+
+    /// The path or URL FFmpeg should open for a user's input string.
+    static func ffmpegURL(for input: String) -> String {
+        if input == "-" { return "pipe:0" }
+        if input.hasPrefix("file://") { return URL(string: input)?.path ?? input }
+        return input
+    }
+
+    /// Turns an FFmpeg error code into a FrameSourceError that says what happened.
+    static func error(_ input: String, _ code: Int32, context: String, interrupt: InterruptFlag) -> FrameSourceError {
+        if interrupt.timedOut {
+            return FrameSourceError(input: input, kind: .network, reason: "\(context): no data for \(interrupt.timeoutDescription)")
+        }
+        let kind: FrameSourceError.Kind
+        var message = FFmpegLog.message(code)
+        switch code {
+        case VFX_AVERROR_ENOENT, VFX_AVERROR_HTTP_NOT_FOUND:
+            kind = .notFound
+            if code == VFX_AVERROR_ENOENT { message = "no such file" }
+        case VFX_AVERROR_EACCES, VFX_AVERROR_HTTP_FORBIDDEN, VFX_AVERROR_HTTP_UNAUTHORIZED:
+            kind = .permissionDenied
+        case VFX_AVERROR_INVALIDDATA:
+            kind = .invalidData
+            message = "not a readable media file (\(message.lowercased()))"
+            if let detail = FFmpegLog.lastError(), !detail.isEmpty { message = "\(detail): not a readable media file" }
+        case VFX_AVERROR_HTTP_BAD_REQUEST, VFX_AVERROR_HTTP_OTHER_4XX, VFX_AVERROR_HTTP_SERVER_ERROR, VFX_AVERROR_ETIMEDOUT:
+            kind = .network
+        default:
+            kind = input.contains("://") ? .network : .invalidData
+        }
+        if let detail = FFmpegLog.lastError(), !detail.isEmpty, !message.localizedCaseInsensitiveContains(detail) {
+            message = "\(detail) (\(message))"
+        }
+        return FrameSourceError(input: input, kind: kind, reason: "\(context): \(message)")
+    }
+
+    /// Compares the container index (mp4/mov have one up front) with the file size:
+    /// media data that should exist past the end means the file was cut short.
+    private static func findTruncation(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> String? {
+        guard let pb = ctx.pointee.pb else { return nil }
+        let size = avio_size(pb)
+        guard size > 0 else { return nil }
+        var expected: Int64 = 0
+        for i in 0..<Int(ctx.pointee.nb_streams) {
+            let st = ctx.pointee.streams[i]!
+            let n = avformat_index_get_entries_count(st)
+            guard n > 0, let last = avformat_index_get_entry(st, n - 1) else { continue }
+            expected = max(expected, last.pointee.pos + Int64(last.pointee.size))
+        }
+        guard expected > size else { return nil }
+        return "file is truncated: it has \(size) bytes but its index needs \(expected)"
+    }
+
+    private static func streamSummary(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> String {
+        var kinds: [String] = []
+        for i in 0..<Int(ctx.pointee.nb_streams) {
+            let par = ctx.pointee.streams[i]!.pointee.codecpar.pointee
+            let type = av_get_media_type_string(par.codec_type).map { String(cString: $0) } ?? "unknown"
+            kinds.append("\(type) \(String(cString: avcodec_get_name(par.codec_id)))")
+        }
+        return kinds.isEmpty ? "the file has no streams" : "streams: " + kinds.joined(separator: ", ")
+    }
+}
+
+extension Duration {
+    var microseconds: Int64 {
+        let (s, atto) = components
+        return s * 1_000_000 + atto / 1_000_000_000_000
+    }
+}

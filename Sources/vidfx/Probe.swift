@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import FrameSource
+
+/// `vidfx probe INPUT`: what a media file contains.
+struct Probe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show what a video contains: size, rate, codecs, colour, rotation, audio."
+    )
+
+    @Argument(help: "Video or image file, or http(s) URL.")
+    var input: String
+
+    @Flag(help: "Print JSON for scripts instead of text.")
+    var json = false
+
+    @OptionGroup var color: ColorOptions
+
+    func run() throws {
+        var configuration = FrameSource.Configuration()
+        color.apply(to: &configuration)
+        let source = try FrameSource(input, configuration: configuration)
+        defer { source.close() }
+        let info = source.info
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            FileHandle.standardOutput.write(try encoder.encode(info))
+            FileHandle.standardOutput.write(Data("\n".utf8))
+        } else {
+            print(Probe.describe(info), terminator: "")
+        }
+        if let problem = info.problem {
+            throw CommandFailure(message: "\(input): \(problem)")
+        }
+    }
+
+    /// The human-readable summary.
+    static func describe(_ info: MediaInfo) -> String {
+        let v = info.video
+        var lines: [String] = []
+        func row(_ key: String, _ value: String) { lines.append(key.padding(toLength: 12, withPad: " ", startingAt: 0) + value) }
+        row("input", info.input)
+        row("container", info.container)
+        if let d = info.duration { row("duration", String(format: "%.3f s", d)) }
+        var size = "\(info.width)x\(info.height)"
+        if v.codedWidth != info.width || v.codedHeight != info.height {
+            size += " (stored \(v.codedWidth)x\(v.codedHeight), pixel aspect \(v.sampleAspectRatio))"
+        }
+        row("size", size)
+        if info.isStillImage {
+            row("frames", "1 (still image)")
+        } else {
+            var rate = v.frameRate.map { "\($0) fps" } ?? "unknown"
+            if let r = info.frameRate, v.frameRate?.contains("/") == true { rate += String(format: " (%.3f)", r) }
+            if let count = v.frameCount { rate += ", \(count) frames" }
+            row("rate", rate)
+        }
+        var orientation = info.rotation == 0 ? "upright" : "rotated \(info.rotation)° clockwise"
+        if info.mirrored { orientation += ", mirrored" }
+        row("orientation", orientation)
+        var codec = v.codec
+        if let p = v.profile { codec += " (\(p))" }
+        codec += ", \(v.pixelFormat), \(v.bitDepth)-bit"
+        row("video", "#\(v.index) \(codec)")
+        row("colour", "tagged \(v.colorMatrix)/\(v.colorRange) (primaries \(v.colorPrimaries), transfer \(v.colorTransfer)); decoded as \(v.decodeMatrix) \(v.decodeRange)")
+        if info.audio.isEmpty { row("audio", "none") }
+        for a in info.audio {
+            var text = "#\(a.index) \(a.codec), \(a.sampleRate) Hz, \(a.channelLayout ?? "\(a.channels) channels")"
+            if let d = a.duration { text += String(format: ", %.3f s", d) }
+            if let l = a.language, l != "und" { text += ", \(l)" }
+            row("audio", text)
+        }
+        if let b = info.bitRate { row("bit rate", "\(b / 1000) kb/s") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,83 @@
+public import ArgumentParser
+import FrameCore
+public import FrameSource
+
+/// A time in seconds given as `12.5`, `1/3`, `90` or `1:02:03.5`.
+struct TimeArgument: ExpressibleByArgument {
+    var value: Rational
+
+    init?(argument: String) {
+        let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count) else { return nil }
+        var total = Rational(0)
+        for (i, part) in parts.enumerated() {
+            guard let v = Rational(String(part)), v >= Rational(0) || parts.count == 1 else { return nil }
+            if i < parts.count - 1 {
+                guard v.denominator == 1 else { return nil }  // only the seconds may be fractional
+                total = (total + v) * 60
+            } else {
+                total = total + v
+            }
+        }
+        value = total
+    }
+
+    var defaultValueDescription: String { value.description }
+}
+
+/// A frame rate given as `30`, `29.97` or `30000/1001`.
+struct RateArgument: ExpressibleByArgument {
+    var value: Rational
+
+    init?(argument: String) {
+        guard let r = Rational(argument), r > Rational(0) else { return nil }
+        value = r
+    }
+
+    init(_ value: Rational) { self.value = value }
+
+    var defaultValueDescription: String { value.description }
+}
+
+extension FrameSource.ColorMatrix: ExpressibleByArgument {}
+extension FrameSource.ColorRange: ExpressibleByArgument {}
+
+/// How the input is decoded to RGB (shared by every command that reads video).
+struct ColorOptions: ParsableArguments {
+    @Option(name: .customLong("colorspace"), help: "YUV matrix: auto (as tagged; BT.601 when untagged, like FFmpeg), bt601, bt709 or bt2020.")
+    var colorMatrix: FrameSource.ColorMatrix = .auto
+
+    @Option(name: .customLong("range"), help: "YUV range: auto (as tagged), limited or full.")
+    var colorRange: FrameSource.ColorRange = .auto
+
+    @Flag(name: .customLong("keep-pixel-aspect"), help: "Do not scale non-square pixels to square.")
+    var keepPixelAspect = false
+
+    func apply(to configuration: inout FrameSource.Configuration) {
+        configuration.colorMatrix = colorMatrix
+        configuration.colorRange = colorRange
+        configuration.squarePixels = !keepPixelAspect
+    }
+}
+
+/// Which part of the timeline becomes frames, and at what cadence.
+struct TimelineOptions: ParsableArguments {
+    @Option(help: "Output frames per second: 30, 29.97, 30000/1001…")
+    var fps = RateArgument(Rational(30))
+
+    @Option(help: "Start at this time in the input (seconds or h:m:s); the first frame is the one on screen then.")
+    var start: TimeArgument?
+
+    @Option(help: "Take this many seconds from the start point.")
+    var duration: TimeArgument?
+
+    @Option(help: "Play the clip this many times in all.")
+    var loop: Int?
+
+    func apply(to configuration: inout FrameSource.Configuration) {
+        configuration.frameRate = fps.value
+        if let start { configuration.start = start.value }
+        configuration.duration = duration?.value
+        if let loop { configuration.loop = .count(loop) }
+    }
+}

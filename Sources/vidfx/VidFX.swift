@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import FrameSource
+
+/// `vidfx`: pull frames out of videos on a timed cadence, run effects, write them out.
+@main
+struct VidFX: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vidfx",
+        abstract: "Frames out of video on a timed cadence: probe, dump, effects.",
+        version: "0.1.0",
+        subcommands: [Probe.self, Dump.self]
+    )
+
+    /// Runs the command line; failures print one line on stderr and exit non-zero.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as FrameSourceError {
+            Console.error(error.description)
+            Foundation.exit(error.exitCode)
+        } catch let error as CommandFailure {
+            Console.error(error.message)
+            Foundation.exit(error.code)
+        } catch {
+            exit(withError: error)
+        }
+    }
+}
+
+/// A failure the command reports in its own words.
+struct CommandFailure: Error {
+    var message: String
+    var code: Int32 = 1
+}
+
+extension FrameSourceError {
+    /// Exit status by cause: 2 for bad arguments, 1 for everything else.
+    var exitCode: Int32 { kind == .invalidConfiguration ? 2 : 1 }
+}
+
+/// Messages go to stderr; stdout carries data only.
+enum Console {
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data("vidfx: \(message)\n".utf8))
+    }
+
+    static func note(_ message: String) {
+        FileHandle.standardError.write(Data("vidfx: \(message)\n".utf8))
+    }
+
+    static func warning(_ message: String) {
+        FileHandle.standardError.write(Data("vidfx: warning: \(message)\n".utf8))
+    }
+}

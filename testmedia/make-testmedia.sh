@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Regenerates every clip in testmedia/ with the ffmpeg CLI (FFmpeg 5.1 on Debian 12).
+# The committed files are what the tests use; rerun this only to change them.
+#
+# Frame identity: the top half of every synthetic clip carries the source frame
+# number N as 12 black/white blocks across the width (block i = bit i, LSB on the
+# left; white = 1). Tests read it back to know which source frame a tick shows.
+# The bottom half is a moving coloured pattern so the codec has real work to do.
+set -euo pipefail
+cd "$(dirname "$0")"
+ff() { ffmpeg -hide_banner -loglevel error -y "$@"; }
+
+# geq expression for the numbered pattern (works on any size, any plane).
+LUM='if(lt(Y,H/2),if(mod(floor(N/pow(2,floor(X*12/W))),2),235,16),40+mod(2*X+Y+4*N,160))'
+CB='if(lt(Y,H/2),128,128+60*sin(N/5+X/W*6))'
+CR='if(lt(Y,H/2),128,128+60*cos(N/7+Y/H*6))'
+numbered() { # numbered SIZE RATE SECONDS [extra filter]
+  echo "color=c=black:s=$1:r=$2:d=$3,format=yuv444p,geq=lum='$LUM':cb='$CB':cr='$CR'${4:+,$4}"
+}
+x264=(-c:v libx264 -preset medium -crf 18 -g 30 -bf 2)
+aac=(-c:a aac -b:a 96k)
+sine() { echo "sine=frequency=440:sample_rate=48000:duration=$1"; }
+
+# Constant frame rates, H.264 + AAC (untagged colour, like most ffmpeg-made files).
+for r in 30 24 25 30000/1001 60; do
+  name=$r; [ "$r" = 30000/1001 ] && name=2997
+  ff -f lavfi -i "$(numbered 320x240 "$r" 3 format=yuv420p)" -f lavfi -i "$(sine 3)" \
+     "${x264[@]}" "${aac[@]}" -shortest "h264-${name}fps.mp4"
+done
+
+# Same 30 fps content without audio.
+ff -f lavfi -i "$(numbered 320x240 30 2 format=yuv420p)" "${x264[@]}" h264-noaudio.mp4
+
+# Faststart copy (moov first), the kind a web server streams.
+ff -i h264-30fps.mp4 -c copy -movflags +faststart h264-30fps-faststart.mp4
+
+# Variable frame rate: a 60 fps numbered source with an irregular set of frames kept,
+# timestamps passed through, so frame N sits at N/60 s.
+ff -f lavfi -i "$(numbered 320x240 60 3 "select='lt(mod(n\,7)\,3)+eq(mod(n\,11)\,5)',format=yuv420p")" \
+   -fps_mode passthrough -video_track_timescale 600 "${x264[@]}" vfr.mp4
+
+# VP9 + Opus in WebM.
+ff -f lavfi -i "$(numbered 320x240 30 2 format=yuv420p)" -f lavfi -i "$(sine 2)" \
+   -c:v libvpx-vp9 -crf 30 -b:v 0 -deadline good -cpu-used 4 -g 30 -c:a libopus -b:a 64k -shortest vp9-opus.webm
+
+# Rotated 90 degrees by display matrix (stored landscape, shown portrait).
+# (5.1 writes the rotate tag only when stream-copying.) mirrored.mp4 carries a
+# horizontal-flip matrix, written into its tkhd box directly: the CLI has no option for it.
+ff -f lavfi -i "$(numbered 320x240 30 1 format=yuv420p)" "${x264[@]}" plain.mp4
+ff -i plain.mp4 -c copy -metadata:s:v:0 rotate=90 rotated90.mp4
+python3 - plain.mp4 mirrored.mp4 <<'MIRROR'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+i = data.find(b"tkhd")                                # the only track
+version = data[i + 4]
+m = i + 4 + 4 + (32 if version == 1 else 20) + 16     # matrix follows times, ids, layer, volume
+width = struct.unpack(">I", data[m + 36:m + 40])[0]   # 16.16 track width follows the matrix
+# [a b u; c d v; tx ty w] = [-1 0 0; 0 1 0; width 0 1], i.e. x' = width - x
+struct.pack_into(">9i", data, m, -65536, 0, 0, 0, 65536, 0, width, 0, 1 << 30)
+open(sys.argv[2], "wb").write(data)
+MIRROR
+rm -f plain.mp4
+
+# Odd size with non-square pixels (4:3 SAR): 4:4:4 so libx264 takes odd dimensions.
+ff -f lavfi -i "$(numbered 161x121 30 1 'setsar=4/3,format=yuv444p')" "${x264[@]}" odd-161x121-sar4x3.mp4
+
+# Tiny: one pixel.
+ff -f lavfi -i "color=c=0xC04020:s=1x1:r=30:d=0.5,format=yuv444p" -c:v libx264 -crf 0 tiny-1x1.mp4
+
+# One frame.
+ff -f lavfi -i "$(numbered 320x240 30 1 format=yuv420p)" -frames:v 1 "${x264[@]}" one-frame.mp4
+
+# Colour bars: two rows of eight known sRGB colours, encoded with a given matrix and
+# range and tagged accordingly. bars.ppm is written here and removed at the end.
+python3 - <<'PY'
+top = [(255,255,255),(255,255,0),(0,255,255),(0,255,0),(255,0,255),(255,0,0),(0,0,255),(0,0,0)]
+bot = [(180,120,60),(60,120,180),(128,128,128),(30,200,90),(220,40,120),(90,60,30),(16,16,16),(240,230,200)]
+w, h, bw = 320, 240, 40
+rows = []
+for y in range(h):
+    row = top if y < h // 2 else bot
+    rows.append(b"".join(bytes(row[x // bw]) for x in range(w)))
+open("bars.ppm", "wb").write(b"P6\n%d %d\n255\n" % (w, h) + b"".join(rows))
+PY
+bars() { # bars NAME MATRIX RANGE(tv|pc) PIXFMT [tag: yes|no]
+  local tags=(-colorspace "$2" -color_primaries "$2" -color_trc "$2" -color_range "$3")
+  [ "${5:-yes}" = no ] && tags=()
+  local mat=$2; [ "$mat" = smpte170m ] && mat=bt601
+  ff -loop 1 -framerate 30 -t 0.5 -i bars.ppm \
+     -vf "scale=out_color_matrix=$mat:out_range=$3,format=$4" \
+     -c:v libx264 -crf 4 "${tags[@]}" "$1"
+}
+bars bars-bt601-limited.mp4 smpte170m tv yuv420p
+bars bars-bt601-full.mp4    smpte170m pc yuv420p
+bars bars-bt709-limited.mp4 bt709     tv yuv420p
+bars bars-bt709-full.mp4    bt709     pc yuv420p
+bars bars-bt709-10bit.mp4   bt709     tv yuv420p10le
+bars bars-untagged.mp4      smpte170m tv yuv420p no
+rm -f bars.ppm
+
+# Audio only.
+ff -f lavfi -i "$(sine 2)" "${aac[@]}" audio-only.m4a
+
+# Stills.
+ff -f lavfi -i "$(numbered 64x48 1 1)" -frames:v 1 still.png
+ff -f lavfi -i "$(numbered 64x48 1 1)" -frames:v 1 -q:v 2 still.jpg
+
+# Broken files: moov-at-end mp4 cut short (no index at all), faststart mp4 cut short
+# (index present, media data missing), and bytes that are no media at all.
+head -c 40000 h264-30fps.mp4 > truncated.mp4
+head -c 60000 h264-30fps-faststart.mp4 > truncated-faststart.mp4
+python3 -c "import random; r=random.Random(7); open('garbage.mp4','wb').write(bytes(r.randrange(256) for _ in range(20000)))"
