@@ -45,11 +45,13 @@ public struct Frame: Sendable {
     }
 
     /// Calls `body` with the frame's bytes (`bytesPerRow * height` of them).
+    @discardableResult
     public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(start: buffer.bytes, count: buffer.count))
     }
 
     /// Calls `body` with writable bytes, copying the buffer first if another frame shares it.
+    @discardableResult
     public mutating func withUnsafeMutableBytes<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
         if !isKnownUniquelyReferenced(&buffer) {
             let copy = FrameBuffer(byteCount: buffer.count)

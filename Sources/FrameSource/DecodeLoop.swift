@@ -98,7 +98,7 @@ final class DecodeLoop: @unchecked Sendable {
                     if let segmentEnd, t >= segmentEnd { passEnd = segmentEnd; break }
                     let length = decoder.duration(of: next) ?? previousTime.map { t - $0 }
                         ?? decoder.nominalDuration ?? rate.inverse
-                    passEnd = t + length
+                    passEnd = still ? stillLength : t + length
                     if let segmentEnd, segmentEnd < passEnd! { passEnd = segmentEnd }
                     let shownAt = offset + max(Rational(0), t - start)
                     if held == nil {

@@ -1,0 +1,64 @@
+import Foundation
+import FrameCore
+import FrameSource
+import Testing
+
+/// Paths to the committed clips and helpers that read what the tests need out of frames.
+enum TestMedia {
+    static let directory: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("testmedia")
+
+    static func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// The source frame number drawn in the clip's top half (12 blocks, LSB left, white = 1).
+    static func frameNumber(_ frame: Frame) -> Int {
+        var n = 0
+        let y = frame.height / 4
+        for bit in 0..<12 {
+            let x = Int((Double(bit) + 0.5) * Double(frame.width) / 12)
+            let p = frame.pixel(x: x, y: y)
+            if (Int(p.r) + Int(p.g) + Int(p.b)) / 3 > 128 { n |= 1 << bit }
+        }
+        return n
+    }
+
+    /// Every frame a source delivers.
+    static func frames(_ name: String, configure: (inout FrameSource.Configuration) -> Void = { _ in }) throws -> [Frame] {
+        var configuration = FrameSource.Configuration()
+        configure(&configuration)
+        let source = try FrameSource(path(name), configuration: configuration)
+        defer { source.close() }
+        var frames: [Frame] = []
+        while let f = try source.nextFrame() { frames.append(f) }
+        return frames
+    }
+
+    /// Raw BGRA from the ffmpeg CLI: `ffmpeg -i FILE -vf FILTERS -f rawvideo -`.
+    static func ffmpegFrames(_ name: String, filters: String) throws -> Data {
+        try run("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", path(name), "-vf", filters, "-f", "rawvideo", "-"])
+    }
+
+    /// Runs a program and returns its standard output; throws when it fails.
+    static func run(_ executable: String, _ arguments: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ProcessFailure(command: ([executable] + arguments).joined(separator: " "), status: process.terminationStatus)
+        }
+        return data
+    }
+
+    struct ProcessFailure: Error, CustomStringConvertible {
+        var command: String
+        var status: Int32
+        var description: String { "\(command) exited with \(status)" }
+    }
+}
