@@ -21,9 +21,12 @@ final class VideoDecoder {
     /// Display transform read from the container.
     let orientation: Orientation
 
-    private var format: UnsafeMutablePointer<AVFormatContext>?
-    private var codec: UnsafeMutablePointer<AVCodecContext>?
-    private var packet: UnsafeMutablePointer<AVPacket>?
+    /// The FFmpeg objects. Held in their own owner, created first, so that they are
+    /// freed even when `init` throws halfway (a throwing init never runs `deinit`).
+    private let handles = Handles()
+    private var format: UnsafeMutablePointer<AVFormatContext>? { handles.format }
+    private var codec: UnsafeMutablePointer<AVCodecContext>? { handles.codec }
+    private var packet: UnsafeMutablePointer<AVPacket>? { handles.packet }
     private let streamIndex: Int32
     private let interrupt: InterruptFlag
     private var draining = false
@@ -39,12 +42,10 @@ final class VideoDecoder {
         self.input = input
         self.interrupt = interrupt
         self.warn = configuration.warningHandler ?? { _ in }
-        VideoDecoder.liveCount.add(1, ordering: .relaxed)
-
         // Allocate the context ourselves so the interrupt callback covers the open too.
-        format = avformat_alloc_context()
-        guard let ctx = format else {
-            // deinit balances liveCount
+        handles.interrupt = interrupt
+        handles.format = avformat_alloc_context()
+        guard let ctx = handles.format else {
             throw FrameSourceError(input: input, kind: .invalidData, reason: "out of memory")
         }
         ctx.pointee.interrupt_callback = AVIOInterruptCB(
@@ -62,9 +63,9 @@ final class VideoDecoder {
             av_dict_set(&options, "rw_timeout", String(configuration.ioTimeout.microseconds), 0)
         }
         let url = VideoDecoder.ffmpegURL(for: input)
-        var r = avformat_open_input(&format, url, nil, &options)
+        var r = avformat_open_input(&handles.format, url, nil, &options)
         if r < 0 {
-            format = nil  // FFmpeg freed it
+            handles.format = nil  // FFmpeg freed it
             throw VideoDecoder.error(input, r, context: "cannot open", interrupt: interrupt)
         }
         r = avformat_find_stream_info(ctx, nil)
@@ -93,8 +94,8 @@ final class VideoDecoder {
             let name = String(cString: avcodec_get_name(par.pointee.codec_id))
             throw FrameSourceError(input: input, kind: .unsupportedCodec, reason: "no decoder for video codec '\(name)' in this FFmpeg build")
         }
-        codec = avcodec_alloc_context3(decoderCodec)
-        guard let cc = codec else { throw FrameSourceError(input: input, kind: .decodeFailed, reason: "out of memory") }
+        handles.codec = avcodec_alloc_context3(decoderCodec)
+        guard let cc = handles.codec else { throw FrameSourceError(input: input, kind: .decodeFailed, reason: "out of memory") }
         r = avcodec_parameters_to_context(cc, par)
         if r < 0 { throw VideoDecoder.error(input, r, context: "cannot set up the video decoder", interrupt: interrupt) }
         cc.pointee.pkt_timebase = stream.pointee.time_base
@@ -102,7 +103,7 @@ final class VideoDecoder {
         cc.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
         r = avcodec_open2(cc, decoderCodec, nil)
         if r < 0 { throw VideoDecoder.error(input, r, context: "cannot open the \(String(cString: decoderCodec.pointee.name)) decoder", interrupt: interrupt) }
-        packet = av_packet_alloc()
+        handles.packet = av_packet_alloc()
 
         let tb = stream.pointee.time_base
         timeBase = Rational(Int64(tb.num), Int64(max(tb.den, 1)))
@@ -124,11 +125,21 @@ final class VideoDecoder {
         if let truncation { warn("\(input): \(truncation); frames past that point are missing") }
     }
 
-    deinit {
-        av_packet_free(&packet)
-        avcodec_free_context(&codec)
-        avformat_close_input(&format)
-        VideoDecoder.liveCount.subtract(1, ordering: .relaxed)
+    private final class Handles {
+        var format: UnsafeMutablePointer<AVFormatContext>?
+        var codec: UnsafeMutablePointer<AVCodecContext>?
+        var packet: UnsafeMutablePointer<AVPacket>?
+        /// FFmpeg's interrupt callback points at this; it must outlive `format`.
+        var interrupt: InterruptFlag?
+
+        init() { VideoDecoder.liveCount.add(1, ordering: .relaxed) }
+
+        deinit {
+            av_packet_free(&packet)
+            avcodec_free_context(&codec)
+            avformat_close_input(&format)
+            VideoDecoder.liveCount.subtract(1, ordering: .relaxed)
+        }
     }
 
     /// Decodes the next picture into `frame` (which is unreferenced first).

@@ -1,1 +1,153 @@
+import Foundation
 import Testing
+
+/// Runs the built `vidfx` binary, as a user would.
+struct CLI {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let testmedia = directory.appendingPathComponent("testmedia")
+
+    /// `.build/<config>/vidfx`, next to the test bundle.
+    static var executable: URL {
+        var dir = Bundle.main.bundleURL
+        if dir.pathExtension == "xctest" { dir.deleteLastPathComponent() }
+        return dir.appendingPathComponent("vidfx")
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: Data
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String]) throws -> Result {
+        let p = Process()
+        p.executableURL = executable
+        p.arguments = arguments
+        p.currentDirectoryURL = directory
+        let out = Pipe()
+        p.standardOutput = out
+        // stderr goes to a file so that a chatty child can never block on a full pipe.
+        let errURL = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-stderr-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errURL) }
+        let errHandle = try FileHandle(forWritingTo: errURL)
+        p.standardError = errHandle
+        try p.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        try errHandle.close()
+        // (FileHandle, not Data(contentsOf:): the latter leaks on empty files in this Foundation.)
+        let reader = try FileHandle(forReadingFrom: errURL)
+        let errText = String(decoding: try reader.readToEnd() ?? Data(), as: UTF8.self)
+        try reader.close()
+        return Result(status: p.terminationStatus, stdout: outData, stderr: errText)
+    }
+
+    static func media(_ name: String) -> String { "testmedia/" + name }
+}
+
+@Suite struct ProbeCommandTests {
+    static let playable = ["h264-30fps.mp4", "h264-24fps.mp4", "h264-25fps.mp4", "h264-2997fps.mp4", "h264-60fps.mp4",
+                           "h264-noaudio.mp4", "h264-30fps-faststart.mp4", "vfr.mp4", "vp9-opus.webm", "rotated90.mp4",
+                           "mirrored.mp4", "odd-161x121-sar4x3.mp4", "tiny-1x1.mp4", "one-frame.mp4", "bars-bt601-limited.mp4",
+                           "bars-bt601-full.mp4", "bars-bt709-limited.mp4", "bars-bt709-full.mp4", "bars-bt709-10bit.mp4",
+                           "bars-untagged.mp4", "still.png", "still.jpg"]
+
+    @Test(arguments: playable)
+    func probesEveryClip(file: String) throws {
+        let r = try CLI.run(["probe", CLI.media(file)])
+        #expect(r.status == 0, "\(r.stderr)")
+        let text = String(decoding: r.stdout, as: UTF8.self)
+        #expect(text.contains("size"))
+        #expect(r.stderr.isEmpty)
+    }
+
+    @Test func jsonHasTheDocumentedFields() throws {
+        let r = try CLI.run(["probe", "--json", CLI.media("h264-2997fps.mp4")])
+        #expect(r.status == 0)
+        let json = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        #expect(json["width"] as? Int == 320)
+        #expect(json["height"] as? Int == 240)
+        #expect(abs((json["frameRate"] as? Double ?? 0) - 29.97) < 0.01)
+        #expect(abs((json["duration"] as? Double ?? 0) - 3.003) < 0.001)
+        #expect(json["rotation"] as? Int == 0)
+        let video = try #require(json["video"] as? [String: Any])
+        #expect(video["codec"] as? String == "h264")
+        #expect(video["frameRate"] as? String == "30000/1001")
+        let audio = try #require(json["audio"] as? [[String: Any]])
+        #expect(audio.count == 1 && audio[0]["codec"] as? String == "aac")
+    }
+
+    @Test func jsonRotationAndColour() throws {
+        let r = try CLI.run(["probe", "--json", CLI.media("rotated90.mp4")])
+        let json = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        #expect(json["rotation"] as? Int == 270 && json["width"] as? Int == 240)
+        let bars = try CLI.run(["probe", "--json", CLI.media("bars-bt709-full.mp4")])
+        let video = try #require((try JSONSerialization.jsonObject(with: bars.stdout) as? [String: Any])?["video"] as? [String: Any])
+        #expect(video["colorMatrix"] as? String == "bt709" && video["colorRange"] as? String == "full")
+    }
+
+    @Test(arguments: [
+        ("missing.mp4", "no such file"),
+        ("garbage.mp4", "not a readable media file"),
+        ("truncated.mp4", "moov atom not found"),
+        ("truncated-faststart.mp4", "truncated"),
+        ("audio-only.m4a", "no video stream"),
+    ])
+    func failsClearlyOnBrokenInput(file: String, cause: String) throws {
+        let r = try CLI.run(["probe", CLI.media(file)])
+        #expect(r.status != 0)
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(r.stderr)")
+        #expect(lines.first?.hasPrefix("vidfx: testmedia/\(file): ") == true)
+        #expect(r.stderr.contains(cause))
+    }
+}
+
+@Suite struct DumpCommandTests {
+    @Test func rawBGRAToStdout() throws {
+        let r = try CLI.run(["dump", CLI.media("h264-24fps.mp4"), "--format", "bgra", "-o", "-"])
+        #expect(r.status == 0)
+        #expect(r.stdout.count == 90 * 320 * 240 * 4)
+        #expect(r.stderr.contains("90 frames, 320x240 bgra"))
+    }
+
+    @Test func fpsStartAndDurationApply() throws {
+        let r = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--format", "bgra", "-o", "-", "-q",
+                             "--fps", "10", "--start", "0:01", "--duration", "1.5"])
+        #expect(r.status == 0)
+        #expect(r.stdout.count == 15 * 320 * 240 * 4)
+        #expect(r.stderr.isEmpty)
+    }
+
+    @Test func writesAFileAndRefusesToOverwrite() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("frames.bgra").path
+        let first = try CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", out, "-q"])
+        #expect(first.status == 0)
+        #expect((try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) == 320 * 240 * 4)
+        let again = try CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", out, "-q"])
+        #expect(again.status != 0 && again.stderr.contains("already exists"))
+        let forced = try CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", out, "-q", "-y"])
+        #expect(forced.status == 0)
+        // No temporary files left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["frames.bgra"])
+    }
+
+    @Test func failedInputLeavesNoOutput() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try CLI.run(["dump", CLI.media("garbage.mp4"), "--format", "bgra", "-o", dir.appendingPathComponent("x.bgra").path])
+        #expect(r.status != 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+
+    @Test func badArgumentsAreRejected() throws {
+        let r = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--format", "bgra", "-o", "-", "--fps", "0"])
+        #expect(r.status != 0)
+        #expect(r.stdout.isEmpty)
+    }
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what vidfx needs on Debian/Ubuntu (FFmpeg's development files and CLI),
+# only when something is missing. Quiet when there is nothing to do.
+set -euo pipefail
+
+packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev ffmpeg)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  echo "setup: swift is not on PATH; install Swift 6.1 or newer from https://swift.org/install" >&2
+  exit 1
+fi
