@@ -83,6 +83,15 @@ final class RawFileOutput {
             signal(SIGPIPE, SIG_IGN)  // a closed pipe is an EPIPE we handle, not a crash
             return
         }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            // A device or pipe (/dev/null, a FIFO): write straight to it, nothing to replace.
+            fd = open(path, O_WRONLY)
+            guard fd >= 0 else { throw CommandFailure(message: "\(path): cannot write (\(String(cString: strerror(errno))))") }
+            temporary = nil
+            signal(SIGPIPE, SIG_IGN)
+            return
+        }
         if !overwrite, FileManager.default.fileExists(atPath: path) {
             throw CommandFailure(message: "\(path): already exists (use -y to overwrite)")
         }
@@ -125,7 +134,10 @@ final class RawFileOutput {
 
     /// Completes the output: flushes and renames the temporary file into place.
     func finish() throws {
-        guard let temporary else { return }
+        guard let temporary else {
+            if fd != STDOUT_FILENO { close(fd) }
+            return
+        }
         guard fsync(fd) == 0 || errno == EINVAL, close(fd) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
@@ -140,7 +152,10 @@ final class RawFileOutput {
 
     /// Removes the partial output after a failure.
     func abandon() {
-        guard let temporary else { return }
+        guard let temporary else {
+            if fd != STDOUT_FILENO { close(fd) }
+            return
+        }
         close(fd)
         unlink(temporary)
     }
