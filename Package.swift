@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "FrameCore", targets: ["FrameCore"]),
         .library(name: "FrameSource", targets: ["FrameSource"]),
+        .library(name: "Effects", targets: ["Effects"]),
         .executable(name: "vidfx", targets: ["vidfx"]),
     ],
     dependencies: [
@@ -31,15 +32,18 @@ let package = Package(
         // BGRA frames, exact time values and the buffer pool; no FFmpeg.
         .target(name: "FrameCore", swiftSettings: strict),
         .target(name: "FrameSource", dependencies: ["FrameCore", "CFFmpeg", "CFFmpegShim"], swiftSettings: strict),
+        // The software shader engine and the effects; knows nothing of FFmpeg.
+        .target(name: "Effects", dependencies: ["FrameCore"], swiftSettings: strict),
         .executableTarget(
             name: "vidfx",
             dependencies: [
-                "FrameSource", "FrameCore",
+                "FrameSource", "Effects", "FrameCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
         .testTarget(name: "FrameCoreTests", dependencies: ["FrameCore"], swiftSettings: strict),
+        .testTarget(name: "EffectsTests", dependencies: ["Effects", "FrameCore"], swiftSettings: strict),
         .testTarget(name: "FrameSourceTests", dependencies: ["FrameSource", "FrameCore"], swiftSettings: strict),
         .testTarget(name: "VidfxCLITests", dependencies: ["vidfx"], swiftSettings: strict),
     ],

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Effects
 import FrameCore
 import FrameSource
 
@@ -31,6 +32,9 @@ struct Dump: ParsableCommand {
     @Option(help: "Output format.")
     var format: Format = .bgra
 
+    @Option(name: .customShort("e"), help: "Effect chain, e.g. \"sepia=0.8,pixelate:size=12\" (see `vidfx effects`).")
+    var effects: String?
+
     @Flag(name: .shortAndLong, help: "Overwrite an existing output file.")
     var yes = false
 
@@ -46,6 +50,7 @@ struct Dump: ParsableCommand {
         color.apply(to: &configuration)
         let quiet = self.quiet
         configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
+        let chain = try EffectChainParsing.chain(effects)
         let source = try FrameSource(input, configuration: configuration)
         defer { source.close() }
 
@@ -53,7 +58,8 @@ struct Dump: ParsableCommand {
         var frames = 0
         var size: (Int, Int)?
         do {
-            while let frame = try source.nextFrame() {
+            while var frame = try source.nextFrame() {
+                if let chain { frame = chain.apply(to: frame) }
                 if size == nil { size = (frame.width, frame.height) }
                 guard try sink.write(frame) else { break }  // reader went away
                 frames += 1

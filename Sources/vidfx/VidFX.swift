@@ -9,7 +9,7 @@ struct VidFX: AsyncParsableCommand {
         commandName: "vidfx",
         abstract: "Frames out of video on a timed cadence: probe, dump, effects.",
         version: "0.1.0",
-        subcommands: [Probe.self, Dump.self]
+        subcommands: [Probe.self, Dump.self, EffectsCommand.self]
     )
 
     /// Runs the command line; failures print one line on stderr and exit non-zero.

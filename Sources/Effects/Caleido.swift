@@ -1,0 +1,29 @@
+/// Mirrors one quadrant into the other three: the output is symmetric about both
+/// centre lines and the chosen quadrant is unchanged (spec A1, exact).
+public struct Caleido: LayerEffect {
+    public static let descriptor = EffectDescriptor(
+        name: "caleido", kind: .distortion, summary: "Mirror one quadrant into the other three.",
+        parameters: [.choice("quadrant", ["topLeft", "topRight", "bottomLeft", "bottomRight"], help: "The quadrant that is kept and mirrored.")]
+    )
+
+    private let keepLeft: Bool
+    private let keepTop: Bool
+
+    public init(parameters: Parameters, resources: EffectResources) {
+        let q = parameters.text("quadrant")
+        keepLeft = q.hasSuffix("Left")
+        keepTop = q.hasPrefix("top")
+    }
+
+    public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
+        let w = src.width, h = src.height
+        for y in rows {
+            // Compare 2y < H rather than y < H/2 so an odd centre row maps to itself.
+            let fy = (2 * y < h) == keepTop ? y : h - 1 - y
+            let from = src.row(fy), out = dst + y * destinationStride
+            for x in 0..<w {
+                out[x] = from[(2 * x < w) == keepLeft ? x : w - 1 - x]
+            }
+        }
+    }
+}

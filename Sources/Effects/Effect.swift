@@ -1,0 +1,122 @@
+public import FrameCore
+
+/// An effect: a self-describing, immutable recipe built from validated parameters.
+///
+/// Conform through ``ColorEffect`` or ``LayerEffect`` (which also covers
+/// distortions); the renderer owns threading, so an effect only writes row kernels.
+/// Adding an effect means one file with its type and one line in ``EffectRegistry``.
+public protocol Effect: Sendable {
+    /// Name, kind, summary and the parameter table; defaults live only there.
+    static var descriptor: EffectDescriptor { get }
+    /// Builds the effect from parameters already checked against the descriptor.
+    init(parameters: Parameters, resources: EffectResources) throws(EffectError)
+}
+
+/// Per-frame facts an effect may use.
+public struct RenderContext: Sendable {
+    /// Frame time in seconds (for animated effects).
+    public var time: Double
+    /// Frame width in pixels.
+    public var width: Int
+    /// Frame height in pixels.
+    public var height: Int
+
+    /// Creates a context.
+    public init(time: Double, width: Int, height: Int) {
+        self.time = time
+        self.width = width
+        self.height = height
+    }
+}
+
+/// A pixel-in, pixel-out effect. Pixels are BGRA8 packed in a `UInt32`
+/// (little-endian: `b | g << 8 | r << 16 | a << 24`).
+public protocol ColorEffect: Effect {
+    /// Transforms `count` pixels of row `y`, starting at column `x`, in place.
+    /// Called on many threads at once with disjoint spans; must not allocate.
+    func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext)
+}
+
+/// An effect that may read the whole source frame (layer) or maps each output
+/// position to a source position (distortion).
+public protocol LayerEffect: Effect {
+    /// Writes output rows `rows` (each `destinationStride` pixels apart) from `source`.
+    /// Called on many threads at once with disjoint row ranges.
+    func render(_ source: SourceImage, into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
+                rows: Range<Int>, context: RenderContext)
+}
+
+/// Read access to a BGRA frame, with edge-clamped sampling.
+public struct SourceImage: @unchecked Sendable {
+    /// First pixel.
+    public let base: UnsafePointer<UInt32>
+    /// Width in pixels.
+    public let width: Int
+    /// Height in pixels.
+    public let height: Int
+    /// Distance between rows, in pixels.
+    public let stride: Int
+
+    /// Creates a view of pixels owned elsewhere (valid only during a render call).
+    public init(base: UnsafePointer<UInt32>, width: Int, height: Int, stride: Int) {
+        self.base = base
+        self.width = width
+        self.height = height
+        self.stride = stride
+    }
+
+    /// Row `y`'s first pixel.
+    @inline(__always) public func row(_ y: Int) -> UnsafePointer<UInt32> { base + y * stride }
+
+    /// The pixel at (x, y) with coordinates clamped to the frame (S_near with integer taps).
+    @inline(__always) public func clamped(_ x: Int, _ y: Int) -> UInt32 {
+        let cx = x < 0 ? 0 : (x >= width ? width - 1 : x)
+        let cy = y < 0 ? 0 : (y >= height ? height - 1 : y)
+        return base[cy * stride + cx]
+    }
+
+    /// Bilinear sample at position (px, py) in pixel units, where pixel centres sit at
+    /// +0.5 (S_bil: clamp to edge). Returns (r, g, b) in 0…255 floats.
+    @inline(__always) public func bilinear(_ px: Float, _ py: Float) -> (Float, Float, Float) {
+        var ux = px - 0.5, uy = py - 0.5
+        ux = ux < 0 ? 0 : (ux > Float(width - 1) ? Float(width - 1) : ux)
+        uy = uy < 0 ? 0 : (uy > Float(height - 1) ? Float(height - 1) : uy)
+        let x0 = Int(ux), y0 = Int(uy)
+        let x1 = x0 + 1 < width ? x0 + 1 : x0, y1 = y0 + 1 < height ? y0 + 1 : y0
+        let fx = ux - Float(x0), fy = uy - Float(y0)
+        let p00 = base[y0 * stride + x0], p10 = base[y0 * stride + x1]
+        let p01 = base[y1 * stride + x0], p11 = base[y1 * stride + x1]
+        func ch(_ p: UInt32, _ s: UInt32) -> Float { Float((p >> s) & 0xFF) }
+        func lerp2(_ s: UInt32) -> Float {
+            let top = ch(p00, s) + (ch(p10, s) - ch(p00, s)) * fx
+            let bottom = ch(p01, s) + (ch(p11, s) - ch(p01, s)) * fx
+            return top + (bottom - top) * fy
+        }
+        return (lerp2(16), lerp2(8), lerp2(0))
+    }
+}
+
+/// What effects may need from outside: loading images named by parameters (LUT key
+/// images). The CLI supplies a loader backed by the decoder; Effects never decodes.
+public struct EffectResources: Sendable {
+    /// Loads an image file as a BGRA frame.
+    public var loadImage: (@Sendable (String) throws -> Frame)?
+
+    /// Creates resources with an optional image loader.
+    public init(loadImage: (@Sendable (String) throws -> Frame)? = nil) {
+        self.loadImage = loadImage
+    }
+}
+
+/// Packing helpers for BGRA in a `UInt32`.
+@usableFromInline enum Pixel {
+    /// Q(v): round half up and clamp a 0…255 float to a byte.
+    @inline(__always) @usableFromInline static func quantize(_ v: Float) -> UInt32 {
+        let r = (v + 0.5).rounded(.down)
+        return r <= 0 ? 0 : (r >= 255 ? 255 : UInt32(r))
+    }
+
+    @inline(__always) @usableFromInline static func pack(r: UInt32, g: UInt32, b: UInt32, a: UInt32) -> UInt32 {
+        b | g << 8 | r << 16 | a << 24
+    }
+}

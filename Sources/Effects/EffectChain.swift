@@ -1,0 +1,166 @@
+public import FrameCore
+
+/// An ordered list of effects, rendered over BGRA frames on all cores.
+///
+/// Consecutive color effects are fused: each band of rows is processed in small
+/// spans that stay in cache while every color effect runs over them, so a chain of
+/// color effects costs one pass over memory.
+///
+/// ```swift
+/// let chain = try EffectChain(parsing: "sepia=0.8,pixelate:size=12:mode=average")
+/// let out = chain.apply(to: frame, time: 1.5)
+/// ```
+public final class EffectChain: Sendable {
+    /// One effect of the chain with the parameters it was built from.
+    public struct Entry: Sendable {
+        /// The effect.
+        public let effect: any Effect
+        /// Its validated parameters.
+        public let parameters: Parameters
+    }
+
+    private enum Stage: Sendable {
+        case color([any ColorEffect])
+        case layer(any LayerEffect)
+    }
+
+    /// The effects in order.
+    public let entries: [Entry]
+    private let stages: [Stage]
+    private let pool = FramePool(capacity: 6)
+
+    /// Span of pixels processed by all fused color effects before moving on (fits L1).
+    static let span = 1024
+
+    /// Builds a chain from effects. `fuse: false` runs every color effect as its own
+    /// pass (same bytes; for tests and comparisons).
+    public init(_ entries: [Entry], fuse: Bool = true) {
+        self.entries = entries
+        var stages: [Stage] = []
+        for entry in entries {
+            if let c = entry.effect as? any ColorEffect {
+                if fuse, case .color(let run)? = stages.last {
+                    stages[stages.count - 1] = .color(run + [c])
+                } else {
+                    stages.append(.color([c]))
+                }
+            } else if let l = entry.effect as? any LayerEffect {
+                stages.append(.layer(l))
+            }
+        }
+        self.stages = stages
+    }
+
+    /// Parses the command-line chain syntax: effects separated by commas, parameters
+    /// as `name=value` after colons, the first parameter optionally positional:
+    /// `sepia=0.8,pixelate:size=12:mode=average`, `lut:file=grade.cube`.
+    public convenience init(parsing text: String, resources: EffectResources = EffectResources(), fuse: Bool = true) throws(EffectError) {
+        var entries: [Entry] = []
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let item = item.trimmingSpaces()
+            guard !item.isEmpty else { throw EffectError("empty effect in chain '\(text)'") }
+            var parts = item.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            var head = parts.removeFirst()
+            var given: [(String, String)] = []
+            var positional: String?
+            if let eq = head.firstIndex(of: "=") {
+                positional = String(head[head.index(after: eq)...])
+                head = String(head[..<eq])
+            }
+            guard let type = EffectRegistry.effect(named: head) else { throw .unknownEffect(head) }
+            let descriptor = type.descriptor
+            for (i, part) in parts.enumerated() {
+                if let eq = part.firstIndex(of: "=") {
+                    given.append((String(part[..<eq]), String(part[part.index(after: eq)...])))
+                } else if i == 0 && positional == nil {
+                    positional = part
+                } else {
+                    throw EffectError("\(head): '\(part)' is not name=value")
+                }
+            }
+            if let positional {
+                guard let first = descriptor.parameters.first else {
+                    throw EffectError("\(head): takes no parameters, got '\(positional)'")
+                }
+                given.insert((first.name, positional), at: 0)
+            }
+            let parameters = try Parameters(parsing: given, for: descriptor)
+            entries.append(Entry(effect: try type.init(parameters: parameters, resources: resources), parameters: parameters))
+        }
+        self.init(entries, fuse: fuse)
+    }
+
+    /// True when the chain does nothing.
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// The chain as text that parses back to the same chain, with every parameter.
+    public var description: String {
+        entries.map { "\(type(of: $0.effect).descriptor.name):\($0.parameters.summary)" }.joined(separator: ",")
+    }
+
+    /// Renders the chain over `frame`; the result keeps the frame's timing fields.
+    public func apply(to frame: Frame, time: Double? = nil) -> Frame {
+        var current = frame
+        let context = RenderContext(time: time ?? frame.time.seconds, width: frame.width, height: frame.height)
+        for stage in stages {
+            var out = Frame(width: current.width, height: current.height, pool: pool)
+            out.tick = current.tick
+            out.time = current.time
+            out.sourceTime = current.sourceTime
+            out.pass = current.pass
+            switch stage {
+            case .color(let effects): renderColor(effects, from: current, into: &out, context: context)
+            case .layer(let effect): renderLayer(effect, from: current, into: &out, context: context)
+            }
+            current = out
+        }
+        return current
+    }
+
+    private func renderColor(_ effects: [any ColorEffect], from src: Frame, into dst: inout Frame, context: RenderContext) {
+        let width = src.width, srcStride = src.bytesPerRow / 4, dstStride = dst.bytesPerRow / 4
+        src.withUnsafeBytes { s in
+            dst.withUnsafeMutableBytes { d in
+                let sBase = UInt(bitPattern: s.baseAddress!), dBase = UInt(bitPattern: d.baseAddress!)
+                Bands.run(height: context.height) { rows in
+                    let sp = UnsafePointer<UInt32>(bitPattern: sBase)!
+                    let dp = UnsafeMutablePointer<UInt32>(bitPattern: dBase)!
+                    for y in rows {
+                        var x = 0
+                        while x < width {
+                            let n = min(EffectChain.span, width - x)
+                            let out = dp + y * dstStride + x
+                            out.update(from: sp + y * srcStride + x, count: n)
+                            for effect in effects { effect.apply(out, count: n, x: x, y: y, context: context) }
+                            x += n
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private func renderLayer(_ effect: any LayerEffect, from src: Frame, into dst: inout Frame, context: RenderContext) {
+        let srcStride = src.bytesPerRow / 4, dstStride = dst.bytesPerRow / 4
+        src.withUnsafeBytes { s in
+            dst.withUnsafeMutableBytes { d in
+                let image = SourceImage(base: s.baseAddress!.assumingMemoryBound(to: UInt32.self),
+                                        width: src.width, height: src.height, stride: srcStride)
+                let dBase = UInt(bitPattern: d.baseAddress!)
+                Bands.run(height: context.height) { rows in
+                    effect.render(image, into: UnsafeMutablePointer<UInt32>(bitPattern: dBase)!,
+                                  destinationStride: dstStride, rows: rows, context: context)
+                }
+            }
+        }
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingSpaces() -> String {
+        var s = self
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}

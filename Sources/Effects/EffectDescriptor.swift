@@ -1,0 +1,132 @@
+/// What an effect does to a frame, in the three kinds SwiftUI has for shaders.
+public enum EffectKind: String, Sendable, Codable, CaseIterable {
+    /// Pixel in, pixel out (may use the pixel's position and the time). Chains of these fuse into one pass.
+    case color
+    /// May read the whole input frame anywhere.
+    case layer
+    /// Maps each output position to the source position it shows.
+    case distortion
+}
+
+/// The type of a parameter's value.
+public enum ParameterType: Sendable, Equatable {
+    /// A real number.
+    case float
+    /// A whole number.
+    case int
+    /// One of a fixed set of words.
+    case choice([String])
+    /// A file path (LUTs, images).
+    case file
+
+    /// Short name for tables and JSON.
+    public var name: String {
+        switch self {
+        case .float: "float"
+        case .int: "int"
+        case .choice: "choice"
+        case .file: "file"
+        }
+    }
+}
+
+/// A parameter value: a number or a word/path.
+public enum ParameterValue: Sendable, Equatable, CustomStringConvertible {
+    case number(Double)
+    case text(String)
+
+    public var description: String {
+        switch self {
+        case .number(let v): v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
+        case .text(let s): s
+        }
+    }
+}
+
+/// One parameter of an effect: everything the CLI, validation, help and docs need.
+public struct ParameterSpec: Sendable {
+    /// Name used on the command line (`amount`).
+    public let name: String
+    /// Value type.
+    public let type: ParameterType
+    /// Value when not given; nil means the parameter is optional and absent by default.
+    public let defaultValue: ParameterValue?
+    /// Hard lower bound (values below are rejected), for numbers.
+    public let min: Double?
+    /// Hard upper bound (values above are rejected), for numbers.
+    public let max: Double?
+    /// Suggested range for a slider (within the hard range).
+    public let sliderMin: Double?
+    /// Suggested range for a slider (within the hard range).
+    public let sliderMax: Double?
+    /// Unit, when the number has one (`px`, `s`).
+    public let unit: String?
+    /// One line of help.
+    public let help: String
+
+    /// A number parameter.
+    public static func float(_ name: String, default value: Double, min: Double? = nil, max: Double? = nil,
+                             slider: ClosedRange<Double>? = nil, unit: String? = nil, help: String) -> ParameterSpec {
+        ParameterSpec(name: name, type: .float, defaultValue: .number(value), min: min, max: max,
+                      sliderMin: slider?.lowerBound ?? min, sliderMax: slider?.upperBound ?? max, unit: unit, help: help)
+    }
+
+    /// A whole-number parameter.
+    public static func int(_ name: String, default value: Int, min: Int? = nil, max: Int? = nil,
+                           slider: ClosedRange<Int>? = nil, unit: String? = nil, help: String) -> ParameterSpec {
+        ParameterSpec(name: name, type: .int, defaultValue: .number(Double(value)), min: min.map(Double.init), max: max.map(Double.init),
+                      sliderMin: (slider?.lowerBound ?? min).map(Double.init), sliderMax: (slider?.upperBound ?? max).map(Double.init),
+                      unit: unit, help: help)
+    }
+
+    /// A choice among words; the first is the default unless given.
+    public static func choice(_ name: String, _ options: [String], default value: String? = nil, help: String) -> ParameterSpec {
+        ParameterSpec(name: name, type: .choice(options), defaultValue: .text(value ?? options[0]), min: nil, max: nil,
+                      sliderMin: nil, sliderMax: nil, unit: nil, help: help)
+    }
+
+    /// A file path; `required` files have no default.
+    public static func file(_ name: String, required: Bool, help: String) -> ParameterSpec {
+        ParameterSpec(name: name, type: .file, defaultValue: required ? nil : .text(""), min: nil, max: nil,
+                      sliderMin: nil, sliderMax: nil, unit: nil, help: help)
+    }
+
+    /// `0…1`, `≥ 2`, `topLeft|topRight…` or `path`: the valid values, for messages and tables.
+    public var rangeDescription: String {
+        switch type {
+        case .choice(let options): return options.joined(separator: "|")
+        case .file: return "path"
+        case .float, .int:
+            func f(_ v: Double) -> String { ParameterValue.number(v).description }
+            switch (min, max) {
+            case let (lo?, hi?): return "\(f(lo))…\(f(hi))"
+            case let (lo?, nil): return "≥ \(f(lo))"
+            case let (nil, hi?): return "≤ \(f(hi))"
+            default: return "any"
+            }
+        }
+    }
+}
+
+/// How an effect describes itself (Core Image's attributes, FFmpeg's AVOption table).
+public struct EffectDescriptor: Sendable {
+    /// CLI name (`sepia`).
+    public let name: String
+    /// Color, layer or distortion.
+    public let kind: EffectKind
+    /// One line saying what it does.
+    public let summary: String
+    /// Parameters in order; the first may be given positionally (`sepia=0.8`).
+    public let parameters: [ParameterSpec]
+
+    /// Creates a descriptor.
+    public init(name: String, kind: EffectKind, summary: String, parameters: [ParameterSpec]) {
+        self.name = name
+        self.kind = kind
+        self.summary = summary
+        self.parameters = parameters
+    }
+
+    /// The parameter called `name`, if any.
+    public func parameter(_ name: String) -> ParameterSpec? { parameters.first { $0.name == name } }
+}

@@ -1,0 +1,25 @@
+/// Every effect, in the order `vidfx effects` lists them. One line per effect.
+public enum EffectRegistry {
+    /// The effect types.
+    public static let all: [any Effect.Type] = [
+        Caleido.self,
+        OldTimes.self,
+        Pixelate.self,
+        Posterize.self,
+        Sepia.self,
+        Solarize.self,
+        Threshold.self,
+        Tiled.self,
+        Warhol.self,
+        ZoomBlur.self,
+        LUT.self,
+    ]
+
+    /// Their CLI names.
+    public static var names: [String] { all.map { $0.descriptor.name } }
+
+    /// The effect type called `name` (case-insensitive).
+    public static func effect(named name: String) -> (any Effect.Type)? {
+        all.first { $0.descriptor.name == name.lowercased() }
+    }
+}

@@ -1,0 +1,90 @@
+/// Validated parameter values for one effect: every parameter of its descriptor,
+/// given or defaulted.
+public struct Parameters: Sendable {
+    /// The effect these belong to.
+    public let descriptor: EffectDescriptor
+    private let values: [String: ParameterValue]
+
+    /// Checks `given` against `descriptor` (names, types, ranges) and fills in defaults.
+    public init(_ given: [String: ParameterValue], for descriptor: EffectDescriptor) throws(EffectError) {
+        self.descriptor = descriptor
+        var values: [String: ParameterValue] = [:]
+        for (name, value) in given {
+            guard let spec = descriptor.parameter(name) else { throw .unknownParameter(name, effect: descriptor) }
+            values[name] = try Parameters.check(value, spec, effect: descriptor.name)
+        }
+        for spec in descriptor.parameters where values[spec.name] == nil {
+            guard let d = spec.defaultValue else {
+                throw EffectError("\(descriptor.name): parameter '\(spec.name)' is required (\(spec.help))")
+            }
+            values[spec.name] = d
+        }
+        self.values = values
+    }
+
+    /// Parses text values (`"0.8"`, `"average"`) by each parameter's type, then validates.
+    public init(parsing given: [(String, String)], for descriptor: EffectDescriptor) throws(EffectError) {
+        var typed: [String: ParameterValue] = [:]
+        for (name, text) in given {
+            guard let spec = descriptor.parameter(name) else { throw .unknownParameter(name, effect: descriptor) }
+            guard typed[name] == nil else { throw EffectError("\(descriptor.name): parameter '\(name)' given twice") }
+            switch spec.type {
+            case .float, .int:
+                guard let v = Double(text), v.isFinite else {
+                    throw EffectError("\(descriptor.name): \(name) must be a number (\(spec.rangeDescription)), not '\(text)'")
+                }
+                typed[name] = .number(v)
+            case .choice, .file:
+                typed[name] = .text(text)
+            }
+        }
+        try self.init(typed, for: descriptor)
+    }
+
+    private static func check(_ value: ParameterValue, _ spec: ParameterSpec, effect: String) throws(EffectError) -> ParameterValue {
+        switch (spec.type, value) {
+        case (.float, .number(let v)), (.int, .number(let v)):
+            if case .int = spec.type, v != v.rounded() {
+                throw EffectError("\(effect): \(spec.name) must be a whole number (\(spec.rangeDescription)), not \(v)")
+            }
+            if let lo = spec.min, v < lo { throw outOfRange(v, spec, effect) }
+            if let hi = spec.max, v > hi { throw outOfRange(v, spec, effect) }
+            return value
+        case (.choice(let options), .text(let t)):
+            guard let match = options.first(where: { $0.lowercased() == t.lowercased() }) else {
+                var text = "\(effect): \(spec.name) must be one of \(options.joined(separator: ", ")), not '\(t)'"
+                if let guess = EffectError.closest(to: t, in: options) { text += " (did you mean '\(guess)'?)" }
+                throw EffectError(text)
+            }
+            return .text(match)
+        case (.file, .text):
+            return value
+        default:
+            throw EffectError("\(effect): \(spec.name) has the wrong type (\(spec.type.name) expected)")
+        }
+    }
+
+    private static func outOfRange(_ v: Double, _ spec: ParameterSpec, _ effect: String) -> EffectError {
+        EffectError("\(effect): \(spec.name) \(ParameterValue.number(v)) is out of range \(spec.rangeDescription)")
+    }
+
+    /// A number parameter's value.
+    public func double(_ name: String) -> Double {
+        guard case .number(let v)? = values[name] else { preconditionFailure("\(descriptor.name) has no number parameter '\(name)'") }
+        return v
+    }
+
+    /// A whole-number parameter's value.
+    public func int(_ name: String) -> Int { Int(double(name)) }
+
+    /// A choice or file parameter's value.
+    public func text(_ name: String) -> String {
+        guard case .text(let t)? = values[name] else { preconditionFailure("\(descriptor.name) has no text parameter '\(name)'") }
+        return t
+    }
+
+    /// `name=value` pairs in descriptor order (for display).
+    public var summary: String {
+        descriptor.parameters.map { "\($0.name)=\(values[$0.name]!.description)" }.joined(separator: ":")
+    }
+}

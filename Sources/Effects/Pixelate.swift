@@ -1,0 +1,54 @@
+/// Square blocks of `size` pixels: `sample` repeats each block's top-left pixel (the
+/// blog shader with nearest sampling), `average` fills it with the block mean,
+/// `floor(sum/n)`, partial edge blocks included (ffmpeg's pixelize).
+public struct Pixelate: LayerEffect {
+    public static let descriptor = EffectDescriptor(
+        name: "pixelate", kind: .layer, summary: "Mosaic of square blocks.",
+        parameters: [
+            .int("size", default: 8, min: 1, max: 4096, slider: 2...64, unit: "px", help: "Block side in pixels (capped at the frame's shorter side)."),
+            .choice("mode", ["sample", "average"], help: "sample: block's top-left pixel; average: block mean."),
+        ]
+    )
+
+    private let size: Int
+    private let average: Bool
+
+    public init(parameters: Parameters, resources: EffectResources) {
+        size = parameters.int("size")
+        average = parameters.text("mode") == "average"
+    }
+
+    public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
+        let s = max(1, min(size, min(src.width, src.height)))
+        var y = rows.lowerBound
+        while y < rows.upperBound {
+            let blockTop = y / s * s
+            let blockBottom = min(blockTop + s, src.height)
+            let end = min(blockBottom, rows.upperBound)
+            var x = 0
+            while x < src.width {
+                let w = min(s, src.width - x)
+                let value: UInt32
+                if average {
+                    var sb = 0, sg = 0, sr = 0, sa = 0
+                    for by in blockTop..<blockBottom {
+                        let row = src.row(by) + x
+                        for bx in 0..<w {
+                            let p = row[bx]
+                            sb &+= Int(p & 0xFF); sg &+= Int((p >> 8) & 0xFF); sr &+= Int((p >> 16) & 0xFF); sa &+= Int(p >> 24)
+                        }
+                    }
+                    let n = w * (blockBottom - blockTop)
+                    value = UInt32(sb / n) | UInt32(sg / n) << 8 | UInt32(sr / n) << 16 | UInt32(sa / n) << 24
+                } else {
+                    value = src.row(blockTop)[x]
+                }
+                for oy in y..<end {
+                    (dst + oy * destinationStride + x).update(repeating: value, count: w)
+                }
+                x += w
+            }
+            y = end
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/// Colour keying through a LUT "key image" mixed by intensity (spec A6); without a
+/// LUT, classic solarize: invert where Rec.709 luma ≤ threshold.
+public struct Solarize: ColorEffect {
+    public static let descriptor = EffectDescriptor(
+        name: "solarize", kind: .color, summary: "Solarize by luma, or recolour through a LUT key image.",
+        parameters: [
+            .float("intensity", default: 1, min: 0, max: 1, help: "Mix with the original: 0 leaves the frame as it is."),
+            .file("lut", required: false, help: "Key: .cube file, Hald CLUT PNG or 512×512 lookup PNG; none for classic solarize."),
+            .float("threshold", default: 0.5, min: 0, max: 1, help: "Without a LUT: luma at or below which colours invert."),
+        ]
+    )
+
+    private let lut: LUTTable?
+    private let intensity: Float
+    private let limit: UInt32
+
+    public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
+        let path = parameters.text("lut")
+        // The iOS key images are trilinear (GPUImage LookupFilter).
+        lut = path.isEmpty ? nil : try LUTTable(cube: LUT3D.load(path, resources: resources), interpolation: .trilinear)
+        intensity = Float(parameters.double("intensity"))
+        limit = UInt32((parameters.double("threshold") * 2_550_000).rounded(.down))
+    }
+
+    public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {
+        if let lut {
+            lut.apply(pixels, count: count, intensity: intensity)
+            return
+        }
+        let limit = self.limit, k = UInt32((intensity * 256).rounded())
+        for i in 0..<count {
+            let p = pixels[i]
+            let luma = 2126 &* ((p >> 16) & 0xFF) &+ 7152 &* ((p >> 8) & 0xFF) &+ 722 &* (p & 0xFF)
+            guard luma <= limit else { continue }
+            let inverted = p ^ 0x00FF_FFFF
+            if k == 256 { pixels[i] = inverted; continue }
+            // partial intensity: c + (inv − c)·k, per channel, rounded
+            var out = p & 0xFF00_0000
+            for s: UInt32 in [0, 8, 16] {
+                let c = Int((p >> s) & 0xFF), v = Int((inverted >> s) & 0xFF)
+                out |= UInt32((c * 256 + (v - c) * Int(k) + 128) >> 8) << s
+            }
+            pixels[i] = out
+        }
+    }
+}

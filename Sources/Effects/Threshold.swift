@@ -1,0 +1,23 @@
+/// Black-and-white ink: white where Rec.709 luma ≥ threshold, black elsewhere (spec A7).
+public struct Threshold: ColorEffect {
+    public static let descriptor = EffectDescriptor(
+        name: "threshold", kind: .color, summary: "Black and white ink at a luma threshold.",
+        parameters: [.float("threshold", default: 0.5, min: 0, max: 1, help: "Luma (0…1) at and above which a pixel turns white.")]
+    )
+
+    /// Luma ×10000 is an exact integer (2126·R + 7152·G + 722·B), so the comparison is exact.
+    private let limit: UInt32
+
+    public init(parameters: Parameters, resources: EffectResources) {
+        limit = UInt32((parameters.double("threshold") * 2_550_000 - 1e-6).rounded(.up))
+    }
+
+    public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {
+        let limit = self.limit
+        for i in 0..<count {
+            let p = pixels[i]
+            let luma = 2126 &* ((p >> 16) & 0xFF) &+ 7152 &* ((p >> 8) & 0xFF) &+ 722 &* (p & 0xFF)
+            pixels[i] = (p & 0xFF00_0000) | (luma >= limit ? 0x00FF_FFFF : 0)
+        }
+    }
+}

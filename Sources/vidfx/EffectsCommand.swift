@@ -1,0 +1,135 @@
+import ArgumentParser
+import Effects
+import Foundation
+import FrameCore
+import FrameSource
+
+/// `vidfx effects [NAME] [--json]`: the effect catalogue, straight from the descriptors.
+struct EffectsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "effects",
+        abstract: "List the effects with their parameters, defaults and ranges.",
+        discussion: "Chains for -e: effects separated by commas, parameters as name=value after colons, the first one may be positional: sepia=0.8,pixelate:size=12:mode=average"
+    )
+
+    @Argument(help: "Show only this effect.")
+    var name: String?
+
+    @Flag(help: "Print JSON for scripts.")
+    var json = false
+
+    func run() throws {
+        var types = EffectRegistry.all
+        if let name {
+            guard let type = EffectRegistry.effect(named: name) else {
+                throw CommandFailure(message: EffectChainParsing.unknownEffectMessage(name))
+            }
+            types = [type]
+        }
+        let descriptors = types.map { $0.descriptor }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            FileHandle.standardOutput.write(try encoder.encode(descriptors.map(EffectJSON.init)))
+            FileHandle.standardOutput.write(Data("\n".utf8))
+            return
+        }
+        var text = ""
+        for d in descriptors {
+            text += "\(d.name) (\(d.kind.rawValue)): \(d.summary)\n"
+            for p in d.parameters {
+                let def = p.defaultValue.map { $0.description.isEmpty ? "none" : $0.description } ?? "required"
+                var line = "    " + p.name.padding(toLength: 10, withPad: " ", startingAt: 0)
+                line += p.type.name.padding(toLength: 7, withPad: " ", startingAt: 0)
+                line += ("default " + def).padding(toLength: 22, withPad: " ", startingAt: 0)
+                line += p.rangeDescription.padding(toLength: 40, withPad: " ", startingAt: 0)
+                text += line + p.help + "\n"
+            }
+        }
+        print(text, terminator: "")
+    }
+}
+
+/// The JSON shape of one effect for `vidfx effects --json`.
+struct EffectJSON: Encodable {
+    struct Parameter: Encodable {
+        var name: String
+        var type: String
+        var `default`: String?
+        var min: Double?
+        var max: Double?
+        var sliderMin: Double?
+        var sliderMax: Double?
+        var unit: String?
+        var options: [String]?
+        var help: String
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(name, forKey: .name)
+            try c.encode(type, forKey: .type)
+            // Numbers stay numbers in JSON; words and paths stay strings.
+            if let d = `default` {
+                if type == "float" || type == "int", let v = Double(d) { try c.encode(v, forKey: .default) } else { try c.encode(d, forKey: .default) }
+            } else {
+                try c.encodeNil(forKey: .default)
+            }
+            try c.encode(min, forKey: .min)
+            try c.encode(max, forKey: .max)
+            try c.encodeIfPresent(sliderMin, forKey: .sliderMin)
+            try c.encodeIfPresent(sliderMax, forKey: .sliderMax)
+            try c.encodeIfPresent(unit, forKey: .unit)
+            try c.encodeIfPresent(options, forKey: .options)
+            try c.encode(help, forKey: .help)
+        }
+
+        enum CodingKeys: String, CodingKey { case name, type, `default`, min, max, sliderMin, sliderMax, unit, options, help }
+    }
+
+    var name: String
+    var kind: String
+    var summary: String
+    var parameters: [Parameter]
+
+    init(_ d: EffectDescriptor) {
+        name = d.name
+        kind = d.kind.rawValue
+        summary = d.summary
+        parameters = d.parameters.map { p in
+            var options: [String]?
+            if case .choice(let o) = p.type { options = o }
+            return Parameter(name: p.name, type: p.type.name, default: p.defaultValue?.description, min: p.min, max: p.max,
+                             sliderMin: p.sliderMin, sliderMax: p.sliderMax, unit: p.unit, options: options, help: p.help)
+        }
+    }
+}
+
+/// Building chains from `-e` for every command.
+enum EffectChainParsing {
+    /// Parses `text`, loading LUT images through FrameSource (Effects never decodes files).
+    static func chain(_ text: String?) throws -> EffectChain? {
+        guard let text, !text.isEmpty else { return nil }
+        let resources = EffectResources(loadImage: { path in
+            let source = try FrameSource(path)
+            defer { source.close() }
+            guard let frame = try source.nextFrame() else {
+                throw FrameSourceError(input: path, kind: .noFrames, reason: "no picture in the image")
+            }
+            return frame
+        })
+        do {
+            return try EffectChain(parsing: text, resources: resources)
+        } catch {
+            throw CommandFailure(message: "-e: \(error.message)", code: 2)
+        }
+    }
+
+    static func unknownEffectMessage(_ name: String) -> String {
+        do {
+            _ = try EffectChain(parsing: name)
+            return "unknown effect '\(name)'"
+        } catch {
+            return error.message
+        }
+    }
+}
