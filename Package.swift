@@ -7,6 +7,12 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// `VIDFX_TARGET_CPU=native swift build -c release` tunes the pixel loops for the build
+/// machine (AVX2/AVX-512 instead of baseline SSE2). The binary then runs only on CPUs
+/// like it; unset (the default) builds portable code. Root builds only: SwiftPM does
+/// not accept unsafe flags from dependencies, so dependents always get the default.
+let tuning: [SwiftSetting] = Context.environment["VIDFX_TARGET_CPU"].map { [.unsafeFlags(["-target-cpu", $0])] } ?? []
+
 let package = Package(
     name: "vidfx",
     platforms: [.macOS(.v15)],
@@ -33,7 +39,7 @@ let package = Package(
         .target(name: "FrameCore", swiftSettings: strict),
         .target(name: "FrameSource", dependencies: ["FrameCore", "CFFmpeg", "CFFmpegShim"], swiftSettings: strict),
         // The software shader engine and the effects; knows nothing of FFmpeg.
-        .target(name: "Effects", dependencies: ["FrameCore"], swiftSettings: strict),
+        .target(name: "Effects", dependencies: ["FrameCore"], swiftSettings: strict + tuning),
         .executableTarget(
             name: "vidfx",
             dependencies: [
@@ -42,6 +48,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Benchmark driver (bench/effects.py runs it beside ffmpeg); not a test.
+        .executableTarget(name: "effects-bench", dependencies: ["Effects", "FrameCore"], path: "Benchmarks/EffectsBench", swiftSettings: strict),
         .testTarget(name: "FrameCoreTests", dependencies: ["FrameCore"], swiftSettings: strict),
         .testTarget(name: "EffectsTests", dependencies: ["Effects", "FrameCore"], swiftSettings: strict),
         .testTarget(name: "FrameSourceTests", dependencies: ["FrameSource", "FrameCore"], swiftSettings: strict),

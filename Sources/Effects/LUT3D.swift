@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 public import FrameCore
+import Synchronization
 
 /// A 3D colour lookup table: `size`³ RGB entries in 0…1 (red varies fastest).
 public struct LUT3D: Sendable, Equatable {
@@ -245,6 +247,7 @@ public struct LUT: ColorEffect {
 
     private let table: LUTTable
     private let intensity: Float
+    private let dense = DenseLUT()
 
     public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
         let cube = try LUT3D.load(parameters.text("file"), resources: resources)
@@ -253,6 +256,51 @@ public struct LUT: ColorEffect {
     }
 
     public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {
-        table.apply(pixels, count: count, intensity: intensity)
+        if context.width * context.height >= DenseLUT.minimumPixels {
+            DenseLUT.apply(dense.entries(for: table, intensity: intensity), pixels, count: count)
+        } else {
+            table.apply(pixels, count: count, intensity: intensity)
+        }
+    }
+}
+
+/// Every 8-bit input colour mapped once: 2²⁴ outputs (64 MiB), built on first use on
+/// all cores with the very same interpolation code, so results are identical bytes.
+/// A pixel then costs one lookup instead of a 3D interpolation. Worth it for
+/// video-sized frames only; small frames interpolate directly.
+final class DenseLUT: Sendable {
+    /// Frames with at least this many pixels use the dense table.
+    static let minimumPixels = 1 << 18
+
+    private let table = Mutex<[UInt32]?>(nil)
+
+    /// The table for `lut` at `intensity`, building it on the first call.
+    func entries(for lut: LUTTable, intensity: Float) -> [UInt32] {
+        table.withLock { cached in
+            if let cached { return cached }
+            var built = [UInt32](repeating: 0, count: 1 << 24)
+            built.withUnsafeMutableBufferPointer { out in
+                let base = UInt(bitPattern: out.baseAddress!)
+                DispatchQueue.concurrentPerform(iterations: 256) { b in
+                    let row = UnsafeMutablePointer<UInt32>(bitPattern: base)! + b << 16
+                    for i in 0..<65536 { row[i] = UInt32(i) | UInt32(b) << 16 }
+                    lut.apply(row, count: 65536, intensity: intensity)
+                    for i in 0..<65536 { row[i] &= 0x00FF_FFFF }
+                }
+            }
+            cached = built
+            return built
+        }
+    }
+
+    /// Maps pixels by lookup; alpha kept.
+    static func apply(_ entries: [UInt32], _ pixels: UnsafeMutablePointer<UInt32>, count: Int) {
+        entries.withUnsafeBufferPointer { t in
+            let t = t.baseAddress!
+            for i in 0..<count {
+                let p = pixels[i]
+                pixels[i] = (p & 0xFF00_0000) | t[Int(p & 0x00FF_FFFF)]
+            }
+        }
     }
 }

@@ -11,6 +11,7 @@ public struct Solarize: ColorEffect {
     )
 
     private let lut: LUTTable?
+    private let dense = DenseLUT()
     private let intensity: Float
     private let limit: UInt32
 
@@ -24,17 +25,29 @@ public struct Solarize: ColorEffect {
 
     public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {
         if let lut {
-            lut.apply(pixels, count: count, intensity: intensity)
+            if context.width * context.height >= DenseLUT.minimumPixels {
+                DenseLUT.apply(dense.entries(for: lut, intensity: intensity), pixels, count: count)
+            } else {
+                lut.apply(pixels, count: count, intensity: intensity)
+            }
             return
         }
         let limit = self.limit, k = UInt32((intensity * 256).rounded())
+        if k == 256 {
+            // Branch-free select so the loop vectorises.
+            for i in 0..<count {
+                let p = pixels[i]
+                let luma = 2126 &* ((p >> 16) & 0xFF) &+ 7152 &* ((p >> 8) & 0xFF) &+ 722 &* (p & 0xFF)
+                pixels[i] = luma <= limit ? p ^ 0x00FF_FFFF : p
+            }
+            return
+        }
         for i in 0..<count {
             let p = pixels[i]
             let luma = 2126 &* ((p >> 16) & 0xFF) &+ 7152 &* ((p >> 8) & 0xFF) &+ 722 &* (p & 0xFF)
             guard luma <= limit else { continue }
+            // Partial intensity: c + (inverted − c)·k/256 per channel, rounded.
             let inverted = p ^ 0x00FF_FFFF
-            if k == 256 { pixels[i] = inverted; continue }
-            // partial intensity: c + (inv − c)·k, per channel, rounded
             var out = p & 0xFF00_0000
             for s: UInt32 in [0, 8, 16] {
                 let c = Int((p >> s) & 0xFF), v = Int((inverted >> s) & 0xFF)

@@ -127,6 +127,31 @@ import Testing
         #expect(Fixture.difference(out, ref) <= 1)
     }
 
+    @Test func denseTableGivesTheSameBytesAsInterpolation() throws {
+        // 512×512 frames take the 2²⁴-entry table; 64×64 tiles of them interpolate directly.
+        let path = try writeCube(grade(size: 9))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let chain = try EffectChain(parsing: "lut:file=\(path):intensity=0.7")
+        let big = Fixture.random(width: 512, height: 512, seed: 99)
+        let whole = chain.apply(to: big)
+        for (tx, ty) in [(0, 0), (3, 5), (7, 7)] {
+            var tile = Frame(width: 64, height: 64)
+            let stride = tile.bytesPerRow / 4
+            tile.withUnsafeMutableBytes { b in
+                let p = b.baseAddress!.assumingMemoryBound(to: UInt32.self)
+                for y in 0..<64 { for x in 0..<64 {
+                    let q = big.pixel(x: tx * 64 + x, y: ty * 64 + y)
+                    p[y * stride + x] = UInt32(q.b) | UInt32(q.g) << 8 | UInt32(q.r) << 16 | UInt32(q.a) << 24
+                } }
+            }
+            let small = chain.apply(to: tile)
+            for y in 0..<64 { for x in 0..<64 where small.pixel(x: x, y: y) != whole.pixel(x: tx * 64 + x, y: ty * 64 + y) {
+                Issue.record("tile \(tx),\(ty) pixel \(x),\(y) differs")
+                return
+            } }
+        }
+    }
+
     @Test func intensityZeroIsIdentity() throws {
         let path = try writeCube(grade(size: 9))
         defer { try? FileManager.default.removeItem(atPath: path) }
