@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "FrameCore", targets: ["FrameCore"]),
         .library(name: "FrameSource", targets: ["FrameSource"]),
         .library(name: "Effects", targets: ["Effects"]),
+        .library(name: "Sinks", targets: ["Sinks"]),
         .executable(name: "vidfx", targets: ["vidfx"]),
     ],
     dependencies: [
@@ -40,10 +41,12 @@ let package = Package(
         .target(name: "FrameSource", dependencies: ["FrameCore", "CFFmpeg", "CFFmpegShim"], swiftSettings: strict),
         // The software shader engine and the effects; knows nothing of FFmpeg.
         .target(name: "Effects", dependencies: ["FrameCore"], swiftSettings: strict + tuning),
+        // Where frames go: image files now; encoder and preview sinks later.
+        .target(name: "Sinks", dependencies: ["FrameCore", "CFFmpeg"], swiftSettings: strict),
         .executableTarget(
             name: "vidfx",
             dependencies: [
-                "FrameSource", "Effects", "FrameCore",
+                "FrameSource", "Effects", "Sinks", "FrameCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

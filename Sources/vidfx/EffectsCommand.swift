@@ -3,6 +3,7 @@ import Effects
 import Foundation
 import FrameCore
 import FrameSource
+import Sinks
 
 /// `vidfx effects [NAME] [--json]`: the effect catalogue, straight from the descriptors.
 struct EffectsCommand: ParsableCommand {
@@ -18,7 +19,20 @@ struct EffectsCommand: ParsableCommand {
     @Flag(help: "Print JSON for scripts.")
     var json = false
 
+    @Option(help: "Write a contact sheet PNG of every effect applied to one frame.")
+    var gallery: String?
+
+    @Option(help: "Frame source for --gallery (default: a built-in test pattern).")
+    var input: String?
+
+    @Option(help: "Time of the --gallery frame in the input, seconds.")
+    var at: TimeArgument?
+
+    @Flag(name: .shortAndLong, help: "Overwrite an existing --gallery file.")
+    var yes = false
+
     func run() throws {
+        if let gallery { return try writeGallery(to: gallery) }
         var types = EffectRegistry.all
         if let name {
             guard let type = EffectRegistry.effect(named: name) else {
@@ -47,6 +61,29 @@ struct EffectsCommand: ParsableCommand {
             }
         }
         print(text, terminator: "")
+    }
+}
+
+extension EffectsCommand {
+    func writeGallery(to path: String) throws {
+        if !yes, FileManager.default.fileExists(atPath: path) {
+            throw CommandFailure(message: "\(path): already exists (use -y to overwrite)")
+        }
+        var frame = Gallery.testPattern()
+        var time = 0.0
+        if let input {
+            var configuration = FrameSource.Configuration()
+            if let at { configuration.start = at.value; time = at.value.seconds }
+            let source = try FrameSource(input, configuration: configuration)
+            defer { source.close() }
+            guard let first = try source.nextFrame() else {
+                throw CommandFailure(message: "\(input): no frame at \(time) s")
+            }
+            frame = first
+        }
+        let sheet = try Gallery.render(frame, time: time)
+        try ImageWriter.write(sheet, to: path, as: .png)
+        Console.note("wrote \(path) (\(sheet.width)x\(sheet.height))")
     }
 }
 

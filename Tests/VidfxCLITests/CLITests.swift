@@ -151,3 +151,56 @@ struct CLI {
         #expect(r.stdout.isEmpty)
     }
 }
+
+@Suite struct EffectsCommandTests {
+    @Test func listsEveryEffect() throws {
+        let r = try CLI.run(["effects"])
+        #expect(r.status == 0)
+        let text = String(decoding: r.stdout, as: UTF8.self)
+        for name in ["caleido", "oldtimes", "pixelate", "posterize", "sepia", "solarize", "threshold", "tiled", "warhol", "zoomblur", "lut"] {
+            #expect(text.contains("\(name) ("), "\(name) missing")
+        }
+    }
+
+    @Test func jsonHasTheDocumentedShape() throws {
+        let r = try CLI.run(["effects", "--json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [[String: Any]])
+        #expect(list.count == 11)
+        let sepia = try #require(list.first { $0["name"] as? String == "sepia" })
+        #expect(sepia["kind"] as? String == "color")
+        let amount = try #require((sepia["parameters"] as? [[String: Any]])?.first)
+        #expect(amount["name"] as? String == "amount" && amount["type"] as? String == "float")
+        #expect(amount["default"] as? Double == 1 && amount["min"] as? Double == 0 && amount["max"] as? Double == 1)
+        #expect(!(amount["help"] as? String ?? "").isEmpty)
+    }
+
+    @Test func oneEffectAndUnknownEffect() throws {
+        let one = try CLI.run(["effects", "pixelate"])
+        #expect(one.status == 0 && String(decoding: one.stdout, as: UTF8.self).hasPrefix("pixelate (layer)"))
+        let bad = try CLI.run(["effects", "sepai"])
+        #expect(bad.status != 0 && bad.stderr.contains("did you mean 'sepia'?"))
+    }
+
+    @Test func galleryWritesAPNG() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-gallery-\(UUID().uuidString).png").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let r = try CLI.run(["effects", "--gallery", out, "--input", CLI.media("h264-30fps.mp4"), "--at", "1"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let head = try #require(FileManager.default.contents(atPath: out)).prefix(8)
+        #expect(Array(head) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    }
+
+    @Test func dumpAppliesTheChain() throws {
+        let plain = try CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", "-", "-q"])
+        let inked = try CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", "-", "-q", "-e", "threshold=0.5"])
+        #expect(inked.status == 0 && inked.stdout.count == plain.stdout.count)
+        // Ink leaves only black and white.
+        let bytes = [UInt8](inked.stdout)
+        #expect(stride(from: 0, to: bytes.count, by: 4).allSatisfy { (bytes[$0] == 0 || bytes[$0] == 255) && bytes[$0] == bytes[$0 + 1] })
+        #expect(bytes != [UInt8](plain.stdout))
+        let bad = try CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", "-", "-e", "sepia=3"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr == "vidfx: -e: sepia: amount 3 is out of range 0…1\n")
+        #expect(bad.stdout.isEmpty)
+    }
+}

@@ -1,0 +1,140 @@
+import Effects
+import Foundation
+import FrameCore
+import FrameSource
+
+/// The contact sheet of `vidfx effects --gallery`: every effect (with its defaults)
+/// applied to one frame, each tile labelled.
+enum Gallery {
+    static let tileWidth = 320
+    static let labelHeight = 20
+    static let columns = 4
+
+    /// Renders the sheet from `frame` at time `time`.
+    static func render(_ frame: Frame, time: Double) throws -> Frame {
+        var tiles: [(String, Frame)] = [("ORIGINAL", frame)]
+        let demoCube = try writeDemoCube()
+        defer { try? FileManager.default.removeItem(atPath: demoCube) }
+        for type in EffectRegistry.all {
+            let d = type.descriptor
+            // Effects that need a file (lut) get a demo teal-and-orange grade.
+            let chain = d.parameters.allSatisfy({ $0.defaultValue != nil }) ? d.name : "\(d.name):file=\(demoCube)"
+            tiles.append((d.name.uppercased(), try EffectChain(parsing: chain).apply(to: frame, time: time)))
+        }
+        let tileHeight = max(1, tileWidth * frame.height / frame.width)
+        let rows = (tiles.count + columns - 1) / columns
+        let cellHeight = tileHeight + labelHeight
+        var sheet = Frame(width: columns * tileWidth, height: rows * cellHeight)
+        let stride = sheet.bytesPerRow / 4, sheetHeight = sheet.height
+        sheet.withUnsafeMutableBytes { b in
+            let out = b.baseAddress!.assumingMemoryBound(to: UInt32.self)
+            out.update(repeating: 0xFF20_2020, count: stride * sheetHeight)
+            for (i, (label, image)) in tiles.enumerated() {
+                let ox = (i % columns) * tileWidth, oy = (i / columns) * cellHeight
+                shrink(image, into: out + (oy + labelHeight) * stride + ox, stride: stride, width: tileWidth, height: tileHeight)
+                draw(label, into: out + (oy + 3) * stride + ox + 6, stride: stride)
+            }
+        }
+        return sheet
+    }
+
+    /// A 17³ teal-and-orange .cube in the temporary directory, for the lut tile.
+    static func writeDemoCube() throws -> String {
+        let n = 17
+        var text = "TITLE \"vidfx demo teal and orange\"\nLUT_3D_SIZE \(n)\n"
+        for b in 0..<n { for g in 0..<n { for r in 0..<n {
+            let (R, G, B) = (Double(r) / 16, Double(g) / 16, Double(b) / 16)
+            let l = 0.2126 * R + 0.7152 * G + 0.0722 * B
+            // shadows toward teal, highlights toward orange
+            let out = (min(1, R * 0.85 + l * 0.25), min(1, G * 0.9 + 0.05), min(1, B * 0.7 + (1 - l) * 0.2))
+            text += "\(out.0) \(out.1) \(out.2)\n"
+        } } }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-gallery-\(UUID().uuidString).cube").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Area-average downscale (box filter over the source pixels each output pixel covers).
+    static func shrink(_ src: Frame, into out: UnsafeMutablePointer<UInt32>, stride: Int, width: Int, height: Int) {
+        for y in 0..<height {
+            let y0 = y * src.height / height, y1 = max(y0 + 1, (y + 1) * src.height / height)
+            for x in 0..<width {
+                let x0 = x * src.width / width, x1 = max(x0 + 1, (x + 1) * src.width / width)
+                var r = 0, g = 0, b = 0
+                for sy in y0..<y1 { for sx in x0..<x1 {
+                    let p = src.pixel(x: sx, y: sy)
+                    r += Int(p.r); g += Int(p.g); b += Int(p.b)
+                } }
+                let n = (y1 - y0) * (x1 - x0)
+                out[y * stride + x] = 0xFF00_0000 | UInt32(r / n) << 16 | UInt32(g / n) << 8 | UInt32(b / n)
+            }
+        }
+    }
+
+    /// Draws `text` in the 5×7 font at scale 2, white.
+    static func draw(_ text: String, into out: UnsafeMutablePointer<UInt32>, stride: Int) {
+        var x = 0
+        for ch in text {
+            if let rows = font[ch] {
+                for (ry, row) in rows.enumerated() {
+                    for (rx, bit) in row.enumerated() where bit == "#" {
+                        for dy in 0..<2 { for dx in 0..<2 { out[(ry * 2 + dy) * stride + x + rx * 2 + dx] = 0xFFFF_FFFF } }
+                    }
+                }
+            }
+            x += 12
+        }
+    }
+
+    /// A 5×7 capital-letter font: seven rows per glyph, `#` lit.
+    static let font: [Character: [String]] = [
+        "A": [".###.", "#...#", "#...#", "#####", "#...#", "#...#", "#...#"],
+        "B": ["####.", "#...#", "#...#", "####.", "#...#", "#...#", "####."],
+        "C": [".###.", "#...#", "#....", "#....", "#....", "#...#", ".###."],
+        "D": ["####.", "#...#", "#...#", "#...#", "#...#", "#...#", "####."],
+        "E": ["#####", "#....", "#....", "####.", "#....", "#....", "#####"],
+        "F": ["#####", "#....", "#....", "####.", "#....", "#....", "#...."],
+        "G": [".###.", "#...#", "#....", "#.###", "#...#", "#...#", ".####"],
+        "H": ["#...#", "#...#", "#...#", "#####", "#...#", "#...#", "#...#"],
+        "I": [".###.", "..#..", "..#..", "..#..", "..#..", "..#..", ".###."],
+        "J": ["..###", "...#.", "...#.", "...#.", "...#.", "#..#.", ".##.."],
+        "K": ["#...#", "#..#.", "#.#..", "##...", "#.#..", "#..#.", "#...#"],
+        "L": ["#....", "#....", "#....", "#....", "#....", "#....", "#####"],
+        "M": ["#...#", "##.##", "#.#.#", "#.#.#", "#...#", "#...#", "#...#"],
+        "N": ["#...#", "#...#", "##..#", "#.#.#", "#..##", "#...#", "#...#"],
+        "O": [".###.", "#...#", "#...#", "#...#", "#...#", "#...#", ".###."],
+        "P": ["####.", "#...#", "#...#", "####.", "#....", "#....", "#...."],
+        "Q": [".###.", "#...#", "#...#", "#...#", "#.#.#", "#..#.", ".##.#"],
+        "R": ["####.", "#...#", "#...#", "####.", "#.#..", "#..#.", "#...#"],
+        "S": [".####", "#....", "#....", ".###.", "....#", "....#", "####."],
+        "T": ["#####", "..#..", "..#..", "..#..", "..#..", "..#..", "..#.."],
+        "U": ["#...#", "#...#", "#...#", "#...#", "#...#", "#...#", ".###."],
+        "V": ["#...#", "#...#", "#...#", "#...#", "#...#", ".#.#.", "..#.."],
+        "W": ["#...#", "#...#", "#...#", "#.#.#", "#.#.#", "#.#.#", ".#.#."],
+        "X": ["#...#", "#...#", ".#.#.", "..#..", ".#.#.", "#...#", "#...#"],
+        "Y": ["#...#", "#...#", ".#.#.", "..#..", "..#..", "..#..", "..#.."],
+        "Z": ["#####", "....#", "...#.", "..#..", ".#...", "#....", "#####"],
+    ]
+
+    /// A colourful frame for when no input is given: hue sweep, grey ramp, shapes.
+    static func testPattern(width: Int = 640, height: Int = 360) -> Frame {
+        var f = Frame(width: width, height: height)
+        let stride = f.bytesPerRow / 4
+        f.withUnsafeMutableBytes { b in
+            let p = b.baseAddress!.assumingMemoryBound(to: UInt32.self)
+            for y in 0..<height {
+                for x in 0..<width {
+                    let h = Double(x) / Double(width) * 6, v = 1 - Double(y) / Double(height) * 0.8
+                    let i = Int(h) % 6, f = h - Double(Int(h))
+                    let (r, g, bl): (Double, Double, Double) = [(1, f, 0), (1 - f, 1, 0), (0, 1, f), (0, 1 - f, 1), (f, 0, 1), (1, 0, 1 - f)][i]
+                    var c = (r * v, g * v, bl * v)
+                    if y > height * 3 / 4 { let g = Double(x) / Double(width); c = (g, g, g) }
+                    let dx = x - width / 2, dy = y - height * 3 / 8
+                    if dx * dx + dy * dy < (height / 6) * (height / 6) { c = (1, 1, 1) }
+                    p[y * stride + x] = 0xFF00_0000 | UInt32(c.0 * 255) << 16 | UInt32(c.1 * 255) << 8 | UInt32(c.2 * 255)
+                }
+            }
+        }
+        return f
+    }
+}
