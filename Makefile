@@ -2,6 +2,10 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 ASAN_SCRATCH := .build-asan
+# The release CLI's pixel loops use AVX2 when the build machine has it (see Package.swift);
+# `make build TARGET_CPU=` builds portable baseline x86-64 code instead.
+TARGET_CPU ?= $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo haswell)
+RELEASE := .build-release
 export LSAN_OPTIONS := suppressions=$(CURDIR)/.lsan-suppressions:print_suppressions=0
 
 .PHONY: setup build demo test test-unit test-asan bench clean testmedia
@@ -10,15 +14,17 @@ setup:
 	@scripts/setup.sh
 
 build: setup
-	$(SWIFT) build -c release --product vidfx
+	VIDFX_TARGET_CPU=$(TARGET_CPU) $(SWIFT) build -c release --product vidfx --scratch-path $(RELEASE)
+	@echo "built $(RELEASE)/release/vidfx$(if $(TARGET_CPU), (effects tuned for $(TARGET_CPU)))"
 
-## demo: probe a clip, then turn its 30 fps cadence into a contact sheet PNG via raw BGRA.
+## demo: probe a clip, dump its cadence through an effect chain, render the effect gallery.
 demo: build
-	.build/release/vidfx probe testmedia/h264-24fps.mp4
-	.build/release/vidfx dump testmedia/h264-24fps.mp4 --format bgra -o - --fps 4 \
+	$(RELEASE)/release/vidfx probe testmedia/h264-24fps.mp4
+	$(RELEASE)/release/vidfx dump testmedia/h264-24fps.mp4 -e "sepia,pixelate=6" --format bgra -o - --fps 4 \
 	  | ffmpeg -v error -y -f rawvideo -pixel_format bgra -video_size 320x240 -framerate 4 -i - \
 	      -vf tile=4x3 -frames:v 1 demo.png
-	@echo "wrote demo.png (12 ticks at 4 fps of testmedia/h264-24fps.mp4)"
+	@echo "wrote demo.png: 12 ticks at 4 fps of testmedia/h264-24fps.mp4 through sepia,pixelate=6"
+	$(RELEASE)/release/vidfx effects --gallery demo-gallery.png -y --input testmedia/h264-30fps.mp4 --at 1.5
 
 ## test: the whole suite in debug (exclusivity checks on), then again under AddressSanitizer.
 test: setup test-unit test-asan
@@ -31,11 +37,12 @@ test-asan:
 	$(SWIFT) test --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 \
 	  | grep -v "Cannot export local symbol '__asan" ; exit $${PIPESTATUS[0]}
 
-bench: build
+bench: setup
 	python3 bench/decode.py
+	python3 bench/effects.py
 
 testmedia:
 	testmedia/make-testmedia.sh
 
 clean:
-	rm -rf .build $(ASAN_SCRATCH) demo.png bench/out
+	rm -rf .build .build-* demo.png bench/out

@@ -11,7 +11,7 @@ let strict: [SwiftSetting] = [
 /// machine (AVX2/AVX-512 instead of baseline SSE2). The binary then runs only on CPUs
 /// like it; unset (the default) builds portable code. Root builds only: SwiftPM does
 /// not accept unsafe flags from dependencies, so dependents always get the default.
-let tuning: [SwiftSetting] = Context.environment["VIDFX_TARGET_CPU"].map { [.unsafeFlags(["-target-cpu", $0])] } ?? []
+let tuning: [SwiftSetting] = Context.environment["VIDFX_TARGET_CPU"].flatMap { $0.isEmpty ? nil : [.unsafeFlags(["-target-cpu", $0])] } ?? []
 
 let package = Package(
     name: "vidfx",

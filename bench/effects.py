@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Effect throughput at 1080p: vidfx's engine against ffmpeg's filters, same frames, same run.
 
-    python3 bench/effects.py [--frames 20] [--runs 5]
+    python3 bench/effects.py [--frames 20] [--runs 5] [--cpu auto|portable|haswell|native]
 
 Writes 1080p BGRA frames of testsrc2 to bench/out/, times every effect in process with
 effects-bench (release build, median ms per frame), and times the ffmpeg filter that does
@@ -69,11 +69,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--frames", type=int, default=20)
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--native", action="store_true",
-                    help="build the effects for this CPU (VIDFX_TARGET_CPU=native) instead of portable x86-64")
+    ap.add_argument("--cpu", choices=["auto", "portable", "haswell", "native"], default="auto",
+                    help="code generation for the effects: auto = haswell (AVX2) when this CPU has it, "
+                         "as `make build` does; portable = baseline x86-64 (what library dependents get)")
     args = ap.parse_args()
-    scratch = ".build-native" if args.native else ".build"
-    env = {**os.environ, "VIDFX_TARGET_CPU": "native"} if args.native else {k: v for k, v in os.environ.items() if k != "VIDFX_TARGET_CPU"}
+    cpu = args.cpu
+    if cpu == "auto":
+        cpu = "haswell" if " avx2" in open("/proc/cpuinfo").read() else "portable"
+    scratch = ".build" if cpu == "portable" else f".build-{cpu}"
+    env = {k: v for k, v in os.environ.items() if k != "VIDFX_TARGET_CPU"}
+    if cpu != "portable":
+        env["VIDFX_TARGET_CPU"] = cpu
     run(["swift", "build", "-c", "release", "--product", "effects-bench", "--scratch-path", scratch],
         cwd=ROOT, stdout=subprocess.DEVNULL, env=env)
     bench = os.path.join(ROOT, scratch, "release", "effects-bench")
@@ -93,7 +99,7 @@ def main():
                 theirs.setdefault(label, []).append(ffmpeg_wall(raw, vf.format(cube=cube)))
     base_med = statistics.median(base)
 
-    build = "tuned for this CPU (VIDFX_TARGET_CPU=native)" if args.native else "portable x86-64 build"
+    build = "portable x86-64 build" if cpu == "portable" else f"effects built with VIDFX_TARGET_CPU={cpu}"
     print(f"1920x1080 testsrc2, {args.frames} frames, medians of {args.runs} runs, {os.cpu_count()} cores, {build}")
     print(f"{'effect':34s} {'vidfx ms':>9s} {'Mpx/s':>8s} {'ffmpeg ms':>10s} {'speed-up':>9s}")
     slowest_part = 0.0
