@@ -32,7 +32,8 @@ struct Dump: ParsableCommand {
     @Option(help: "Output format.")
     var format: Format = .bgra
 
-    @Option(name: .customShort("e"), help: "Effect chain, e.g. \"sepia=0.8,pixelate:size=12\" (see `vidfx effects`).")
+    @Option(name: [.customShort("e"), .customLong("effects")],
+            help: ArgumentHelp("Effect chain, e.g. \"sepia=0.8,pixelate:size=12\" (see `vidfx effects`).", valueName: "chain"))
     var effects: String?
 
     @Flag(name: .shortAndLong, help: "Overwrite an existing output file.")

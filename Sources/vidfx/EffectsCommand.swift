@@ -49,6 +49,7 @@ struct EffectsCommand: ParsableCommand {
             return
         }
         var text = ""
+        let rangeWidth = (descriptors.flatMap { $0.parameters.map(\.rangeDescription.count) }.max() ?? 0) + 2
         for d in descriptors {
             text += "\(d.name) (\(d.kind.rawValue)): \(d.summary)\n"
             for p in d.parameters {
@@ -56,7 +57,7 @@ struct EffectsCommand: ParsableCommand {
                 var line = "    " + p.name.padding(toLength: 10, withPad: " ", startingAt: 0)
                 line += p.type.name.padding(toLength: 7, withPad: " ", startingAt: 0)
                 line += ("default " + def).padding(toLength: 22, withPad: " ", startingAt: 0)
-                line += p.rangeDescription.padding(toLength: 40, withPad: " ", startingAt: 0)
+                line += p.rangeDescription.padding(toLength: rangeWidth, withPad: " ", startingAt: 0)
                 text += line + p.help + "\n"
             }
         }

@@ -45,7 +45,7 @@ struct Probe: ParsableCommand {
         if let d = info.duration { row("duration", String(format: "%.3f s", d)) }
         var size = "\(info.width)x\(info.height)"
         if v.codedWidth != info.width || v.codedHeight != info.height {
-            size += " (stored \(v.codedWidth)x\(v.codedHeight), pixel aspect \(v.sampleAspectRatio))"
+            size += " (stored \(v.codedWidth)x\(v.codedHeight)" + (v.sampleAspectRatio == "1:1" ? ")" : ", pixel aspect \(v.sampleAspectRatio))")
         }
         row("size", size)
         if info.isStillImage {
