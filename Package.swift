@@ -54,7 +54,7 @@ let package = Package(
         // Benchmark driver (bench/effects.py runs it beside ffmpeg); not a test.
         .executableTarget(name: "effects-bench", dependencies: ["Effects", "FrameCore"], path: "Benchmarks/EffectsBench", swiftSettings: strict),
         .testTarget(name: "FrameCoreTests", dependencies: ["FrameCore"], swiftSettings: strict),
-        .testTarget(name: "EffectsTests", dependencies: ["Effects", "FrameCore"], swiftSettings: strict),
+        .testTarget(name: "EffectsTests", dependencies: ["Effects", "FrameCore", "FrameSource"], swiftSettings: strict),
         .testTarget(name: "FrameSourceTests", dependencies: ["FrameSource", "FrameCore"], swiftSettings: strict),
         .testTarget(name: "VidfxCLITests", dependencies: ["vidfx"], swiftSettings: strict),
     ],

@@ -14,8 +14,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Quiet when it works, everything when it does not.
+  quietly() { local out; if ! out=$("$@" 2>&1); then printf '%s\n' "$out" >&2; return 1; fi; }
+  quietly $sudo apt-get update -qq
+  quietly $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

@@ -70,7 +70,6 @@ public struct OldTimes: LayerEffect {
             let original = src.row(y)
             let sy = y + dy
             let from: UnsafePointer<UInt32>? = sy >= 0 && sy < h ? src.row(sy) : nil
-            let active = scratches.filter { y >= $0.y0 && y < $0.y1 }
             for x in 0..<w {
                 let p = from?[x] ?? 0
                 var r = Double((p >> 16) & 0xFF) / 255, g = Double((p >> 8) & 0xFF) / 255, b = Double(p & 0xFF) / 255
@@ -80,7 +79,7 @@ public struct OldTimes: LayerEffect {
                 r = min(max(r + bright + drift + n, 0), 1)
                 g = min(max(g + bright + drift + n, 0), 1)
                 b = min(max(b + bright + drift + n, 0), 1)
-                for scratch in active where abs(x - scratch.x) < 2 {
+                for scratch in scratches where y >= scratch.y0 && y < scratch.y1 && abs(x - scratch.x) < 2 {
                     let f = 1 - Double(abs(x - scratch.x)) / 2
                     if scratch.dark {
                         r *= 1 - 0.4 * f; g *= 1 - 0.4 * f; b *= 1 - 0.4 * f

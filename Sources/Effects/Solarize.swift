@@ -48,12 +48,11 @@ public struct Solarize: ColorEffect {
             guard luma <= limit else { continue }
             // Partial intensity: c + (inverted − c)·k/256 per channel, rounded.
             let inverted = p ^ 0x00FF_FFFF
-            var out = p & 0xFF00_0000
-            for s: UInt32 in [0, 8, 16] {
-                let c = Int((p >> s) & 0xFF), v = Int((inverted >> s) & 0xFF)
-                out |= UInt32((c * 256 + (v - c) * Int(k) + 128) >> 8) << s
+            @inline(__always) func blend(_ shift: UInt32) -> UInt32 {
+                let c = Int((p >> shift) & 0xFF), v = Int((inverted >> shift) & 0xFF)
+                return UInt32((c * 256 + (v - c) * Int(k) + 128) >> 8) << shift
             }
-            pixels[i] = out
+            pixels[i] = (p & 0xFF00_0000) | blend(16) | blend(8) | blend(0)
         }
     }
 }

@@ -7,11 +7,11 @@ public struct Warhol: LayerEffect {
     )
 
     /// Palettes per quadrant (TL, TR, BL, BR), four bands each, packed as 0xRRGGBB.
-    static let palettes: [[UInt32]] = [
-        [0x0000FF, 0x00FF00, 0xFF0000, 0xFFFF00],
-        [0xFFFF00, 0xFF0000, 0x00FF00, 0x2828FF],
-        [0x131F18, 0x4C4C4C, 0xFFFF00, 0xFF00FF],
-        [0x0064FF, 0xA5FF00, 0xFF0084, 0xFFD78C],
+    static let palettes: [UInt32] = [
+        0x0000FF, 0x00FF00, 0xFF0000, 0xFFFF00,
+        0xFFFF00, 0xFF0000, 0x00FF00, 0x2828FF,
+        0x131F18, 0x4C4C4C, 0xFFFF00, 0xFF00FF,
+        0x0064FF, 0xA5FF00, 0xFF0084, 0xFFD78C,
     ]
 
     private let mix: Float
@@ -21,33 +21,34 @@ public struct Warhol: LayerEffect {
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
         let w = src.width, h = src.height
         let w2 = max(w / 2, 1), h2 = max(h / 2, 1)
-        for y in rows {
-            let qy = y >= h2 ? 1 : 0
-            let v = y - qy * h2
-            let y0 = min(2 * v, h - 1), y1 = min(2 * v + 1, h - 1)
-            let out = dst + y * destinationStride
-            for x in 0..<w {
-                let qx = x >= w2 ? 1 : 0
-                let u = x - qx * w2
-                let x0 = min(2 * u, w - 1), x1 = min(2 * u + 1, w - 1)
-                let a = src.row(y0)[x0], b = src.row(y0)[x1], c = src.row(y1)[x0], d = src.row(y1)[x1]
-                @inline(__always) func avg(_ s: UInt32) -> UInt32 {
-                    (((a >> s) & 0xFF) + ((b >> s) & 0xFF) + ((c >> s) & 0xFF) + ((d >> s) & 0xFF) + 2) >> 2
-                }
-                // I·10000 = 2989R + 5870G + 1140B (exact); band = min(⌊I/64⌋, 3)
-                let i10k = 2989 * Int(avg(16)) + 5870 * Int(avg(8)) + 1140 * Int(avg(0))
-                let band = min(i10k / 640_000, 3)
-                let color = Warhol.palettes[qy * 2 + qx][band]
-                let original = src.row(y)[x]
-                if mix >= 1 {
-                    out[x] = (original & 0xFF00_0000) | color
-                } else {
-                    var p = original & 0xFF00_0000
-                    for s: UInt32 in [0, 8, 16] {
-                        let o = Float((original >> s) & 0xFF), m = Float((color >> s) & 0xFF)
-                        p |= Pixel.quantize(o + (m - o) * mix) << s
+        Warhol.palettes.withUnsafeBufferPointer { palettes in
+            for y in rows {
+                let qy = y >= h2 ? 1 : 0
+                let v = y - qy * h2
+                let y0 = min(2 * v, h - 1), y1 = min(2 * v + 1, h - 1)
+                let out = dst + y * destinationStride
+                for x in 0..<w {
+                    let qx = x >= w2 ? 1 : 0
+                    let u = x - qx * w2
+                    let x0 = min(2 * u, w - 1), x1 = min(2 * u + 1, w - 1)
+                    let a = src.row(y0)[x0], b = src.row(y0)[x1], c = src.row(y1)[x0], d = src.row(y1)[x1]
+                    @inline(__always) func avg(_ s: UInt32) -> UInt32 {
+                        (((a >> s) & 0xFF) + ((b >> s) & 0xFF) + ((c >> s) & 0xFF) + ((d >> s) & 0xFF) + 2) >> 2
                     }
-                    out[x] = p
+                    // I·10000 = 2989R + 5870G + 1140B (exact); band = min(⌊I/64⌋, 3)
+                    let i10k = 2989 * Int(avg(16)) + 5870 * Int(avg(8)) + 1140 * Int(avg(0))
+                    let band = min(i10k / 640_000, 3)
+                    let color = palettes[(qy * 2 + qx) * 4 + band]
+                    let original = src.row(y)[x]
+                    if mix >= 1 {
+                        out[x] = (original & 0xFF00_0000) | color
+                    } else {
+                        @inline(__always) func blend(_ shift: UInt32) -> UInt32 {
+                            let o = Float((original >> shift) & 0xFF), m = Float((color >> shift) & 0xFF)
+                            return Pixel.quantize(o + (m - o) * mix) << shift
+                        }
+                        out[x] = (original & 0xFF00_0000) | blend(16) | blend(8) | blend(0)
+                    }
                 }
             }
         }

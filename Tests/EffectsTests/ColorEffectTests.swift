@@ -152,6 +152,14 @@ import Testing
         }
     }
 
+    @Test func solarizeKeyIsATrilinearLUT() throws {
+        let path = try writeCube(grade(size: 17))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let keyed = try Fixture.apply("solarize:lut=\(path):intensity=0.6", to: source)
+        let graded = try Fixture.apply("lut:file=\(path):interp=trilinear:intensity=0.6", to: source)
+        #expect(Fixture.sameBytes(keyed, graded))
+    }
+
     @Test func intensityZeroIsIdentity() throws {
         let path = try writeCube(grade(size: 9))
         defer { try? FileManager.default.removeItem(atPath: path) }
