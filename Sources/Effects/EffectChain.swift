@@ -108,6 +108,7 @@ public final class EffectChain: Sendable {
             out.time = current.time
             out.sourceTime = current.sourceTime
             out.pass = current.pass
+            out.passStart = current.passStart
             switch stage {
             case .color(let effects): renderColor(effects, from: current, into: &out, context: context)
             case .layer(let effect): renderLayer(effect, from: current, into: &out, context: context)

@@ -20,6 +20,9 @@ public struct Frame: Sendable {
     public var sourceTime: Rational
     /// Which pass through the clip this frame belongs to when looping (0 for the first).
     public var pass: Int
+    /// Output time at which this frame's pass began (0 for the first pass): source time
+    /// `start + t` of pass `pass` is output time `passStart + t`. Lets audio follow loops.
+    public var passStart: Rational
 
     var buffer: FrameBuffer
 
@@ -36,6 +39,7 @@ public struct Frame: Sendable {
         self.time = Rational(0)
         self.sourceTime = Rational(0)
         self.pass = 0
+        self.passStart = Rational(0)
     }
 
     /// Row stride used for a width: `width * 4` rounded up to the pool alignment.

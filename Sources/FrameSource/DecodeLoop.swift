@@ -35,6 +35,7 @@ final class DecodeLoop: @unchecked Sendable {
     private struct Held {
         var sourceTime: Rational
         var pass: Int
+        var passStart: Rational
         var converted: Frame?
     }
 
@@ -71,6 +72,7 @@ final class DecodeLoop: @unchecked Sendable {
                 frame.time = cadence.time(ofTick: k)
                 frame.sourceTime = h.sourceTime
                 frame.pass = h.pass
+                frame.passStart = h.passStart
                 if !queue.put(frame) { return false }
             }
             return true
@@ -104,13 +106,13 @@ final class DecodeLoop: @unchecked Sendable {
                     if held == nil {
                         // Ticks before the very first picture show it: there is nothing earlier.
                         av_frame_move_ref(picture, next)
-                        held = Held(sourceTime: t, pass: pass)
+                        held = Held(sourceTime: t, pass: pass, passStart: offset)
                         guard try show(cadence.ticks(before: shownAt)) else { return }
                     } else {
                         guard try show(cadence.ticks(before: shownAt)) else { return }
                         av_frame_unref(picture)
                         av_frame_move_ref(picture, next)
-                        held = Held(sourceTime: t, pass: pass)
+                        held = Held(sourceTime: t, pass: pass, passStart: offset)
                     }
                     if cadence.isExhausted { return }
                     picturesThisPass += 1

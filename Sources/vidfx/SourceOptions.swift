@@ -1,6 +1,7 @@
 public import ArgumentParser
 import FrameCore
 public import FrameSource
+public import Sinks
 
 /// A time in seconds given as `12.5`, `1/3`, `90` or `1:02:03.5`.
 struct TimeArgument: ExpressibleByArgument {
@@ -41,6 +42,8 @@ struct RateArgument: ExpressibleByArgument {
 
 extension FrameSource.ColorMatrix: ExpressibleByArgument {}
 extension FrameSource.ColorRange: ExpressibleByArgument {}
+extension VideoCodec: ExpressibleByArgument {}
+extension EncoderSink.Fit: ExpressibleByArgument {}
 
 /// How the input is decoded to RGB (shared by every command that reads video).
 struct ColorOptions: ParsableArguments {

@@ -7,9 +7,9 @@ import FrameSource
 struct VidFX: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vidfx",
-        abstract: "Frames out of video on a timed cadence: probe, dump, effects.",
+        abstract: "Frames out of video on a timed cadence, through effect shaders: apply, dump, probe, effects.",
         version: "0.1.0",
-        subcommands: [Probe.self, Dump.self, EffectsCommand.self]
+        subcommands: [Apply.self, Dump.self, Probe.self, EffectsCommand.self]
     )
 
     /// Runs the command line; failures print one line on stderr and exit non-zero.

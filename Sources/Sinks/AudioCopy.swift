@@ -1,0 +1,124 @@
+import CFFmpeg
+import FrameCore
+
+/// Copies the input's audio packets into the output, packet for packet, following the
+/// video's clip (`start`, `duration`) and loops: source time `start + t` of pass `p`
+/// goes to output time `passStart(p) + t`, the same mapping the video frames carry.
+final class AudioCopy {
+    private let input: String
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private let streamIndex: Int32
+    private let inTimeBase: AVRational
+    private let start: Rational
+    private let end: Rational?
+    /// Output stream the packets go to (set by the sink once the stream exists).
+    var outStream: UnsafeMutablePointer<AVStream>?
+
+    private var pass = -1
+    private var passStart = Rational(0)
+    private var pending = false     // `packet` holds a read packet not yet written
+    private var exhausted = false   // this pass has no more packets
+    private var lastDTS = Int64.min
+
+    /// The input's audio codec parameters.
+    var parameters: UnsafeMutablePointer<AVCodecParameters> { format!.pointee.streams[Int(streamIndex)]!.pointee.codecpar }
+
+    /// Opens `input`'s best audio stream; nil when it has none.
+    init?(input: String, start: Rational, duration: Rational?) throws(SinkError) {
+        self.input = input
+        self.start = start
+        self.end = duration.map { start + $0 }
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        let url = input == "-" ? "pipe:0" : input
+        var r = avformat_open_input(&ctx, url, nil, nil)
+        guard r >= 0, let ctx else { throw SinkError.ffmpeg(input, "cannot open for audio", r) }
+        format = ctx
+        r = avformat_find_stream_info(ctx, nil)
+        let best = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        guard r >= 0, best >= 0 else {
+            avformat_close_input(&format)
+            return nil
+        }
+        streamIndex = best
+        for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != best { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
+        inTimeBase = ctx.pointee.streams[Int(best)]!.pointee.time_base
+        packet = av_packet_alloc()
+    }
+
+    deinit {
+        av_packet_free(&packet)
+        avformat_close_input(&format)
+    }
+
+    /// Writes every packet whose output time is before `time`, for a video frame of
+    /// pass `framePass` whose pass began at output time `framePassStart`.
+    func write(upTo time: Rational, pass framePass: Int, passStart framePassStart: Rational,
+               into muxer: UnsafeMutablePointer<AVFormatContext>) throws(SinkError) {
+        while pass < framePass {
+            // Finish the current pass up to where the next one begins, then rewind.
+            if pass >= 0 { try drain(until: framePassStart, into: muxer) }
+            pass += 1
+            passStart = framePassStart
+            rewind()
+        }
+        try drain(until: time, into: muxer)
+    }
+
+    /// Writes what is left of the current pass before output time `end`.
+    func finish(at end: Rational, into muxer: UnsafeMutablePointer<AVFormatContext>) throws(SinkError) {
+        if pass >= 0 { try drain(until: end, into: muxer) }
+    }
+
+    private func rewind() {
+        pending = false
+        exhausted = false
+        guard let fmt = format else { return }
+        if pass == 0 && start == Rational(0) { return }  // already at the top
+        let ts = Int64((Int128(start.numerator) * Int128(inTimeBase.den)) / (Int128(start.denominator) * Int128(inTimeBase.num)))
+        if av_seek_frame(fmt, streamIndex, ts, AVSEEK_FLAG_BACKWARD) < 0 {
+            _ = av_seek_frame(fmt, streamIndex, 0, AVSEEK_FLAG_BACKWARD)
+        }
+    }
+
+    private func seconds(_ ts: Int64) -> Rational { Rational(ts * Int64(inTimeBase.num), Int64(inTimeBase.den)) }
+
+    private func drain(until limit: Rational, into muxer: UnsafeMutablePointer<AVFormatContext>) throws(SinkError) {
+        guard let fmt = format, let pkt = packet, let out = outStream else { return }
+        while !exhausted {
+            if !pending {
+                let r = av_read_frame(fmt, pkt)
+                if r < 0 { exhausted = true; return }
+                guard pkt.pointee.stream_index == streamIndex, pkt.pointee.pts != VFX_AV_NOPTS_VALUE else {
+                    av_packet_unref(pkt)
+                    continue
+                }
+                let t = seconds(pkt.pointee.pts)
+                if let end, t >= end { av_packet_unref(pkt); exhausted = true; return }
+                // Before the clip: keep the very first pass's priming packets only when the
+                // clip starts at 0 (negative times become an edit list); drop them otherwise
+                // so passes never overlap.
+                if t < start && !(pass == 0 && start == Rational(0)) { av_packet_unref(pkt); continue }
+                pending = true
+            }
+            let outTime = passStart + (seconds(pkt.pointee.pts) - start)
+            guard outTime < limit else { return }
+            // Shift pts and dts by the same amount, in the input time base, then rescale.
+            let shift = Int64((Int128((passStart - start).numerator) * Int128(inTimeBase.den))
+                              / (Int128((passStart - start).denominator) * Int128(inTimeBase.num)))
+            pkt.pointee.pts += shift
+            if pkt.pointee.dts != VFX_AV_NOPTS_VALUE { pkt.pointee.dts += shift }
+            av_packet_rescale_ts(pkt, inTimeBase, out.pointee.time_base)
+            if pkt.pointee.dts != VFX_AV_NOPTS_VALUE {
+                if pkt.pointee.dts <= lastDTS { pkt.pointee.dts = lastDTS + 1 }  // keep dts strictly rising at seams
+                if pkt.pointee.pts < pkt.pointee.dts { pkt.pointee.pts = pkt.pointee.dts }
+                lastDTS = pkt.pointee.dts
+            }
+            pkt.pointee.stream_index = out.pointee.index
+            pkt.pointee.pos = -1
+            pending = false
+            let w = av_interleaved_write_frame(muxer, pkt)  // takes the packet's reference
+            if w < 0 { throw SinkError.ffmpeg(input, "writing audio failed", w) }
+        }
+    }
+}

@@ -1,0 +1,324 @@
+import CFFmpeg
+import Foundation
+public import FrameCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Encodes frames into a video file (libavcodec + libavformat), keeping the input's
+/// audio by copying its packets. Writes to a temporary file beside the target and
+/// renames it into place in ``finish()``; ``abandon()`` removes it.
+public final class EncoderSink {
+    /// How the picture is fitted into an output size of another aspect.
+    public enum Fit: String, Sendable, CaseIterable {
+        /// Whole picture, letterboxed (black bars).
+        case fit
+        /// Fill the frame, cropping the centre.
+        case fill
+        /// Scale to the size, distorting.
+        case stretch
+    }
+
+    /// What to write.
+    public struct Settings: Sendable {
+        /// Final output path.
+        public var output: String
+        /// Video codec; nil for the extension's default (H.264, or VP9 for .webm).
+        public var codec: VideoCodec?
+        /// Constant rate factor (quality); codec default when nil.
+        public var crf: Int?
+        /// Encoder preset (x264 `veryfast` by default).
+        public var preset: String?
+        /// Target bit rate in bits per second, instead of CRF.
+        public var bitrate: Int?
+        /// Output size; nil for the frames' size. Rounded down to even sizes for 4:2:0.
+        public var size: (width: Int, height: Int)?
+        /// How frames are fitted into `size`.
+        public var fit: Fit = .fit
+        /// Frames per second (the cadence).
+        public var frameRate: Rational = Rational(30)
+        /// Input to copy audio from; nil for no audio.
+        public var audioInput: String?
+        /// Clip start in the input (audio follows it).
+        public var audioStart = Rational(0)
+        /// Clip length from `audioStart`; nil for to the end.
+        public var audioDuration: Rational?
+
+        /// Settings for an output path.
+        public init(output: String) { self.output = output }
+    }
+
+    /// What was written.
+    public struct Summary: Sendable {
+        public var frames: Int
+        public var width: Int
+        public var height: Int
+        public var codec: String
+        public var audio: String?
+    }
+
+    public let settings: Settings
+    /// Notes for the user (size rounding, audio decisions).
+    public private(set) var notes: [String] = []
+
+    private let temporary: String
+    private var muxer: UnsafeMutablePointer<AVFormatContext>?
+    private var encoder: UnsafeMutablePointer<AVCodecContext>?
+    private var stream: UnsafeMutablePointer<AVStream>?
+    private var picture: UnsafeMutablePointer<AVFrame>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var scaler: OpaquePointer?
+    private var scalerKey: (Int, Int) = (0, 0)
+    private var audio: AudioCopy?
+    private var width = 0, height = 0
+    private var codec: VideoCodec = .h264
+    private var frames = 0
+    private var lastTime = Rational(0)
+    private var headerWritten = false
+    private var finished = false
+
+    /// Prepares the sink; the file is created on the first frame (when the size is known).
+    public init(settings: Settings) throws(SinkError) {
+        self.settings = settings
+        let url = URL(fileURLWithPath: settings.output)
+        temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).vidfx-\(getpid()).part").path
+        let ext = url.pathExtension
+        guard let c = settings.codec ?? VideoCodec.forExtension(ext) else {
+            throw SinkError(path: settings.output, reason: "unknown container '.\(ext)' (use .mp4, .mov, .mkv or .webm)")
+        }
+        codec = c
+        guard av_guess_format(nil, settings.output, nil) != nil else {
+            throw SinkError(path: settings.output, reason: "no muxer for '.\(ext)'")
+        }
+    }
+
+    deinit {
+        if !finished { abandon() }
+        release()
+    }
+
+    private func release() {
+        av_packet_free(&packet)
+        av_frame_free(&picture)
+        avcodec_free_context(&encoder)
+        sws_freeContext(scaler)
+        scaler = nil
+        if let m = muxer {
+            if m.pointee.pb != nil { avio_closep(&m.pointee.pb) }
+            avformat_free_context(m)
+            muxer = nil
+        }
+        audio = nil
+    }
+
+    /// Encodes one frame (its `tick` is its timestamp).
+    public func write(_ frame: Frame) throws(SinkError) {
+        if !headerWritten { try open(firstFrame: frame) }
+        guard let enc = encoder, let pic = picture, let mux = muxer else { return }
+        if let audio {
+            try audio.write(upTo: frame.time, pass: frame.pass, passStart: frame.passStart, into: mux)
+        }
+        let r0 = av_frame_make_writable(pic)
+        if r0 < 0 { throw SinkError.ffmpeg(settings.output, "out of memory", r0) }
+        try convert(frame, into: pic)
+        pic.pointee.pts = frame.tick
+        let r = avcodec_send_frame(enc, pic)
+        if r < 0 { throw SinkError.ffmpeg(settings.output, "encoding failed", r) }
+        try drainPackets()
+        frames += 1
+        lastTime = frame.time + settings.frameRate.inverse
+    }
+
+    /// Flushes the encoder, writes the container's index and renames the file into place.
+    @discardableResult
+    public func finish() throws(SinkError) -> Summary {
+        guard headerWritten, let enc = encoder, let mux = muxer else {
+            abandon()
+            throw SinkError(path: settings.output, reason: "no frames to write")
+        }
+        avcodec_send_frame(enc, nil)
+        try drainPackets()
+        if let audio { try audio.finish(at: lastTime, into: mux) }
+        let r = av_write_trailer(mux)
+        if r < 0 { throw SinkError.ffmpeg(settings.output, "finishing the file failed", r) }
+        let audioNote = audio.map { _ in "copied" }
+        avio_closep(&mux.pointee.pb)
+        guard rename(temporary, settings.output) == 0 else {
+            let why = String(cString: strerror(errno))
+            unlink(temporary)
+            throw SinkError(path: settings.output, reason: "cannot move the finished file into place (\(why))")
+        }
+        finished = true
+        release()
+        return Summary(frames: frames, width: width, height: height, codec: codec.rawValue, audio: audioNote)
+    }
+
+    /// Drops the output: nothing is left at the target or beside it.
+    public func abandon() {
+        if let m = muxer, m.pointee.pb != nil { avio_closep(&m.pointee.pb) }
+        unlink(temporary)
+        finished = true
+    }
+
+    // MARK: Setup
+
+    private func open(firstFrame frame: Frame) throws(SinkError) {
+        let path = settings.output
+        var w = settings.size?.width ?? frame.width, h = settings.size?.height ?? frame.height
+        if codec.needsEvenSize, w % 2 != 0 || h % 2 != 0 {
+            let (ew, eh) = (max(2, w / 2 * 2), max(2, h / 2 * 2))
+            notes.append("\(w)x\(h) rounded to \(ew)x\(eh): \(codec.rawValue) in \(codec.pixelFormat == AV_PIX_FMT_YUV420P ? "yuv420p" : "4:2:2") needs even sizes")
+            (w, h) = (ew, eh)
+        }
+        width = w
+        height = h
+
+        guard let encoderCodec = codec.encoderNames.lazy.compactMap({ avcodec_find_encoder_by_name($0) }).first else {
+            throw SinkError(path: path, reason: "no \(codec.rawValue) encoder in this FFmpeg build")
+        }
+        let oformat = av_guess_format(nil, path, nil)
+        var r = avformat_alloc_output_context2(&muxer, oformat, nil, temporary)
+        guard r >= 0, let mux = muxer else { throw SinkError.ffmpeg(path, "cannot set up the container", r) }
+        encoder = avcodec_alloc_context3(encoderCodec)
+        guard let enc = encoder else { throw SinkError(path: path, reason: "out of memory") }
+        let rate = settings.frameRate
+        enc.pointee.width = Int32(w)
+        enc.pointee.height = Int32(h)
+        enc.pointee.pix_fmt = codec.pixelFormat
+        enc.pointee.time_base = AVRational(num: Int32(rate.denominator), den: Int32(rate.numerator))
+        enc.pointee.framerate = AVRational(num: Int32(rate.numerator), den: Int32(rate.denominator))
+        enc.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        enc.pointee.gop_size = Int32(min(600, max(1, 2 * rate.numerator / rate.denominator)))
+        enc.pointee.thread_count = 0
+        if let b = settings.bitrate { enc.pointee.bit_rate = Int64(b) }
+        // Colour tags: BT.709 for HD, BT.601 (SMPTE 170M) below 720 lines, limited range.
+        let hd = h >= 720
+        enc.pointee.colorspace = hd ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M
+        enc.pointee.color_primaries = hd ? AVCOL_PRI_BT709 : AVCOL_PRI_SMPTE170M
+        enc.pointee.color_trc = hd ? AVCOL_TRC_BT709 : AVCOL_TRC_SMPTE170M
+        enc.pointee.color_range = AVCOL_RANGE_MPEG
+        if mux.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
+            enc.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
+        }
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        for (k, v) in codec.options(crf: settings.crf, preset: settings.preset, bitrate: settings.bitrate) {
+            av_dict_set(&options, k, v, 0)
+        }
+        r = avcodec_open2(enc, encoderCodec, &options)
+        if r < 0 { throw SinkError.ffmpeg(path, "cannot open the \(codec.rawValue) encoder", r) }
+        stream = avformat_new_stream(mux, nil)
+        guard let st = stream else { throw SinkError(path: path, reason: "out of memory") }
+        avcodec_parameters_from_context(st.pointee.codecpar, enc)
+        st.pointee.time_base = enc.pointee.time_base
+        st.pointee.avg_frame_rate = enc.pointee.framerate
+        st.pointee.r_frame_rate = enc.pointee.framerate
+
+        if let input = settings.audioInput, let track = try AudioCopy(input: input, start: settings.audioStart, duration: settings.audioDuration) {
+            let id = track.parameters.pointee.codec_id
+            if avformat_query_codec(mux.pointee.oformat, id, FF_COMPLIANCE_NORMAL) == 1 {
+                guard let ast = avformat_new_stream(mux, nil) else { throw SinkError(path: path, reason: "out of memory") }
+                avcodec_parameters_copy(ast.pointee.codecpar, track.parameters)
+                ast.pointee.codecpar.pointee.codec_tag = 0  // the container picks its own tag
+                ast.pointee.time_base = track.parameters.pointee.sample_rate > 0
+                    ? AVRational(num: 1, den: track.parameters.pointee.sample_rate) : AVRational(num: 1, den: 48000)
+                track.outStream = ast
+                audio = track
+            } else {
+                let name = String(cString: avcodec_get_name(id))
+                let container = String(cString: mux.pointee.oformat.pointee.name)
+                notes.append("audio dropped: \(name) cannot be copied into \(container) and transcoding is not implemented yet (use .mkv or .mp4, or --no-audio)")
+            }
+        }
+
+        r = avio_open(&mux.pointee.pb, temporary, AVIO_FLAG_WRITE)
+        if r < 0 { throw SinkError.ffmpeg(path, "cannot create the output", r) }
+        r = avformat_write_header(mux, nil)
+        if r < 0 { throw SinkError.ffmpeg(path, "cannot write the container header", r) }
+        headerWritten = true
+        picture = av_frame_alloc()
+        packet = av_packet_alloc()
+        guard let pic = picture, packet != nil else { throw SinkError(path: path, reason: "out of memory") }
+        pic.pointee.format = codec.pixelFormat.rawValue
+        pic.pointee.width = Int32(w)
+        pic.pointee.height = Int32(h)
+        pic.pointee.colorspace = enc.pointee.colorspace
+        pic.pointee.color_range = AVCOL_RANGE_MPEG
+        r = av_frame_get_buffer(pic, 0)
+        if r < 0 { throw SinkError.ffmpeg(path, "out of memory", r) }
+    }
+
+    // MARK: Per frame
+
+    private func drainPackets() throws(SinkError) {
+        guard let enc = encoder, let pkt = packet, let st = stream, let mux = muxer else { return }
+        while true {
+            let r = avcodec_receive_packet(enc, pkt)
+            if r == VFX_AVERROR_EAGAIN || r == VFX_AVERROR_EOF { return }
+            if r < 0 { throw SinkError.ffmpeg(settings.output, "encoding failed", r) }
+            av_packet_rescale_ts(pkt, enc.pointee.time_base, st.pointee.time_base)  // after the header: mp4 changes it
+            pkt.pointee.stream_index = st.pointee.index
+            let w = av_interleaved_write_frame(mux, pkt)
+            if w < 0 { throw SinkError.ffmpeg(settings.output, "writing failed", w) }
+        }
+    }
+
+    /// BGRA → the encoder's YUV, scaled and fitted, with the tagged matrix.
+    private func convert(_ frame: Frame, into pic: UnsafeMutablePointer<AVFrame>) throws(SinkError) {
+        // Source rectangle (fill crops it) and destination rectangle (fit letterboxes).
+        var sx = 0, sy = 0, sw = frame.width, sh = frame.height
+        var dx = 0, dy = 0, dw = width, dh = height
+        if sw != width || sh != height {
+            switch settings.fit {
+            case .stretch: break
+            case .fill:
+                if sw * height > width * sh { let cw = sh * width / height; sx = (sw - cw) / 2; sw = cw }
+                else { let ch = sw * height / width; sy = (sh - ch) / 2; sh = ch }
+            case .fit:
+                if sw * height > width * sh { dh = max(2, (width * sh / sw) / 2 * 2); dy = (height - dh) / 2 / 2 * 2 }
+                else { dw = max(2, (height * sw / sh) / 2 * 2); dx = (width - dw) / 2 / 2 * 2 }
+            }
+        }
+        if dw != width || dh != height { blackFill(pic) }
+        let key = (sw << 32 | sh, dw << 32 | dh)
+        if scaler == nil || scalerKey != key {
+            sws_freeContext(scaler)
+            let flags = (sw == dw && sh == dh) ? SWS_POINT : SWS_BICUBIC
+            scaler = sws_getContext(Int32(sw), Int32(sh), AV_PIX_FMT_BGRA, Int32(dw), Int32(dh), codec.pixelFormat, flags, nil, nil, nil)
+            guard let scaler else { throw SinkError(path: settings.output, reason: "cannot convert \(sw)x\(sh) BGRA for the encoder") }
+            let matrix = height >= 720 ? SWS_CS_ITU709 : SWS_CS_ITU601
+            sws_setColorspaceDetails(scaler, sws_getCoefficients(SWS_CS_DEFAULT), 1, sws_getCoefficients(matrix), 0, 0, 1 << 16, 1 << 16)
+            scalerKey = key
+        }
+        let shift = codec.pixelFormat == AV_PIX_FMT_YUV420P ? 1 : 0  // chroma rows
+        frame.withUnsafeBytes { b in
+            var src: [UnsafePointer<UInt8>?] = [b.baseAddress!.assumingMemoryBound(to: UInt8.self) + sy * frame.bytesPerRow + sx * 4, nil, nil, nil]
+            var srcStride: [Int32] = [Int32(frame.bytesPerRow), 0, 0, 0]
+            let bytesPerSample = codec.pixelFormat == AV_PIX_FMT_YUV420P ? 1 : 2
+            var dst: [UnsafeMutablePointer<UInt8>?] = (0..<4).map { i in
+                guard let p = vfx_frame_plane(pic, Int32(i)) else { return nil }
+                let ls = Int(vfx_frame_linesize(pic, Int32(i)))
+                return i == 0 ? p + dy * ls + dx * bytesPerSample : p + (dy >> shift) * ls + (dx >> 1) * bytesPerSample
+            }
+            var dstStride: [Int32] = (0..<4).map { vfx_frame_linesize(pic, Int32($0)) }
+            _ = sws_scale(scaler, &src, &srcStride, 0, Int32(sh), &dst, &dstStride)
+        }
+    }
+
+    /// Limited-range black in every plane (letterbox bars).
+    private func blackFill(_ pic: UnsafeMutablePointer<AVFrame>) {
+        let ten = codec.pixelFormat != AV_PIX_FMT_YUV420P
+        for plane in 0..<3 {
+            guard let p = vfx_frame_plane(pic, Int32(plane)) else { continue }
+            let ls = Int(vfx_frame_linesize(pic, Int32(plane)))
+            let rows = plane == 0 || ten ? height : height / 2
+            if ten {
+                let v: UInt16 = plane == 0 ? 64 : 512
+                for y in 0..<rows { UnsafeMutableRawPointer(p + y * ls).bindMemory(to: UInt16.self, capacity: ls / 2).update(repeating: v, count: ls / 2) }
+            } else {
+                memset(p, plane == 0 ? 16 : 128, ls * rows)
+            }
+        }
+    }
+}

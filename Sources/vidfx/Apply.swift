@@ -1,0 +1,249 @@
+import ArgumentParser
+import Effects
+import Foundation
+import FrameCore
+import FrameSource
+import Sinks
+
+/// `vidfx apply INPUT -e CHAIN -o OUTPUT`: re-render a video at the cadence with effects.
+struct Apply: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Re-encode a video at the cadence (30 fps by default) with an effect chain, keeping the audio.",
+        discussion: """
+        The container and codec follow the output's extension (.mp4/.mov/.mkv: H.264 yuv420p, .webm: VP9).
+        The output is written beside the target and renamed into place when complete; Ctrl-C finalizes
+        what was rendered into a playable file.
+        """
+    )
+
+    @Argument(help: "Video file or http(s) URL.")
+    var input: String
+
+    @Option(name: .shortAndLong, help: "Output video file.")
+    var output: String
+
+    @Option(name: [.customShort("e"), .customLong("effects")],
+            help: ArgumentHelp("Effect chain, e.g. \"sepia=0.8,pixelate:size=12\" (see `vidfx effects`).", valueName: "chain"))
+    var effects: String?
+
+    @Option(help: "Video codec: h264, hevc, vp9, av1 or prores (default: from the extension).")
+    var codec: VideoCodec?
+
+    @Option(help: "Quality: constant rate factor (lower is better; x264 default 23).")
+    var crf: Int?
+
+    @Option(help: "Encoder preset (x264: ultrafast…veryslow, default veryfast).")
+    var preset: String?
+
+    @Option(help: "Target bit rate instead of CRF, e.g. 4M or 2500k.")
+    var bitrate: BitRate?
+
+    @Option(help: "Output size: WxH, 480p, 720p, 1080p or 2160p (default: the input's).")
+    var size: SizeArgument?
+
+    @Option(help: "How the picture fits --size: fit (letterbox), fill (crop) or stretch.")
+    var fit: EncoderSink.Fit = .fit
+
+    @Flag(name: .customLong("no-audio"), help: "Drop the audio.")
+    var noAudio = false
+
+    @Flag(name: .shortAndLong, help: "Overwrite an existing output file.")
+    var yes = false
+
+    @Flag(name: .shortAndLong, help: "No progress or messages except errors.")
+    var quiet = false
+
+    @Option(help: "Progress on stderr: auto (a line on terminals), json (one object per update) or none.")
+    var progress: ProgressStyle = .auto
+
+    @OptionGroup var timeline: TimelineOptions
+    @OptionGroup var color: ColorOptions
+
+    func run() throws {
+        try OutputSafety.check(output: output, input: input, overwrite: yes)
+        let chain = try EffectChainParsing.chain(effects)
+        var configuration = FrameSource.Configuration()
+        timeline.apply(to: &configuration)
+        color.apply(to: &configuration)
+        let quiet = self.quiet
+        configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
+        let source = try FrameSource(input, configuration: configuration)
+        defer { source.close() }
+
+        var settings = EncoderSink.Settings(output: output)
+        settings.codec = codec
+        settings.crf = crf
+        settings.preset = preset
+        settings.bitrate = bitrate?.bitsPerSecond
+        settings.size = size.map { ($0.width, $0.height) }
+        settings.fit = fit
+        settings.frameRate = configuration.frameRate
+        if !noAudio && !source.info.audio.isEmpty {
+            settings.audioInput = input
+            settings.audioStart = configuration.start
+            settings.audioDuration = configuration.duration
+        }
+        let sink: EncoderSink
+        do { sink = try EncoderSink(settings: settings) } catch { throw CommandFailure(message: error.description) }
+
+        let interruption = Interruption { source.stop() }
+        defer { interruption.end() }
+        let line = ProgressLine(style: progress.style, quiet: quiet, total: expectedFrames(source.info, configuration),
+                                frameRate: configuration.frameRate.seconds)
+        // Effects run here while the encoder thread compresses the previous frames.
+        let encoder = EncodeThread(sink: sink, capacity: 3)
+        var rendered = 0
+        var failure: (any Error)?
+        do {
+            while let frame = try source.nextFrame() {
+                let out = chain?.apply(to: frame) ?? frame
+                guard encoder.submit(out) else { break }  // the encoder failed
+                rendered += 1
+                line.update(frames: rendered)
+            }
+        } catch {
+            failure = error
+        }
+        let encoded = encoder.finish()
+        line.end(frames: rendered)
+        if let error = encoder.error ?? failure {
+            sink.abandon()
+            if let e = error as? SinkError { throw CommandFailure(message: e.description) }
+            throw error
+        }
+        let summary: EncoderSink.Summary
+        do { summary = try sink.finish() } catch { throw CommandFailure(message: error.description) }
+        if !quiet { for note in sink.notes { Console.note(note) } }
+        let seconds = Double(encoded) / configuration.frameRate.seconds
+        if let sig = interruption.signal {
+            Console.note(String(format: "interrupted: wrote the first %.2f s (%d frames) to %@, a complete, playable file", seconds, encoded, output))
+            throw ExitCode(128 + sig)
+        }
+        if !quiet {
+            Console.note("wrote \(output): \(summary.frames) frames, \(summary.width)x\(summary.height) \(summary.codec), "
+                         + String(format: "%.2f s", seconds) + (summary.audio.map { ", audio \($0)" } ?? ", no audio"))
+        }
+    }
+
+    /// Ticks the clip will produce, when the input's duration is known.
+    private func expectedFrames(_ info: MediaInfo, _ c: FrameSource.Configuration) -> Int? {
+        guard let duration = info.duration else { return nil }
+        var length = max(0, duration - c.start.seconds)
+        if let d = c.duration { length = min(length, d.seconds) }
+        let passes: Int
+        switch c.loop {
+        case .count(let n): passes = n
+        case .forever: return nil
+        }
+        return Int((length * c.frameRate.seconds).rounded(.up)) * passes
+    }
+}
+
+/// Hands frames to the encoder on its own thread through a small bounded queue.
+final class EncodeThread: @unchecked Sendable {
+    private let sink: EncoderSink
+    private let capacity: Int
+    private let condition = NSCondition()
+    private var queue: [Frame] = []
+    private var closed = false
+    private var done = false
+    private(set) var error: (any Error)?
+    private var count = 0
+
+    init(sink: EncoderSink, capacity: Int) {
+        self.sink = sink
+        self.capacity = capacity
+        let thread = Thread { [self] in self.run() }
+        thread.name = "vidfx.encode"
+        thread.start()
+    }
+
+    /// Queues a frame; false once the encoder has failed.
+    func submit(_ frame: Frame) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.count >= capacity && error == nil { condition.wait() }
+        guard error == nil else { return false }
+        queue.append(frame)
+        condition.broadcast()
+        return true
+    }
+
+    /// Waits for every queued frame to be encoded; returns how many were.
+    func finish() -> Int {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        while !done { condition.wait() }
+        condition.unlock()
+        return count
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while queue.isEmpty && !closed { condition.wait() }
+            if queue.isEmpty {
+                done = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let frame = queue.removeFirst()
+            condition.broadcast()
+            condition.unlock()
+            do {
+                try sink.write(frame)
+                count += 1
+            } catch {
+                condition.lock()
+                self.error = error
+                queue.removeAll()
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+    }
+}
+
+/// `--size`: WxH or a named height.
+struct SizeArgument: ExpressibleByArgument {
+    var width: Int
+    var height: Int
+
+    init?(argument: String) {
+        switch argument.lowercased() {
+        case "480p": (width, height) = (854, 480)
+        case "720p": (width, height) = (1280, 720)
+        case "1080p": (width, height) = (1920, 1080)
+        case "2160p", "4k": (width, height) = (3840, 2160)
+        default:
+            let parts = argument.lowercased().split(separator: "x")
+            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w <= 16384, h <= 16384 else { return nil }
+            (width, height) = (w, h)
+        }
+    }
+}
+
+/// `--bitrate`: bits per second, with k/M suffixes.
+struct BitRate: ExpressibleByArgument {
+    var bitsPerSecond: Int
+
+    init?(argument: String) {
+        let lower = argument.lowercased()
+        var scale = 1.0
+        var digits = Substring(lower)
+        if lower.hasSuffix("k") { scale = 1e3; digits = digits.dropLast() }
+        if lower.hasSuffix("m") { scale = 1e6; digits = digits.dropLast() }
+        guard let v = Double(digits), v > 0 else { return nil }
+        bitsPerSecond = Int(v * scale)
+    }
+}
+
+/// `--progress`.
+enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
+    case auto, json, none
+
+    var style: ProgressLine.Style { ProgressLine.Style(rawValue: rawValue) ?? .auto }
+}
+

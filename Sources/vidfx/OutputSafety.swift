@@ -1,0 +1,81 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Checks that keep the user's files safe: no silent overwrite, never the input itself.
+enum OutputSafety {
+    /// Throws when `output` exists (and `overwrite` is false) or is the same file as `input`
+    /// (also through symlinks, hard links or another spelling of the path).
+    static func check(output: String, input: String, overwrite: Bool) throws {
+        guard output != "-" else { return }
+        if input != "-", isSameFile(input, output) {
+            throw CommandFailure(message: "\(output): is the input file; refusing to overwrite it (choose another output)")
+        }
+        var info = stat()
+        if stat(output, &info) == 0, info.st_mode & S_IFMT == S_IFREG, !overwrite {
+            throw CommandFailure(message: "\(output): already exists (use -y to overwrite)")
+        }
+        let dir = URL(fileURLWithPath: output).deletingLastPathComponent().path
+        var d = stat()
+        if stat(dir, &d) != 0 || d.st_mode & S_IFMT != S_IFDIR {
+            throw CommandFailure(message: "\(output): folder \(dir) does not exist")
+        }
+        if access(dir, W_OK) != 0 {
+            throw CommandFailure(message: "\(output): cannot write in \(dir) (\(String(cString: strerror(errno))))")
+        }
+    }
+
+    static func isSameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+}
+
+/// Ctrl-C and SIGTERM: the first one asks the running command to stop cleanly (it then
+/// finalizes what it has); the signal number decides the exit code (130 / 143).
+final class Interruption: @unchecked Sendable {
+    private let lock = NSLock()
+    private var received: Int32 = 0
+    private var sources: [any DispatchSourceSignal] = []
+    private var handler: (@Sendable () -> Void)?
+
+    /// Starts catching SIGINT and SIGTERM; `onSignal` runs once, on a background queue.
+    init(onSignal: @escaping @Sendable () -> Void) {
+        handler = onSignal
+        for sig in [SIGINT, SIGTERM] {
+            Glibc.signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { [weak self] in self?.fire(sig) }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    private func fire(_ sig: Int32) {
+        lock.lock()
+        let first = received == 0
+        if first { received = sig }
+        let h = handler
+        lock.unlock()
+        if first { h?() }
+    }
+
+    /// The signal that arrived, if any.
+    var signal: Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        return received == 0 ? nil : received
+    }
+
+    /// Exit status for the signal: 128 + its number.
+    var exitCode: Int32 { 128 + (signal ?? 0) }
+
+    /// Stops catching (restores the default action).
+    func end() {
+        for s in sources { s.cancel() }
+        for sig in [SIGINT, SIGTERM] { Glibc.signal(sig, SIG_DFL) }
+    }
+}
