@@ -16,6 +16,8 @@
 #include <libavutil/pixdesc.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/mathematics.h>
+#include <libavutil/audio_fifo.h>
+#include <libavutil/samplefmt.h>
 #include <errno.h>
 
 static const int VFX_AVERROR_EOF = AVERROR_EOF;

@@ -70,7 +70,8 @@ public final class EncoderSink {
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var scaler: OpaquePointer?
     private var scalerKey: (Int, Int) = (0, 0)
-    private var audio: AudioCopy?
+    private var audio: (any AudioPath)?
+    private var audioDescription: String?
     private var width = 0, height = 0
     private var codec: VideoCodec = .h264
     private var frames = 0
@@ -142,7 +143,7 @@ public final class EncoderSink {
         if let audio { try audio.finish(at: lastTime, into: mux) }
         let r = av_write_trailer(mux)
         if r < 0 { throw SinkError.ffmpeg(settings.output, "finishing the file failed", r) }
-        let audioNote = audio.map { _ in "copied" }
+        let audioNote = audioDescription
         avio_closep(&mux.pointee.pb)
         guard rename(temporary, settings.output) == 0 else {
             let why = String(cString: strerror(errno))
@@ -217,6 +218,7 @@ public final class EncoderSink {
 
         if let input = settings.audioInput, let track = try AudioCopy(input: input, start: settings.audioStart, duration: settings.audioDuration) {
             let id = track.parameters.pointee.codec_id
+            let name = String(cString: avcodec_get_name(id))
             if avformat_query_codec(mux.pointee.oformat, id, FF_COMPLIANCE_NORMAL) == 1 {
                 guard let ast = avformat_new_stream(mux, nil) else { throw SinkError(path: path, reason: "out of memory") }
                 avcodec_parameters_copy(ast.pointee.codecpar, track.parameters)
@@ -225,10 +227,16 @@ public final class EncoderSink {
                     ? AVRational(num: 1, den: track.parameters.pointee.sample_rate) : AVRational(num: 1, den: 48000)
                 track.outStream = ast
                 audio = track
-            } else {
-                let name = String(cString: avcodec_get_name(id))
-                let container = String(cString: mux.pointee.oformat.pointee.name)
-                notes.append("audio dropped: \(name) cannot be copied into \(container) and transcoding is not implemented yet (use .mkv or .mp4, or --no-audio)")
+                audioDescription = "\(name) copied"
+            } else if let transcode = try AudioTranscode(input: input, start: settings.audioStart, duration: settings.audioDuration,
+                                                         container: mux.pointee.oformat), let aenc = transcode.encoder {
+                guard let ast = avformat_new_stream(mux, nil) else { throw SinkError(path: path, reason: "out of memory") }
+                avcodec_parameters_from_context(ast.pointee.codecpar, aenc)
+                ast.pointee.time_base = aenc.pointee.time_base
+                transcode.outStream = ast
+                audio = transcode
+                audioDescription = "\(name) transcoded to \(transcode.codecName)"
+                notes.append("audio: \(name) cannot go into .\(URL(fileURLWithPath: path).pathExtension) as is; transcoded to \(transcode.codecName)")
             }
         }
 

@@ -1,0 +1,295 @@
+import CFFmpeg
+import FrameCore
+
+/// The audio path of the encoder sink: copy packets when the container takes the
+/// codec, transcode otherwise. Both follow the video's clip and loops.
+protocol AudioPath: AnyObject {
+    var outStream: UnsafeMutablePointer<AVStream>? { get set }
+    func write(upTo time: Rational, pass: Int, passStart: Rational, into muxer: UnsafeMutablePointer<AVFormatContext>) throws(SinkError)
+    func finish(at end: Rational, into muxer: UnsafeMutablePointer<AVFormatContext>) throws(SinkError)
+}
+
+extension AudioCopy: AudioPath {}
+
+/// Decodes the input's audio, resamples it and encodes it for the container (AAC for
+/// MP4/MOV, Opus for WebM). Sample-accurate: the clip is cut at `start`, and each pass
+/// is padded or trimmed to exactly the video's pass length, so loops never drift.
+final class AudioTranscode: AudioPath {
+    private let input: String
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var decoder: UnsafeMutablePointer<AVCodecContext>?
+    private(set) var encoder: UnsafeMutablePointer<AVCodecContext>?
+    private var resampler: OpaquePointer?
+    private var fifo: OpaquePointer?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var decoded: UnsafeMutablePointer<AVFrame>?
+    private var chunk: UnsafeMutablePointer<AVFrame>?
+    // Every stored property has a value before the first FFmpeg call, so a failing
+    // init still runs deinit, which frees whatever was opened.
+    private var streamIndex: Int32 = -1
+    private var inTimeBase = AVRational(num: 1, den: 1)
+    private let start: Rational
+    private let end: Rational?
+    private var rate: Int64 = 48000
+    private var frameSize: Int32 = 1024
+    var outStream: UnsafeMutablePointer<AVStream>?
+
+    private var pass = -1
+    private var exhausted = false
+    private var draining = false
+    private var encoded: Int64 = 0   // samples sent to the encoder
+    private var scratch: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?
+    private var scratchSamples: Int32 = 0
+
+    /// Name of the codec written (`aac`, `opus`).
+    private(set) var codecName = ""
+
+    /// Opens `input`'s best audio stream and an encoder suited to `container`; nil without audio.
+    init?(input: String, start: Rational, duration: Rational?, container: UnsafePointer<AVOutputFormat>) throws(SinkError) {
+        self.input = input
+        self.start = start
+        self.end = duration.map { start + $0 }
+        let url = input == "-" ? "pipe:0" : input
+        var r = avformat_open_input(&format, url, nil, nil)
+        guard r >= 0, let fmt = format else { throw SinkError.ffmpeg(input, "cannot open for audio", r) }
+        r = avformat_find_stream_info(fmt, nil)
+        let best = av_find_best_stream(fmt, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        guard r >= 0, best >= 0 else { return nil }
+        streamIndex = best
+        for i in 0..<Int(fmt.pointee.nb_streams) where Int32(i) != best { fmt.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
+        let st = fmt.pointee.streams[Int(best)]!
+        inTimeBase = st.pointee.time_base
+        guard let decCodec = avcodec_find_decoder(st.pointee.codecpar.pointee.codec_id) else {
+            throw SinkError(path: input, reason: "no decoder for its \(String(cString: avcodec_get_name(st.pointee.codecpar.pointee.codec_id))) audio")
+        }
+        decoder = avcodec_alloc_context3(decCodec)
+        avcodec_parameters_to_context(decoder, st.pointee.codecpar)
+        decoder!.pointee.pkt_timebase = st.pointee.time_base
+        r = avcodec_open2(decoder, decCodec, nil)
+        guard r >= 0, let dec = decoder else { throw SinkError.ffmpeg(input, "cannot open the audio decoder", r) }
+
+        let webm = String(cString: container.pointee.name).contains("webm")
+        let names = webm ? ["libopus", "opus"] : ["aac"]
+        guard let encCodec = names.lazy.compactMap({ avcodec_find_encoder_by_name($0) }).first else {
+            throw SinkError(path: input, reason: "no \(names[0]) encoder in this FFmpeg build")
+        }
+        codecName = webm ? "opus" : "aac"
+        encoder = avcodec_alloc_context3(encCodec)
+        guard let enc = encoder else { throw SinkError(path: input, reason: "out of memory") }
+        var outRate = dec.pointee.sample_rate > 0 ? dec.pointee.sample_rate : 48000
+        if webm { outRate = 48000 }  // Opus runs at 48 kHz
+        enc.pointee.sample_rate = outRate
+        enc.pointee.sample_fmt = encCodec.pointee.sample_fmts?.pointee ?? AV_SAMPLE_FMT_FLTP
+        var layout = AVChannelLayout()
+        let channels = min(Int32(dec.pointee.ch_layout.nb_channels), webm ? 2 : 8)
+        av_channel_layout_default(&layout, max(1, channels))
+        av_channel_layout_copy(&enc.pointee.ch_layout, &layout)
+        enc.pointee.bit_rate = webm ? 96_000 : 128_000
+        enc.pointee.time_base = AVRational(num: 1, den: outRate)
+        if container.pointee.flags & AVFMT_GLOBALHEADER != 0 { enc.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        r = avcodec_open2(enc, encCodec, nil)
+        guard r >= 0 else { throw SinkError.ffmpeg(input, "cannot open the \(codecName) encoder", r) }
+        rate = Int64(outRate)
+        frameSize = enc.pointee.frame_size > 0 ? enc.pointee.frame_size : 1024
+
+        r = swr_alloc_set_opts2(&resampler, &enc.pointee.ch_layout, enc.pointee.sample_fmt, outRate,
+                                &dec.pointee.ch_layout, dec.pointee.sample_fmt, dec.pointee.sample_rate, 0, nil)
+        if r >= 0 { r = swr_init(resampler) }
+        guard r >= 0 else { throw SinkError.ffmpeg(input, "cannot set up audio resampling", r) }
+        fifo = av_audio_fifo_alloc(enc.pointee.sample_fmt, enc.pointee.ch_layout.nb_channels, frameSize * 4)
+        packet = av_packet_alloc()
+        decoded = av_frame_alloc()
+        chunk = av_frame_alloc()
+    }
+
+    deinit {
+        if let scratch { av_freep(scratch); scratch.deallocate() }
+        av_frame_free(&chunk)
+        av_frame_free(&decoded)
+        av_packet_free(&packet)
+        av_audio_fifo_free(fifo)
+        swr_free(&resampler)
+        avcodec_free_context(&encoder)
+        avcodec_free_context(&decoder)
+        avformat_close_input(&format)
+    }
+
+    /// Output sample index of an output time.
+    private func sample(at time: Rational) -> Int64 {
+        Int64(Int128(time.numerator) * Int128(rate) / Int128(time.denominator))
+    }
+
+    private var queued: Int64 { encoded + Int64(av_audio_fifo_size(fifo)) }
+
+    func write(upTo time: Rational, pass framePass: Int, passStart: Rational, into muxer: UnsafeMutablePointer<AVFormatContext>) throws(SinkError) {
+        while pass < framePass {
+            if pass >= 0 {
+                try fill(to: sample(at: passStart), into: muxer)
+            }
+            pass += 1
+            try rewind()
+            try resize(to: sample(at: passStart))
+        }
+        let target = sample(at: time)
+        try feed(until: target + Int64(frameSize))
+        try encode(upTo: target, into: muxer)
+    }
+
+    func finish(at end: Rational, into muxer: UnsafeMutablePointer<AVFormatContext>) throws(SinkError) {
+        guard pass >= 0, let enc = encoder else { return }
+        try fill(to: sample(at: end), into: muxer)
+        // The last partial frame, padded with silence when the encoder needs whole frames.
+        let left = av_audio_fifo_size(fifo)
+        if left > 0 {
+            if enc.pointee.codec.pointee.capabilities & AV_CODEC_CAP_VARIABLE_FRAME_SIZE == 0 {
+                try appendSilence(frameSize - left)
+            }
+            try encodeChunk(av_audio_fifo_size(fifo), into: muxer)
+        }
+        avcodec_send_frame(enc, nil)
+        try drain(into: muxer)
+    }
+
+    /// Brings the pass to exactly `target` samples: decode up to it, pad or trim, encode.
+    private func fill(to target: Int64, into muxer: UnsafeMutablePointer<AVFormatContext>) throws(SinkError) {
+        try feed(until: target)
+        try resize(to: target)
+        try encode(upTo: target, into: muxer)
+    }
+
+    /// Pads with silence or drops queued samples from the end so the queue ends at `target`.
+    private func resize(to target: Int64) throws(SinkError) {
+        let q = queued
+        if q < target { try appendSilence(Int32(target - q)); return }
+        guard q > target else { return }
+        let keep = Int32(max(0, Int64(av_audio_fifo_size(fifo)) - (q - target)))
+        let all = av_audio_fifo_size(fifo)
+        try ensureScratch(all)
+        scratch!.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 8) { p in
+            _ = av_audio_fifo_read(fifo, p, all)
+            av_audio_fifo_reset(fifo)
+            _ = av_audio_fifo_write(fifo, p, keep)
+        }
+    }
+
+    private func appendSilence(_ n: Int32) throws(SinkError) {
+        guard n > 0, let enc = encoder else { return }
+        try ensureScratch(n)
+        av_samples_set_silence(scratch, 0, n, enc.pointee.ch_layout.nb_channels, enc.pointee.sample_fmt)
+        scratch!.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 8) { p in _ = av_audio_fifo_write(fifo, p, n) }
+    }
+
+    private func ensureScratch(_ n: Int32) throws(SinkError) {
+        guard n > scratchSamples, let enc = encoder else { return }
+        if let scratch { av_freep(scratch) } else {
+            scratch = .allocate(capacity: 8)
+            scratch!.initialize(repeating: nil, count: 8)
+        }
+        let r = av_samples_alloc(scratch, nil, enc.pointee.ch_layout.nb_channels, n, enc.pointee.sample_fmt, 0)
+        if r < 0 { throw SinkError.ffmpeg(input, "out of memory", r) }
+        scratchSamples = n
+    }
+
+    private func rewind() throws(SinkError) {
+        guard let fmt = format, let dec = decoder else { return }
+        exhausted = false
+        draining = false
+        if pass == 0 && start == Rational(0) { return }
+        let ts = Int64(Int128(start.numerator) * Int128(inTimeBase.den) / (Int128(start.denominator) * Int128(inTimeBase.num)))
+        if av_seek_frame(fmt, streamIndex, ts, AVSEEK_FLAG_BACKWARD) < 0 {
+            _ = av_seek_frame(fmt, streamIndex, 0, AVSEEK_FLAG_BACKWARD)
+        }
+        avcodec_flush_buffers(dec)
+        swr_close(resampler)
+        swr_init(resampler)
+    }
+
+    /// Decodes until the queue reaches `target` samples or the pass's input ends.
+    private func feed(until target: Int64) throws(SinkError) {
+        guard let fmt = format, let dec = decoder, let pkt = packet, let frame = decoded else { return }
+        while queued < target && !exhausted {
+            let r = avcodec_receive_frame(dec, frame)
+            if r == 0 {
+                try take(frame)
+                av_frame_unref(frame)
+                continue
+            }
+            if r == VFX_AVERROR_EOF { exhausted = true; return }
+            if r != VFX_AVERROR_EAGAIN && r != VFX_AVERROR_INVALIDDATA { throw SinkError.ffmpeg(input, "audio decoding failed", r) }
+            if draining { exhausted = true; return }
+            let rd = av_read_frame(fmt, pkt)
+            if rd < 0 { draining = true; avcodec_send_packet(dec, nil); continue }
+            if pkt.pointee.stream_index == streamIndex { avcodec_send_packet(dec, pkt) }
+            av_packet_unref(pkt)
+        }
+    }
+
+    /// Resamples a decoded frame into the queue, cut to the clip.
+    private func take(_ frame: UnsafeMutablePointer<AVFrame>) throws(SinkError) {
+        guard let enc = encoder else { return }
+        var pts = frame.pointee.best_effort_timestamp
+        if pts == VFX_AV_NOPTS_VALUE { pts = frame.pointee.pts }
+        let t = pts == VFX_AV_NOPTS_VALUE ? start : Rational(pts * Int64(inTimeBase.num), Int64(inTimeBase.den))
+        if let end, t >= end { exhausted = true; return }
+        let capacity = swr_get_out_samples(resampler, frame.pointee.nb_samples)
+        try ensureScratch(max(capacity, 1))
+        let inputPlanes = withUnsafeBytes(of: frame.pointee.extended_data) { $0.load(as: UnsafeMutablePointer<UnsafePointer<UInt8>?>?.self) }
+        let n = swr_convert(resampler, scratch, capacity, inputPlanes, frame.pointee.nb_samples)
+        guard n > 0 else { return }
+        var skip: Int32 = 0
+        if t < start { skip = Int32(min(Int64(n), sample(at: start - t))) }
+        var count = n - skip
+        if let end {
+            let allowed = sample(at: end - t) - Int64(skip)
+            count = Int32(max(0, min(Int64(count), allowed)))
+        }
+        guard count > 0 else { return }
+        let bytesPerSample = Int(av_get_bytes_per_sample(enc.pointee.sample_fmt))
+        let planar = av_sample_fmt_is_planar(enc.pointee.sample_fmt) != 0
+        let channels = Int(enc.pointee.ch_layout.nb_channels)
+        var planes = [UnsafeMutableRawPointer?](repeating: nil, count: 8)
+        for i in 0..<(planar ? channels : 1) {
+            let step = planar ? bytesPerSample : bytesPerSample * channels
+            planes[i] = UnsafeMutableRawPointer(scratch![i]!) + Int(skip) * step
+        }
+        planes.withUnsafeMutableBufferPointer { p in _ = av_audio_fifo_write(fifo, p.baseAddress, count) }
+    }
+
+    /// Encodes whole frames while they end at or before `target`.
+    private func encode(upTo target: Int64, into muxer: UnsafeMutablePointer<AVFormatContext>) throws(SinkError) {
+        while av_audio_fifo_size(fifo) >= frameSize && encoded + Int64(frameSize) <= target {
+            try encodeChunk(frameSize, into: muxer)
+        }
+    }
+
+    private func encodeChunk(_ n: Int32, into muxer: UnsafeMutablePointer<AVFormatContext>) throws(SinkError) {
+        guard let enc = encoder, let c = chunk else { return }
+        av_frame_unref(c)
+        c.pointee.nb_samples = n
+        c.pointee.format = enc.pointee.sample_fmt.rawValue
+        c.pointee.sample_rate = enc.pointee.sample_rate
+        av_channel_layout_copy(&c.pointee.ch_layout, &enc.pointee.ch_layout)
+        var r = av_frame_get_buffer(c, 0)
+        if r < 0 { throw SinkError.ffmpeg(input, "out of memory", r) }
+        let planes = withUnsafeBytes(of: c.pointee.extended_data) { $0.load(as: UnsafeMutablePointer<UnsafeMutableRawPointer?>?.self) }
+        _ = av_audio_fifo_read(fifo, planes, n)
+        c.pointee.pts = encoded
+        encoded += Int64(n)
+        r = avcodec_send_frame(enc, c)
+        if r < 0 { throw SinkError.ffmpeg(input, "audio encoding failed", r) }
+        try drain(into: muxer)
+    }
+
+    private func drain(into muxer: UnsafeMutablePointer<AVFormatContext>) throws(SinkError) {
+        guard let enc = encoder, let pkt = packet, let out = outStream else { return }
+        while true {
+            let r = avcodec_receive_packet(enc, pkt)
+            if r == VFX_AVERROR_EAGAIN || r == VFX_AVERROR_EOF { return }
+            if r < 0 { throw SinkError.ffmpeg(input, "audio encoding failed", r) }
+            av_packet_rescale_ts(pkt, enc.pointee.time_base, out.pointee.time_base)
+            pkt.pointee.stream_index = out.pointee.index
+            let w = av_interleaved_write_frame(muxer, pkt)
+            if w < 0 { throw SinkError.ffmpeg(input, "writing audio failed", w) }
+        }
+    }
+}
