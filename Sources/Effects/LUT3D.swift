@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 public import FrameCore
-import Synchronization
 
 /// A 3D colour lookup table: `size`³ RGB entries in 0…1 (red varies fastest).
 public struct LUT3D: Sendable, Equatable {
@@ -272,11 +271,14 @@ final class DenseLUT: Sendable {
     /// Frames with at least this many pixels use the dense table.
     static let minimumPixels = 1 << 18
 
-    private let table = Mutex<[UInt32]?>(nil)
+    // NSLock (a pthread mutex) rather than Synchronization.Mutex: ThreadSanitizer sees
+    // through pthreads but not through Mutex's futex, and flags a false race otherwise.
+    private let lock = NSLock()
+    nonisolated(unsafe) private var cached: [UInt32]?
 
     /// The table for `lut` at `intensity`, building it on the first call.
     func entries(for lut: LUTTable, intensity: Float) -> [UInt32] {
-        table.withLock { cached in
+        lock.withLock {
             if let cached { return cached }
             var built = [UInt32](repeating: 0, count: 1 << 24)
             built.withUnsafeMutableBufferPointer { out in

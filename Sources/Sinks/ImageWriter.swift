@@ -13,6 +13,8 @@ public enum ImageFormat: Sendable, Equatable {
     case jpeg(quality: Int)
     /// Binary PPM (P6), RGB.
     case ppm
+    /// Raw BGRA bytes, rows packed without padding.
+    case bgra
 }
 
 /// Why an image could not be written.
@@ -29,6 +31,8 @@ public enum ImageWriter {
     /// The encoded bytes of `frame` in `format`.
     public static func encode(_ frame: Frame, as format: ImageFormat) throws(ImageWriteError) -> [UInt8] {
         switch format {
+        case .bgra:
+            return frame.packedBytes()
         case .ppm:
             var out = Array("P6\n\(frame.width) \(frame.height)\n255\n".utf8)
             out.reserveCapacity(out.count + frame.width * frame.height * 3)

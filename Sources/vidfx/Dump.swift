@@ -3,81 +3,198 @@ import Foundation
 import Effects
 import FrameCore
 import FrameSource
+import Sinks
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `vidfx dump`: the cadence frames as raw data.
+/// `vidfx dump`: the cadence frames as images, a raw BGRA file, or raw BGRA on stdout.
 struct Dump: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write the cadence frames out (raw BGRA for now: --format bgra -o -).",
+        abstract: "Write the cadence frames as images (PNG, JPEG, PPM) or raw BGRA.",
         discussion: """
-        Raw BGRA is width*4 bytes per row, rows top to bottom, frames back to back, no header.
-        The size goes to stderr. To view: vidfx dump clip.mp4 --format bgra -o - | \
-        ffplay -f rawvideo -pixel_format bgra -video_size WxH -framerate 30 -
+        -o DIR writes DIR/frame_000000.png… and DIR/manifest.json (tick, time and source time of every file).
+        -o FILE.bgra (or .raw) with --format bgra writes one raw file; -o - streams raw BGRA to stdout:
+        width*4 bytes per row, rows top to bottom, frames back to back, no header (the size goes to stderr).
+        To watch it: vidfx dump clip.mp4 --format bgra -o - | ffplay -f rawvideo -pixel_format bgra -video_size WxH -framerate 30 -
         """
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case bgra
+        case png, jpg, ppm, bgra
     }
 
     @Argument(help: "Video or image file, or http(s) URL.")
     var input: String
 
-    @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
+    @Option(name: .shortAndLong, help: "Output folder; a .bgra/.raw file or - (stdout) for raw BGRA.")
     var output: String
 
-    @Option(help: "Output format.")
-    var format: Format = .bgra
+    @Option(help: "Image format.")
+    var format: Format = .png
+
+    @Option(help: "JPEG quality, 1–100.")
+    var quality: Int = 90
+
+    @Option(help: "Stop after this many frames.")
+    var frames: Int?
+
+    @Option(help: ArgumentHelp("Stills at these times instead of the cadence: seconds or h:m:s, comma-separated.", valueName: "t1,t2,…"))
+    var at: String?
 
     @Option(name: [.customShort("e"), .customLong("effects")],
             help: ArgumentHelp("Effect chain, e.g. \"sepia=0.8,pixelate:size=12\" (see `vidfx effects`).", valueName: "chain"))
     var effects: String?
 
-    @Flag(name: .shortAndLong, help: "Overwrite an existing output file.")
+    @Flag(name: .shortAndLong, help: "Overwrite an existing output file, or replace the frames in a folder.")
     var yes = false
 
-    @Flag(name: .shortAndLong, help: "No messages except errors.")
+    @Flag(name: .shortAndLong, help: "No progress or messages except errors.")
     var quiet = false
+
+    @Option(help: "Progress on stderr: auto (a line on terminals), json (one object per update) or none.")
+    var progress: ProgressStyle = .auto
 
     @OptionGroup var timeline: TimelineOptions
     @OptionGroup var color: ColorOptions
 
+    func validate() throws {
+        if output == "-" && format != .bgra { throw ValidationError("-o - streams raw frames: use --format bgra, or give a folder") }
+        if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
+        if !(1...100).contains(quality) { throw ValidationError("--quality must be 1…100") }
+        if at != nil && (timeline.start != nil || timeline.loop != nil) { throw ValidationError("--at takes stills at given times; it does not combine with --start or --loop") }
+    }
+
+    private var rawFile: Bool {
+        output == "-" || format == .bgra && [".bgra", ".raw"].contains { output.lowercased().hasSuffix($0) }
+    }
+
     func run() throws {
+        let chain = try EffectChainParsing.chain(effects)
         var configuration = FrameSource.Configuration()
         timeline.apply(to: &configuration)
         color.apply(to: &configuration)
+        if let frames { configuration.outputLimit = configuration.frameRate.inverse * Int64(frames) }
         let quiet = self.quiet
         configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
-        let chain = try EffectChainParsing.chain(effects)
-        let source = try FrameSource(input, configuration: configuration)
-        defer { source.close() }
+        if output != "-" { try OutputSafety.check(output: output, input: input, overwrite: yes, folder: !rawFile) }
 
-        let sink = try RawFileOutput(path: output, overwrite: yes)
-        var frames = 0
+        let times: [Rational]
+        if let at {
+            var parsed: [Rational] = []
+            for item in at.split(separator: ",") {
+                guard let t = TimeArgument(argument: String(item).trimmingCharacters(in: .whitespaces)) else {
+                    throw ValidationError("--at: '\(item)' is not a time")
+                }
+                parsed.append(t.value)
+            }
+            times = parsed
+        } else {
+            times = []
+        }
+
+        // Open first so a bad input fails before any output exists.
+        let source = try FrameSource(input, configuration: times.isEmpty ? configuration : {
+            var c = configuration; c.start = times[0]; c.outputLimit = c.frameRate.inverse; return c
+        }())
+        defer { source.close() }
+        let interruption = Interruption { source.stop() }
+        defer { interruption.end() }
+
+        let writer: any FrameWriter
+        if rawFile {
+            writer = try RawFileOutput(path: output, overwrite: yes)
+        } else {
+            let imageFormat: ImageFormat = switch format {
+            case .png: .png
+            case .jpg: .jpeg(quality: quality)
+            case .ppm: .ppm
+            case .bgra: .bgra
+            }
+            do {
+                writer = try ImageSequenceSink(folder: output, format: imageFormat, input: input,
+                                               fps: configuration.frameRate.seconds, overwrite: yes)
+            } catch { throw CommandFailure(message: error.description) }
+        }
+
+        let expected = times.isEmpty ? frames ?? expectedTicks(source.info, configuration) : times.count
+        let line = ProgressLine(style: progress.style, quiet: quiet || output == "-", total: expected, frameRate: configuration.frameRate.seconds)
+        var count = 0
         var size: (Int, Int)?
         do {
-            while var frame = try source.nextFrame() {
-                if let chain { frame = chain.apply(to: frame) }
-                if size == nil { size = (frame.width, frame.height) }
-                guard try sink.write(frame) else { break }  // reader went away
-                frames += 1
+            if times.isEmpty {
+                while let frame = try source.nextFrame() {
+                    let out = chain?.apply(to: frame) ?? frame
+                    if size == nil { size = (out.width, out.height) }
+                    guard try writer.write(out) else { break }
+                    count += 1
+                    line.update(frames: count)
+                }
+            } else {
+                for (i, t) in times.enumerated() {
+                    if interruption.signal != nil { break }
+                    var c = configuration
+                    c.start = t
+                    c.outputLimit = c.frameRate.inverse
+                    let still = i == 0 ? source : try FrameSource(input, configuration: c)
+                    defer { if i > 0 { still.close() } }
+                    guard var frame = try still.nextFrame() else { continue }
+                    frame.time = t
+                    let out = chain?.apply(to: frame, time: t.seconds) ?? frame
+                    if size == nil { size = (out.width, out.height) }
+                    guard try writer.write(out) else { break }
+                    count += 1
+                    line.update(frames: count)
+                }
             }
-            try sink.finish()
+            line.end(frames: count)
+            if let sig = interruption.signal {
+                writer.abandon()
+                Console.note("interrupted after \(count) frames; nothing written to \(output)")
+                throw ExitCode(128 + sig)
+            }
+            try writer.finish()
+        } catch let error as SinkError {
+            writer.abandon()
+            throw CommandFailure(message: error.description)
         } catch {
-            sink.abandon()
+            writer.abandon()
             throw error
         }
         if !quiet, let (w, h) = size {
-            Console.note("\(frames) frames, \(w)x\(h) bgra, \(configuration.frameRate) fps")
+            let target = output == "-" ? "stdout" : output
+            Console.note("\(count) frames, \(w)x\(h) \(format.rawValue), \(configuration.frameRate) fps -> \(target)")
         }
+    }
+
+    private func expectedTicks(_ info: MediaInfo, _ c: FrameSource.Configuration) -> Int? {
+        guard let duration = info.duration, case .count(let n) = c.loop else { return nil }
+        var length = max(0, duration - c.start.seconds)
+        if let d = c.duration { length = min(length, d.seconds) }
+        return Int((length * c.frameRate.seconds).rounded(.up)) * n
     }
 }
 
+/// Where dump sends frames.
+protocol FrameWriter {
+    /// Writes a frame; false when the reader went away (closed pipe).
+    func write(_ frame: Frame) throws -> Bool
+    func finish() throws
+    func abandon()
+}
+
+extension ImageSequenceSink: FrameWriter {
+    func write(_ frame: Frame) throws -> Bool {
+        try (self.write(frame) as Void)
+        return true
+    }
+
+    func finish() throws { _ = try (self.finish() as [ImageSequenceSink.Entry]) }
+}
+
 /// Raw bytes to a file (written beside it, then renamed into place) or to stdout.
-final class RawFileOutput {
+final class RawFileOutput: FrameWriter {
     private let path: String
     private let temporary: String?
     private let fd: Int32

@@ -8,13 +8,13 @@ import Glibc
 enum OutputSafety {
     /// Throws when `output` exists (and `overwrite` is false) or is the same file as `input`
     /// (also through symlinks, hard links or another spelling of the path).
-    static func check(output: String, input: String, overwrite: Bool) throws {
+    static func check(output: String, input: String, overwrite: Bool, folder: Bool = false) throws {
         guard output != "-" else { return }
         if input != "-", isSameFile(input, output) {
             throw CommandFailure(message: "\(output): is the input file; refusing to overwrite it (choose another output)")
         }
         var info = stat()
-        if stat(output, &info) == 0, info.st_mode & S_IFMT == S_IFREG, !overwrite {
+        if !folder, stat(output, &info) == 0, info.st_mode & S_IFMT == S_IFREG, !overwrite {
             throw CommandFailure(message: "\(output): already exists (use -y to overwrite)")
         }
         let dir = URL(fileURLWithPath: output).deletingLastPathComponent().path

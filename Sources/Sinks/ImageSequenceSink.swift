@@ -1,0 +1,207 @@
+import Foundation
+public import FrameCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes frames as numbered image files (`frame_000000.png`, …) in a folder, with
+/// `manifest.json` listing each file's tick, time and source time. Images are encoded
+/// on several threads at once. A new folder is built under a temporary name and
+/// renamed into place when complete, so a failed dump leaves nothing behind.
+public final class ImageSequenceSink: @unchecked Sendable {
+    /// One written image, as listed in the manifest.
+    public struct Entry: Codable, Sendable {
+        public var file: String
+        public var tick: Int64
+        public var time: Double
+        public var sourceTime: Double
+        public var pass: Int
+    }
+
+    private struct Manifest: Codable {
+        var input: String
+        var format: String
+        var fps: Double
+        var width: Int
+        var height: Int
+        var frames: [Entry]
+    }
+
+    private let folder: String
+    private let workFolder: String
+    private let newFolder: Bool
+    private let format: ImageFormat
+    private let fileExtension: String
+    private let input: String
+    private let fps: Double
+    private let condition = NSCondition()
+    private var queue: [(Int, Frame)] = []
+    private var entries: [Entry] = []
+    private var failure: SinkError?
+    private var closed = false
+    private var running = 0
+    private let capacity: Int
+    private var size = (0, 0)
+
+    /// Prepares `folder`. An existing folder must be empty unless `overwrite`, in which
+    /// case earlier `frame_*` files and the manifest are removed first.
+    public init(folder: String, format: ImageFormat, input: String, fps: Double, overwrite: Bool,
+                threads: Int? = nil) throws(SinkError) {
+        let threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
+        self.folder = folder
+        self.format = format
+        self.input = input
+        self.fps = fps
+        switch format {
+        case .png: fileExtension = "png"
+        case .jpeg: fileExtension = "jpg"
+        case .ppm: fileExtension = "ppm"
+        case .bgra: fileExtension = "bgra"
+        }
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        if fm.fileExists(atPath: folder, isDirectory: &isDir) {
+            guard isDir.boolValue else { throw SinkError(path: folder, reason: "exists and is not a folder") }
+            let contents = (try? fm.contentsOfDirectory(atPath: folder)) ?? []
+            if !contents.isEmpty {
+                guard overwrite else { throw SinkError(path: folder, reason: "folder is not empty (use -y to replace its frames)") }
+                for name in contents where name.hasPrefix("frame_") || name == "manifest.json" {
+                    try? fm.removeItem(atPath: folder + "/" + name)
+                }
+            }
+            newFolder = false
+            workFolder = folder
+        } else {
+            let url = URL(fileURLWithPath: folder)
+            newFolder = true
+            workFolder = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).vidfx-\(getpid()).part").path
+            do { try fm.createDirectory(atPath: workFolder, withIntermediateDirectories: false) } catch {
+                throw SinkError(path: folder, reason: "cannot create the folder (\(error.localizedDescription))")
+            }
+        }
+        capacity = max(2, threads * 2)
+        for i in 0..<max(1, threads) {
+            let t = Thread { [self] in self.work() }
+            t.name = "vidfx.images.\(i)"
+            running += 1
+            t.start()
+        }
+    }
+
+    /// File name of the `index`-th frame.
+    public func fileName(_ index: Int) -> String {
+        String(format: "frame_%06d.%@", index, fileExtension)
+    }
+
+    /// Queues a frame for encoding; throws the first write error seen so far.
+    public func write(_ frame: Frame) throws(SinkError) {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.count >= capacity && failure == nil { condition.wait() }
+        if let failure { throw failure }
+        let index = entries.count
+        if index == 0 { size = (frame.width, frame.height) }
+        entries.append(Entry(file: fileName(index), tick: frame.tick, time: frame.time.seconds,
+                             sourceTime: frame.sourceTime.seconds, pass: frame.pass))
+        queue.append((index, frame))
+        condition.broadcast()
+    }
+
+    /// Overrides the manifest time of the latest frame (stills taken with `--at`).
+    public func setLastTime(_ seconds: Double) {
+        condition.lock()
+        if !entries.isEmpty { entries[entries.count - 1].time = seconds }
+        condition.unlock()
+    }
+
+    /// Waits for every image, writes the manifest and moves a new folder into place.
+    /// Returns the entries written.
+    @discardableResult
+    public func finish() throws(SinkError) -> [Entry] {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        while running > 0 { condition.wait() }
+        let failure = self.failure
+        let entries = self.entries
+        condition.unlock()
+        if let failure { abandon(); throw failure }
+        guard !entries.isEmpty else { abandon(); throw SinkError(path: folder, reason: "no frames to write") }
+        let manifest = Manifest(input: input, format: fileExtension, fps: fps, width: size.0, height: size.1, frames: entries)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            try writeAtomically(try encoder.encode(manifest), to: workFolder + "/manifest.json")
+        } catch let e as SinkError {
+            abandon(); throw e
+        } catch {
+            abandon(); throw SinkError(path: folder, reason: "cannot write manifest.json (\(error.localizedDescription))")
+        }
+        if newFolder, rename(workFolder, folder) != 0 {
+            let why = String(cString: strerror(errno))
+            abandon()
+            throw SinkError(path: folder, reason: "cannot move the finished folder into place (\(why))")
+        }
+        return entries
+    }
+
+    /// Stops and removes what a new folder held (an existing folder keeps what was written).
+    public func abandon() {
+        condition.lock()
+        closed = true
+        queue.removeAll()
+        condition.broadcast()
+        while running > 0 { condition.wait() }
+        condition.unlock()
+        if newFolder { try? FileManager.default.removeItem(atPath: workFolder) }
+    }
+
+    private func work() {
+        while true {
+            condition.lock()
+            while queue.isEmpty && !closed { condition.wait() }
+            if queue.isEmpty || failure != nil {
+                running -= 1
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let (index, frame) = queue.removeFirst()
+            condition.broadcast()
+            condition.unlock()
+            do {
+                let bytes = try ImageWriter.encode(frame, as: format)
+                try writeAtomically(Data(bytes), to: workFolder + "/" + fileName(index))
+            } catch {
+                condition.lock()
+                if failure == nil { failure = (error as? SinkError) ?? SinkError(path: folder, reason: "\(error)") }
+                queue.removeAll()
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+    }
+
+    /// Writes through a temporary name and renames, so no half-written file has the final name.
+    private func writeAtomically(_ data: Data, to path: String) throws(SinkError) {
+        let tmp = path + ".part"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw SinkError(path: path, reason: "cannot write (\(String(cString: strerror(errno))))") }
+        var ok = true
+        data.withUnsafeBytes { b in
+            var done = 0
+            while done < b.count {
+                let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
+                if n < 0 { if errno == EINTR { continue }; ok = false; return }
+                done += n
+            }
+        }
+        let err = errno
+        close(fd)
+        guard ok, rename(tmp, path) == 0 else {
+            unlink(tmp)
+            throw SinkError(path: path, reason: "write failed (\(String(cString: strerror(ok ? errno : err))))")
+        }
+    }
+}
