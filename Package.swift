@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(name: "FrameCoreTests", dependencies: ["FrameCore"], swiftSettings: strict),
         .testTarget(name: "EffectsTests", dependencies: ["Effects", "FrameCore", "FrameSource"], swiftSettings: strict),
         .testTarget(name: "FrameSourceTests", dependencies: ["FrameSource", "FrameCore"], swiftSettings: strict),
-        .testTarget(name: "VidfxCLITests", dependencies: ["vidfx"], swiftSettings: strict),
+        .testTarget(name: "VidfxCLITests", dependencies: ["vidfx", "FrameSource", "Effects", "FrameCore"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -44,6 +44,10 @@ public final class EncoderSink {
         public var audioStart = Rational(0)
         /// Clip length from `audioStart`; nil for to the end.
         public var audioDuration: Rational?
+        /// Copy audio packets when the container takes the codec. Packets cannot be cut, so
+        /// when the clip is trimmed or looped, transcoding gives sample-accurate seams; set
+        /// this false then.
+        public var audioCopyAllowed = true
 
         /// Settings for an output path.
         public init(output: String) { self.output = output }
@@ -219,7 +223,8 @@ public final class EncoderSink {
         if let input = settings.audioInput, let track = try AudioCopy(input: input, start: settings.audioStart, duration: settings.audioDuration) {
             let id = track.parameters.pointee.codec_id
             let name = String(cString: avcodec_get_name(id))
-            if avformat_query_codec(mux.pointee.oformat, id, FF_COMPLIANCE_NORMAL) == 1 {
+            let copyable = avformat_query_codec(mux.pointee.oformat, id, FF_COMPLIANCE_NORMAL) == 1
+            if copyable && settings.audioCopyAllowed {
                 guard let ast = avformat_new_stream(mux, nil) else { throw SinkError(path: path, reason: "out of memory") }
                 avcodec_parameters_copy(ast.pointee.codecpar, track.parameters)
                 ast.pointee.codecpar.pointee.codec_tag = 0  // the container picks its own tag
@@ -236,7 +241,9 @@ public final class EncoderSink {
                 transcode.outStream = ast
                 audio = transcode
                 audioDescription = "\(name) transcoded to \(transcode.codecName)"
-                notes.append("audio: \(name) cannot go into .\(URL(fileURLWithPath: path).pathExtension) as is; transcoded to \(transcode.codecName)")
+                notes.append(copyable
+                    ? "audio: \(name) transcoded to \(transcode.codecName) so that the trimmed or looped clip stays sample-accurate"
+                    : "audio: \(name) cannot go into .\(URL(fileURLWithPath: path).pathExtension) as is; transcoded to \(transcode.codecName)")
             }
         }
 

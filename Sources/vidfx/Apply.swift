@@ -82,6 +82,7 @@ struct Apply: ParsableCommand {
             settings.audioInput = input
             settings.audioStart = configuration.start
             settings.audioDuration = configuration.duration
+            settings.audioCopyAllowed = configuration.loop == .once && configuration.start == Rational(0) && configuration.duration == nil
         }
         let sink: EncoderSink
         do { sink = try EncoderSink(settings: settings) } catch { throw CommandFailure(message: error.description) }

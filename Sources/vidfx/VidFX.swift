@@ -14,6 +14,8 @@ struct VidFX: AsyncParsableCommand {
 
     /// Runs the command line; failures print one line on stderr and exit non-zero.
     static func main() async {
+        // A file-size limit (ulimit -f) must surface as a write error (EFBIG), not kill us.
+        signal(SIGXFSZ, SIG_IGN)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -1,0 +1,316 @@
+import Effects
+import Foundation
+import FrameCore
+import FrameSource
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A scratch folder per test.
+struct Scratch: ~Copyable {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-test-\(UUID().uuidString)")
+    init() { try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    var contents: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted() }
+}
+
+/// ffprobe's view of a file: stream fields by codec type.
+struct Probe {
+    var video: [String: String] = [:]
+    var audio: [String: String] = [:]
+    var formatDuration: Double?
+
+    init(_ path: String) throws {
+        let data = try CLIProcess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-count_frames", "-show_entries",
+            "stream=codec_type,codec_name,pix_fmt,width,height,avg_frame_rate,nb_read_frames,duration,color_space,color_range,color_primaries:format=duration",
+            "-of", "json", path])
+        let json = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        for s in json["streams"] as? [[String: Any]] ?? [] {
+            let fields = s.mapValues { "\($0)" }
+            if fields["codec_type"] == "video" { video = fields } else if fields["codec_type"] == "audio" { audio = fields }
+        }
+        formatDuration = ((json["format"] as? [String: Any])?["duration"] as? String).flatMap(Double.init)
+    }
+}
+
+enum CLIProcess {
+    static func output(_ executable: String, _ arguments: [String]) throws -> Data {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return data
+    }
+
+    /// Where the video and the audio end on the file's timeline: the latest packet
+    /// time + duration of each (encoder priming sits before the start, so this is what
+    /// a player's sync sees).
+    static func ends(_ path: String) throws -> (video: Double, audio: Double) {
+        let csv = String(decoding: try output("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries",
+            "packet=codec_type,pts_time,duration_time", "-of", "csv=p=0", path]), as: UTF8.self)
+        var video = 0.0, audio = 0.0
+        for line in csv.split(separator: "\n") {
+            let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard f.count >= 3, let t = Double(f[1]) else { continue }
+            let end = t + (Double(f[2]) ?? 0)
+            if f[0] == "video" { video = max(video, end) } else if f[0] == "audio" { audio = max(audio, end) }
+        }
+        return (video, audio)
+    }
+
+    /// Decoded audio length in seconds (ffmpeg decodes the whole stream).
+    static func audioSeconds(_ path: String) throws -> Double {
+        let data = try output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", path, "-map", "0:a", "-f", "s16le", "-ac", "1", "-ar", "48000", "-"])
+        return Double(data.count / 2) / 48000
+    }
+}
+
+@Suite struct ApplyTests {
+    @Test func mp4WithEffectAndAudioCopy() throws {
+        let dir = Scratch()
+        let out = dir.path("out.mp4")
+        let r = try CLI.run(["apply", CLI.media("h264-24fps.mp4"), "-e", "sepia", "-o", out, "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let p = try Probe(out)
+        #expect(p.video["codec_name"] == "h264" && p.video["pix_fmt"] == "yuv420p")
+        #expect(p.video["avg_frame_rate"] == "30/1" && p.video["nb_read_frames"] == "90")
+        #expect(p.video["color_space"] == "smpte170m" && p.video["color_range"] == "tv")
+        #expect(p.audio["codec_name"] == "aac")
+        #expect(abs((Double(p.video["duration"] ?? "") ?? 0) - 3.0) < 1.0 / 30)
+        #expect(abs(try CLIProcess.audioSeconds(out) - 3.0) < 1.0 / 30)
+        #expect(dir.contents == ["out.mp4"])  // no temporary left behind
+    }
+
+    @Test func effectIsInThePixels() throws {
+        let dir = Scratch()
+        let out = dir.path("fx.mp4")
+        let chain = "posterize=5,pixelate=4"
+        let r = try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", chain, "-o", out, "--crf", "18", "-q", "--no-audio"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let effect = try EffectChain(parsing: chain)
+        let rendered = FrameSource.self
+        let original = try rendered.init(CLI.media("h264-30fps.mp4").replacingOccurrences(of: "testmedia/", with: CLI.testmedia.path + "/"))
+        let encoded = try FrameSource(out)
+        defer { original.close(); encoded.close() }
+        var checked = 0
+        while let a = try original.nextFrame(), let b = try encoded.nextFrame() {
+            if a.tick % 15 == 0 {
+                let psnr = Self.psnr(effect.apply(to: a), b)
+                #expect(psnr > 35, "tick \(a.tick): PSNR \(psnr) dB")
+                checked += 1
+            }
+        }
+        #expect(checked == 6)
+        // and the effect is really there: the plain source is far from the output
+        let plain = try FrameSource(CLI.testmedia.path + "/h264-30fps.mp4")
+        defer { plain.close() }
+        let again = try FrameSource(out)
+        defer { again.close() }
+        #expect(Self.psnr(try plain.nextFrame()!, try again.nextFrame()!) < 30)
+    }
+
+    static func psnr(_ a: Frame, _ b: Frame) -> Double {
+        var sum = 0.0, n = 0
+        for y in 0..<a.height { for x in 0..<a.width {
+            let p = a.pixel(x: x, y: y), q = b.pixel(x: x, y: y)
+            for (u, v) in [(p.r, q.r), (p.g, q.g), (p.b, q.b)] { let d = Double(u) - Double(v); sum += d * d; n += 1 }
+        } }
+        let mse = sum / Double(n)
+        return mse == 0 ? 100 : 10 * log10(255 * 255 / mse)
+    }
+
+    @Test func webmTranscodesAudioAndLoopsStayInSync() throws {
+        let dir = Scratch()
+        let out = dir.path("loop.webm")
+        let r = try CLI.run(["apply", CLI.media("h264-25fps.mp4"), "-o", out, "--loop", "10", "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let p = try Probe(out)
+        #expect(p.video["codec_name"] == "vp9" && p.audio["codec_name"] == "opus")
+        #expect(p.video["nb_read_frames"] == "900")
+        // 10 × 3 s: audio ends within one frame of the video
+        let ends = try CLIProcess.ends(out)
+        #expect(abs(ends.video - ends.audio) < 1.0 / 30, "\(ends)")
+        #expect(abs(try CLIProcess.audioSeconds(out) - 30.0) < 2.0 / 30)
+    }
+
+    @Test func trimmedLoopedAudioStaysInSync() throws {
+        let dir = Scratch()
+        let out = dir.path("clip.mkv")
+        let r = try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-o", out, "--start", "0.5", "--duration", "1.5", "--loop", "10", "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let p = try Probe(out)
+        #expect(p.video["nb_read_frames"] == "450")
+        #expect(r.stderr.isEmpty)
+        let ends = try CLIProcess.ends(out)
+        #expect(abs(ends.video - ends.audio) < 1.0 / 30, "\(ends)")
+        let copy = dir.path("copy.mp4")
+        #expect(try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-o", copy, "-q"]).status == 0)
+        #expect(abs(try CLIProcess.audioSeconds(copy) - 3.0) < 1.0 / 30)
+        #expect(abs(try CLIProcess.audioSeconds(out) - 15.0) < 2.0 / 30)
+    }
+
+    @Test func sizeFitAndOddSizes() throws {
+        let dir = Scratch()
+        let fill = dir.path("fill.mp4")
+        #expect(try CLI.run(["apply", CLI.media("rotated90.mp4"), "-o", fill, "--size", "720p", "--fit", "fill", "-q"]).status == 0)
+        let p = try Probe(fill)
+        #expect(p.video["width"] == "1280" && p.video["height"] == "720" && p.video["color_space"] == "bt709")
+        let odd = dir.path("odd.mp4")
+        let r = try CLI.run(["apply", CLI.media("odd-161x121-sar4x3.mp4"), "-o", odd])
+        #expect(r.stderr.contains("215x121 rounded to 214x120"))
+        #expect(try Probe(odd).video["width"] == "214")
+    }
+
+    @Test func refusesToOverwriteOrToWriteOverTheInput() throws {
+        let dir = Scratch()
+        let out = dir.path("a.mp4")
+        _ = FileManager.default.createFile(atPath: out, contents: Data("keep me".utf8))
+        let r = try CLI.run(["apply", CLI.media("one-frame.mp4"), "-o", out])
+        #expect(r.status != 0 && r.stderr.contains("already exists"))
+        #expect(FileManager.default.contents(atPath: out) == Data("keep me".utf8))
+        // The input through a symlink, with -y: still refused.
+        let input = dir.path("in.mp4")
+        try FileManager.default.copyItem(atPath: CLI.testmedia.path + "/one-frame.mp4", toPath: input)
+        try FileManager.default.createSymbolicLink(atPath: dir.path("link.mp4"), withDestinationPath: input)
+        let same = try CLI.run(["apply", input, "-o", dir.path("link.mp4"), "-y"])
+        #expect(same.status != 0 && same.stderr.contains("is the input file"))
+        #expect(FileManager.default.contents(atPath: input) == FileManager.default.contents(atPath: CLI.testmedia.path + "/one-frame.mp4"))
+    }
+
+    @Test func ctrlCFinalizesAPlayableFile() throws {
+        let dir = Scratch()
+        let out = dir.path("long.mp4")
+        let p = Process()
+        p.executableURL = CLI.executable
+        p.arguments = ["apply", CLI.testmedia.path + "/h264-30fps.mp4", "-o", out, "--loop", "2000", "-q"]
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        // Wait until encoding is under way (the temporary file exists and grows).
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, !(dir.contents.contains { $0.hasSuffix(".part") }) { usleep(50_000) }
+        usleep(800_000)
+        kill(p.processIdentifier, SIGINT)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 130)
+        #expect(dir.contents == ["long.mp4"])
+        let probe = try Probe(out)
+        let frames = Int(probe.video["nb_read_frames"] ?? "") ?? 0
+        #expect(frames > 0 && frames < 2000 * 90)
+    }
+
+    @Test func fullDiskLeavesNoFile() throws {
+        let dir = Scratch()
+        let out = dir.path("big.mp4")
+        // A 64 KiB file-size limit stands in for a full disk: writes fail with EFBIG.
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "ulimit -f 64; exec \"$0\" apply \"$1\" -o \"$2\" --loop 20 -q", CLI.executable.path,
+                       CLI.testmedia.path + "/h264-30fps.mp4", out]
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 1)
+        #expect(message.contains(out) && message.lowercased().contains("too large"), "\(message)")
+        #expect(message.split(separator: "\n").count == 1)
+        #expect(dir.contents.isEmpty)
+    }
+
+    @Test func badInputIsAnErrorAndWritesNothing() throws {
+        let dir = Scratch()
+        let r = try CLI.run(["apply", CLI.media("truncated.mp4"), "-o", dir.path("x.mp4")])
+        #expect(r.status == 1 && r.stderr.contains("moov atom not found"))
+        #expect(dir.contents.isEmpty)
+    }
+}
+
+@Suite struct DumpFolderTests {
+    struct Manifest: Decodable {
+        struct Entry: Decodable { var file: String; var tick: Int; var time: Double; var sourceTime: Double }
+        var width: Int
+        var height: Int
+        var frames: [Entry]
+    }
+
+    func manifest(_ dir: String) throws -> Manifest {
+        try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: dir + "/manifest.json")))
+    }
+
+    @Test func pngFolderWithManifest() throws {
+        let dir = Scratch()
+        let out = dir.path("frames")
+        let r = try CLI.run(["dump", CLI.media("h264-24fps.mp4"), "-o", out, "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        #expect(names.count == 91 && names.last == "manifest.json")
+        #expect(names.first == "frame_000000.png" && names[89] == "frame_000089.png")
+        let m = try manifest(out)
+        #expect(m.frames.count == 90 && m.width == 320 && m.height == 240)
+        for (k, e) in m.frames.enumerated() {
+            #expect(e.file == String(format: "frame_%06d.png", k) && e.tick == k)
+            #expect(abs(e.time - Double(k) / 30) < 1e-9)
+            #expect(abs(e.sourceTime - Double(k * 24 / 30) / 24) < 1e-9)
+        }
+        // PNGs decode back to the same pixels the raw dump gives.
+        let raw = try CLI.run(["dump", CLI.media("h264-24fps.mp4"), "--format", "bgra", "-o", "-", "-q", "--frames", "1"])
+        let png = try CLIProcess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-i", out + "/frame_000000.png", "-f", "rawvideo", "-pix_fmt", "bgra", "-"])
+        #expect(png == raw.stdout)
+    }
+
+    @Test func jpgFramesAndAt() throws {
+        let dir = Scratch()
+        let out = dir.path("stills")
+        let r = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-o", out, "--format", "jpg", "--at", "0.5,1:00.0,2.25", "-q"])
+        #expect(r.status != 0)  // 60 s is past the end: a clear error
+        let ok = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-o", out, "--format", "jpg", "--at", "0.5,1,2.25", "-q"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        let m = try manifest(out)
+        #expect(m.frames.map(\.file) == ["frame_000000.jpg", "frame_000001.jpg", "frame_000002.jpg"])
+        #expect(m.frames.map(\.time) == [0.5, 1, 2.25])
+        // the frame on screen at 2.25 s is frame 67, shown from 2.2333 s
+        #expect(m.frames.map(\.sourceTime) == [0.5, 1, 67.0 / 30])
+    }
+
+    @Test func framesLimitAndPpm() throws {
+        let dir = Scratch()
+        let out = dir.path("ppm")
+        #expect(try CLI.run(["dump", CLI.media("h264-60fps.mp4"), "-o", out, "--format", "ppm", "--frames", "7", "-q"]).status == 0)
+        #expect(try manifest(out).frames.count == 7)
+        let first = try #require(FileManager.default.contents(atPath: out + "/frame_000000.ppm"))
+        #expect(first.starts(with: Data("P6\n320 240\n255\n".utf8)) && first.count == 15 + 320 * 240 * 3)
+    }
+
+    @Test func nonEmptyFolderNeedsYes() throws {
+        let dir = Scratch()
+        let out = dir.path("f")
+        #expect(try CLI.run(["dump", CLI.media("one-frame.mp4"), "-o", out, "-q"]).status == 0)
+        let again = try CLI.run(["dump", CLI.media("one-frame.mp4"), "-o", out, "-q"])
+        #expect(again.status != 0 && again.stderr.contains("not empty"))
+        #expect(try CLI.run(["dump", CLI.media("one-frame.mp4"), "-o", out, "-q", "-y"]).status == 0)
+    }
+
+    @Test func failureLeavesNoFolder() throws {
+        let dir = Scratch()
+        let r = try CLI.run(["dump", CLI.media("audio-only.m4a"), "-o", dir.path("none")])
+        #expect(r.status != 0)
+        #expect(dir.contents.isEmpty)
+    }
+
+    @Test func progressJSON() throws {
+        let dir = Scratch()
+        let r = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-o", dir.path("p"), "--progress", "json"])
+        #expect(r.status == 0)
+        let last = try #require(r.stderr.split(separator: "\n").last { $0.hasPrefix("{") })
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+        #expect(json["frames"] as? Int == 90 && json["total"] as? Int == 90 && json["percent"] as? Double == 100)
+    }
+}
