@@ -40,6 +40,7 @@ test-asan:
 bench: setup
 	python3 bench/decode.py
 	python3 bench/effects.py
+	python3 bench/apply.py
 
 testmedia:
 	testmedia/make-testmedia.sh

@@ -42,7 +42,7 @@ let package = Package(
         // The software shader engine and the effects; knows nothing of FFmpeg.
         .target(name: "Effects", dependencies: ["FrameCore"], swiftSettings: strict + tuning),
         // Where frames go: image files now; encoder and preview sinks later.
-        .target(name: "Sinks", dependencies: ["FrameCore", "CFFmpeg"], swiftSettings: strict),
+        .target(name: "Sinks", dependencies: ["FrameCore", "CFFmpeg"], swiftSettings: strict + tuning),
         .executableTarget(
             name: "vidfx",
             dependencies: [

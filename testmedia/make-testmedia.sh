@@ -110,3 +110,14 @@ ff -f lavfi -i "$(numbered 64x48 1 1)" -frames:v 1 -q:v 2 still.jpg
 head -c 40000 h264-30fps.mp4 > truncated.mp4
 head -c 60000 h264-30fps-faststart.mp4 > truncated-faststart.mp4
 python3 -c "import random; r=random.Random(7); open('garbage.mp4','wb').write(bytes(r.randrange(256) for _ in range(20000)))"
+
+# A corrupt stretch: 6 KB of garbage over the middle of the video data (index intact),
+# which decoders must skip with a warning, not die on.
+python3 - <<'CORRUPT'
+import random
+data = bytearray(open("h264-noaudio.mp4", "rb").read())
+r = random.Random(11)
+mid = len(data) // 2
+data[mid:mid + 6000] = bytes(r.randrange(256) for _ in range(6000))
+open("corrupt-middle.mp4", "wb").write(data)
+CORRUPT

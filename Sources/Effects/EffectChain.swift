@@ -27,7 +27,7 @@ public final class EffectChain: Sendable {
     /// The effects in order.
     public let entries: [Entry]
     private let stages: [Stage]
-    private let pool = FramePool(capacity: 6)
+    private let pool = FramePool(capacity: 3)
 
     /// Span of pixels processed by all fused color effects before moving on (fits L1).
     static let span = 1024

@@ -67,8 +67,8 @@ extension FrameSource {
         public var colorRange: ColorRange = .auto
         /// Scale non-square pixels to square (default true), widening or narrowing the width.
         public var squarePixels = true
-        /// How many frames decoding may run ahead of the consumer (default 4).
-        public var prefetch = 4
+        /// How many frames decoding may run ahead of the consumer (default 3).
+        public var prefetch = 3
         /// Longest wait for input data before a read fails (network inputs), default 15 s.
         public var ioTimeout: Duration = .seconds(15)
         /// Receives one-line warnings about recoverable problems (damaged data skipped,

@@ -45,7 +45,7 @@ public final class FrameSource: Sendable {
         let decoder = try VideoDecoder(input: input, configuration: configuration, interrupt: interrupt)
         let queue = FrameQueue(capacity: configuration.prefetch)
         // Enough buffers for the queue, the frame being converted and a few held by the consumer.
-        let pool = FramePool(capacity: configuration.prefetch + 4)
+        let pool = FramePool(capacity: configuration.prefetch + 2)
         self.info = decoder.info
         self.interrupt = interrupt
         self.queue = queue

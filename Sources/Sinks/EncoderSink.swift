@@ -295,6 +295,13 @@ public final class EncoderSink {
                 else { dw = max(2, (height * sw / sh) / 2 * 2); dx = (width - dw) / 2 / 2 * 2 }
             }
         }
+        if sw == width && sh == height && codec.pixelFormat == AV_PIX_FMT_YUV420P {
+            // Same size, 4:2:0: our own parallel fixed-point conversion.
+            YUVConverter.convert(frame, matrix: height >= 720 ? .bt709 : .bt601,
+                                 y: vfx_frame_plane(pic, 0), yStride: Int(vfx_frame_linesize(pic, 0)),
+                                 u: vfx_frame_plane(pic, 1), v: vfx_frame_plane(pic, 2), cStride: Int(vfx_frame_linesize(pic, 1)))
+            return
+        }
         if dw != width || dh != height { blackFill(pic) }
         let key = (sw << 32 | sh, dw << 32 | dh)
         if scaler == nil || scalerKey != key {

@@ -80,7 +80,7 @@ public final class ImageSequenceSink: @unchecked Sendable {
                 throw SinkError(path: folder, reason: "cannot create the folder (\(error.localizedDescription))")
             }
         }
-        capacity = max(2, threads * 2)
+        capacity = max(2, threads + 1)
         for i in 0..<max(1, threads) {
             let t = Thread { [self] in self.work() }
             t.name = "vidfx.images.\(i)"
@@ -158,6 +158,7 @@ public final class ImageSequenceSink: @unchecked Sendable {
     }
 
     private func work() {
+        let encoder = ImageEncoder()
         while true {
             condition.lock()
             while queue.isEmpty && !closed { condition.wait() }
@@ -171,7 +172,7 @@ public final class ImageSequenceSink: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
             do {
-                let bytes = try ImageWriter.encode(frame, as: format)
+                let bytes = try encoder.encode(frame, as: format)
                 try writeAtomically(Data(bytes), to: workFolder + "/" + fileName(index))
             } catch {
                 condition.lock()

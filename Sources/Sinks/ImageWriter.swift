@@ -30,31 +30,13 @@ public struct ImageWriteError: Error, Sendable, CustomStringConvertible {
 public enum ImageWriter {
     /// The encoded bytes of `frame` in `format`.
     public static func encode(_ frame: Frame, as format: ImageFormat) throws(ImageWriteError) -> [UInt8] {
-        switch format {
-        case .bgra:
-            return frame.packedBytes()
-        case .ppm:
-            var out = Array("P6\n\(frame.width) \(frame.height)\n255\n".utf8)
-            out.reserveCapacity(out.count + frame.width * frame.height * 3)
-            for y in 0..<frame.height {
-                for x in 0..<frame.width {
-                    let p = frame.pixel(x: x, y: y)
-                    out += [p.r, p.g, p.b]
-                }
-            }
-            return out
-        case .png:
-            let opaque = isOpaque(frame)
-            return try encodeWithFFmpeg(frame, codec: AV_CODEC_ID_PNG, pixelFormat: opaque ? AV_PIX_FMT_RGB24 : AV_PIX_FMT_RGBA, quality: nil)
-        case .jpeg(let quality):
-            return try encodeWithFFmpeg(frame, codec: AV_CODEC_ID_MJPEG, pixelFormat: AV_PIX_FMT_YUVJ444P, quality: quality)
-        }
+        try ImageEncoder().encode(frame, as: format)
     }
 
     /// Writes `frame` to `path` through a temporary file renamed into place, so a
     /// failure never leaves a half-written image at `path`.
     public static func write(_ frame: Frame, to path: String, as format: ImageFormat) throws(ImageWriteError) {
-        let bytes = try encode(frame, as: format)
+        let bytes = try ImageEncoder().encode(frame, as: format)
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).vidfx-\(getpid()).part")
         do {
@@ -70,8 +52,69 @@ public enum ImageWriter {
             throw ImageWriteError(path: path, reason: "cannot write (\(error.localizedDescription))")
         }
     }
+}
 
-    private static func isOpaque(_ frame: Frame) -> Bool {
+/// Encodes images, keeping the codec and conversion set up between calls of the same
+/// size and format (one per thread: image sequences encode many frames).
+public final class ImageEncoder {
+    private struct Key: Equatable {
+        var codec: Int32, pixelFormat: Int32, width: Int, height: Int, quality: Int
+    }
+
+    private var key: Key?
+    private var ctx: UnsafeMutablePointer<AVCodecContext>?
+    private var picture: UnsafeMutablePointer<AVFrame>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var sws: OpaquePointer?
+
+    /// Creates an encoder; codecs are opened on first use.
+    public init() {}
+
+    deinit { reset() }
+
+    private func reset() {
+        avcodec_free_context(&ctx)
+        av_frame_free(&picture)
+        av_packet_free(&packet)
+        sws_freeContext(sws)
+        sws = nil
+        key = nil
+    }
+
+    /// The encoded bytes of `frame` in `format`.
+    public func encode(_ frame: Frame, as format: ImageFormat) throws(ImageWriteError) -> [UInt8] {
+        switch format {
+        case .bgra:
+            return frame.packedBytes()
+        case .ppm:
+            let header = Array("P6\n\(frame.width) \(frame.height)\n255\n".utf8)
+            let body = frame.width * frame.height * 3
+            return [UInt8](unsafeUninitializedCapacity: header.count + body) { out, count in
+                for (i, c) in header.enumerated() { out[i] = c }
+                var o = header.count
+                frame.withUnsafeBytes { b in
+                    let stride = frame.bytesPerRow / 4
+                    let p = b.baseAddress!.assumingMemoryBound(to: UInt32.self)
+                    for y in 0..<frame.height {
+                        let row = p + y * stride
+                        for x in 0..<frame.width {
+                            let v = row[x]
+                            out[o] = UInt8(truncatingIfNeeded: v >> 16); out[o + 1] = UInt8(truncatingIfNeeded: v >> 8); out[o + 2] = UInt8(truncatingIfNeeded: v)
+                            o += 3
+                        }
+                    }
+                }
+                count = o
+            }
+        case .png:
+            let opaque = isOpaque(frame)
+            return try encodeWithFFmpeg(frame, codec: AV_CODEC_ID_PNG, pixelFormat: opaque ? AV_PIX_FMT_RGB24 : AV_PIX_FMT_RGBA, quality: nil)
+        case .jpeg(let quality):
+            return try encodeWithFFmpeg(frame, codec: AV_CODEC_ID_MJPEG, pixelFormat: AV_PIX_FMT_YUVJ444P, quality: quality)
+        }
+    }
+
+    private func isOpaque(_ frame: Frame) -> Bool {
         frame.withUnsafeBytes { b in
             let p = b.baseAddress!.assumingMemoryBound(to: UInt32.self), stride = frame.bytesPerRow / 4
             for y in 0..<frame.height { for x in 0..<frame.width where p[y * stride + x] >> 24 != 255 { return false } }
@@ -79,44 +122,17 @@ public enum ImageWriter {
         }
     }
 
-    private static func encodeWithFFmpeg(_ frame: Frame, codec id: AVCodecID, pixelFormat: AVPixelFormat, quality: Int?) throws(ImageWriteError) -> [UInt8] {
+    private func encodeWithFFmpeg(_ frame: Frame, codec id: AVCodecID, pixelFormat: AVPixelFormat, quality: Int?) throws(ImageWriteError) -> [UInt8] {
         func fail(_ why: String) -> ImageWriteError { ImageWriteError(path: "image", reason: why) }
-        guard let codec = avcodec_find_encoder(id) else { throw fail("no encoder for \(String(cString: avcodec_get_name(id)))") }
-        var ctx = avcodec_alloc_context3(codec)
-        var picture = av_frame_alloc()
-        var packet = av_packet_alloc()
-        var sws: OpaquePointer?
-        defer {
-            avcodec_free_context(&ctx)
-            av_frame_free(&picture)
-            av_packet_free(&packet)
-            sws_freeContext(sws)
+        let wanted = Key(codec: Int32(bitPattern: id.rawValue), pixelFormat: pixelFormat.rawValue, width: frame.width, height: frame.height, quality: quality ?? -1)
+        if key != wanted {
+            reset()
+            try setUp(wanted, codec: id, pixelFormat: pixelFormat, quality: quality)
+            key = wanted
         }
-        guard let ctx, let picture, let packet else { throw fail("out of memory") }
-        ctx.pointee.width = Int32(frame.width)
-        ctx.pointee.height = Int32(frame.height)
-        ctx.pointee.pix_fmt = pixelFormat
-        ctx.pointee.time_base = AVRational(num: 1, den: 1)  // required even for one picture
-        if let quality {
-            // mjpeg quality: qscale 2 (best) … 31; map 100 → 2 and 1 → 31.
-            let q = 2 + (100 - min(max(quality, 1), 100)) * 29 / 99
-            ctx.pointee.flags |= AV_CODEC_FLAG_QSCALE
-            ctx.pointee.global_quality = Int32(q) * FF_QP2LAMBDA
-            picture.pointee.quality = ctx.pointee.global_quality
-            ctx.pointee.color_range = AVCOL_RANGE_JPEG
-        }
-        guard avcodec_open2(ctx, codec, nil) >= 0 else { throw fail("cannot open the image encoder") }
-        picture.pointee.format = pixelFormat.rawValue
-        picture.pointee.width = Int32(frame.width)
-        picture.pointee.height = Int32(frame.height)
-        guard av_frame_get_buffer(picture, 0) >= 0 else { throw fail("out of memory") }
-        sws = sws_getContext(Int32(frame.width), Int32(frame.height), AV_PIX_FMT_BGRA,
-                             Int32(frame.width), Int32(frame.height), pixelFormat, SWS_BICUBIC, nil, nil, nil)
-        guard let sws else { throw fail("cannot convert BGRA for the encoder") }
-        if quality != nil {
-            // JPEG: full-range BT.601 YCbCr.
-            sws_setColorspaceDetails(sws, sws_getCoefficients(SWS_CS_DEFAULT), 1, sws_getCoefficients(SWS_CS_ITU601), 1, 0, 1 << 16, 1 << 16)
-        }
+        guard let ctx, let picture, let packet, let sws else { throw fail("encoder not ready") }
+        let r0 = av_frame_make_writable(picture)
+        if r0 < 0 { throw fail("out of memory") }
         frame.withUnsafeBytes { b in
             var src: [UnsafePointer<UInt8>?] = [b.baseAddress!.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
             var srcStride: [Int32] = [Int32(frame.bytesPerRow), 0, 0, 0]
@@ -124,7 +140,8 @@ public enum ImageWriter {
             var dstStride: [Int32] = (0..<4).map { vfx_frame_linesize(picture, Int32($0)) }
             _ = sws_scale(sws, &src, &srcStride, 0, Int32(frame.height), &dst, &dstStride)
         }
-        guard avcodec_send_frame(ctx, picture) >= 0, avcodec_send_frame(ctx, nil) >= 0 else { throw fail("encoding failed") }
+        picture.pointee.pts += 1
+        guard avcodec_send_frame(ctx, picture) >= 0 else { throw fail("encoding failed") }
         var out: [UInt8] = []
         while avcodec_receive_packet(ctx, packet) == 0 {
             out += UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))
@@ -132,5 +149,39 @@ public enum ImageWriter {
         }
         guard !out.isEmpty else { throw fail("the encoder produced nothing") }
         return out
+    }
+
+    private func setUp(_ key: Key, codec id: AVCodecID, pixelFormat: AVPixelFormat, quality: Int?) throws(ImageWriteError) {
+        func fail(_ why: String) -> ImageWriteError { ImageWriteError(path: "image", reason: why) }
+        guard let codec = avcodec_find_encoder(id) else { throw fail("no encoder for \(String(cString: avcodec_get_name(id)))") }
+        ctx = avcodec_alloc_context3(codec)
+        picture = av_frame_alloc()
+        packet = av_packet_alloc()
+        guard let ctx, let picture, packet != nil else { throw fail("out of memory") }
+        ctx.pointee.width = Int32(key.width)
+        ctx.pointee.height = Int32(key.height)
+        ctx.pointee.pix_fmt = pixelFormat
+        ctx.pointee.time_base = AVRational(num: 1, den: 1)  // required even for stills
+        ctx.pointee.thread_count = 1  // parallelism comes from one encoder per thread
+        if let quality {
+            // mjpeg quality: qscale 2 (best) … 31; map 100 → 2 and 1 → 31.
+            let q = 2 + (100 - min(max(quality, 1), 100)) * 29 / 99
+            ctx.pointee.flags |= AV_CODEC_FLAG_QSCALE
+            ctx.pointee.global_quality = Int32(q) * FF_QP2LAMBDA
+            ctx.pointee.color_range = AVCOL_RANGE_JPEG
+        }
+        guard avcodec_open2(ctx, codec, nil) >= 0 else { throw fail("cannot open the image encoder") }
+        picture.pointee.format = pixelFormat.rawValue
+        picture.pointee.width = Int32(key.width)
+        picture.pointee.height = Int32(key.height)
+        picture.pointee.quality = ctx.pointee.global_quality
+        guard av_frame_get_buffer(picture, 0) >= 0 else { throw fail("out of memory") }
+        sws = sws_getContext(Int32(key.width), Int32(key.height), AV_PIX_FMT_BGRA,
+                             Int32(key.width), Int32(key.height), pixelFormat, SWS_POINT, nil, nil, nil)
+        guard let sws else { throw fail("cannot convert BGRA for the encoder") }
+        if quality != nil {
+            // JPEG: full-range BT.601 YCbCr.
+            sws_setColorspaceDetails(sws, sws_getCoefficients(SWS_CS_DEFAULT), 1, sws_getCoefficients(SWS_CS_ITU601), 1, 0, 1 << 16, 1 << 16)
+        }
     }
 }

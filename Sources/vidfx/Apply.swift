@@ -67,6 +67,9 @@ struct Apply: ParsableCommand {
         color.apply(to: &configuration)
         let quiet = self.quiet
         configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
+        // Three stages already overlap (decode, effects, encode); deeper queues only add
+        // 8 MB per 1080p frame in flight, and x264 holds its own lookahead.
+        configuration.prefetch = 2
         let source = try FrameSource(input, configuration: configuration)
         defer { source.close() }
 
@@ -92,7 +95,7 @@ struct Apply: ParsableCommand {
         let line = ProgressLine(style: progress.style, quiet: quiet, total: expectedFrames(source.info, configuration),
                                 frameRate: configuration.frameRate.seconds)
         // Effects run here while the encoder thread compresses the previous frames.
-        let encoder = EncodeThread(sink: sink, capacity: 3)
+        let encoder = EncodeThread(sink: sink, capacity: 2)
         var rendered = 0
         var failure: (any Error)?
         do {

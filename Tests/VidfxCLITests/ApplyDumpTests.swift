@@ -225,6 +225,31 @@ enum CLIProcess {
         #expect(dir.contents.isEmpty)
     }
 
+    @Test func corruptStretchIsSkippedWithAWarning() throws {
+        let dir = Scratch()
+        let out = dir.path("c.mp4")
+        let r = try CLI.run(["apply", CLI.media("corrupt-middle.mp4"), "-o", out])
+        #expect(r.status == 0)
+        #expect(r.stderr.contains("warning: testmedia/corrupt-middle.mp4: skipping damaged video data"))
+        #expect(try Probe(out).video["nb_read_frames"] == "60")
+    }
+
+    @Test func hdOutputIsTaggedAndDecodesBackClose() throws {
+        // 720p goes through the BT.709 path of our own BGRA→YUV conversion.
+        let dir = Scratch()
+        let src = dir.path("hd.mp4"), out = dir.path("hd-out.mp4")
+        _ = try CLIProcess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=0.5",
+                                                   "-c:v", "libx264", "-crf", "12", "-pix_fmt", "yuv420p", src])
+        let r = try CLI.run(["apply", src, "-o", out, "--crf", "12", "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let p = try Probe(out)
+        #expect(p.video["color_space"] == "bt709" && p.video["color_primaries"] == "bt709" && p.video["color_range"] == "tv")
+        let a = try FrameSource(src), b = try FrameSource(out)
+        defer { a.close(); b.close() }
+        let fa = try #require(try a.nextFrame()), fb = try #require(try b.nextFrame())
+        #expect(ApplyTests.psnr(fa, fb) > 38)
+    }
+
     @Test func badInputIsAnErrorAndWritesNothing() throws {
         let dir = Scratch()
         let r = try CLI.run(["apply", CLI.media("truncated.mp4"), "-o", dir.path("x.mp4")])

@@ -51,7 +51,7 @@ struct CLI {
                            "h264-noaudio.mp4", "h264-30fps-faststart.mp4", "vfr.mp4", "vp9-opus.webm", "rotated90.mp4",
                            "mirrored.mp4", "odd-161x121-sar4x3.mp4", "tiny-1x1.mp4", "one-frame.mp4", "bars-bt601-limited.mp4",
                            "bars-bt601-full.mp4", "bars-bt709-limited.mp4", "bars-bt709-full.mp4", "bars-bt709-10bit.mp4",
-                           "bars-untagged.mp4", "still.png", "still.jpg"]
+                           "bars-untagged.mp4", "still.png", "still.jpg", "corrupt-middle.mp4"]
 
     @Test(arguments: playable)
     func probesEveryClip(file: String) throws {
