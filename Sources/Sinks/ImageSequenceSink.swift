@@ -80,7 +80,7 @@ public final class ImageSequenceSink: @unchecked Sendable {
                 throw SinkError(path: folder, reason: "cannot create the folder (\(error.localizedDescription))")
             }
         }
-        capacity = max(2, threads + 1)
+        capacity = max(1, threads)
         for i in 0..<max(1, threads) {
             let t = Thread { [self] in self.work() }
             t.name = "vidfx.images.\(i)"

@@ -66,8 +66,14 @@ struct Dump: ParsableCommand {
         if at != nil && (timeline.start != nil || timeline.loop != nil) { throw ValidationError("--at takes stills at given times; it does not combine with --start or --loop") }
     }
 
+    /// Raw BGRA goes to one stream: stdout, a .bgra/.raw file, or a device or pipe
+    /// (/dev/null, a FIFO). Everything else is a folder of images.
     private var rawFile: Bool {
-        output == "-" || format == .bgra && [".bgra", ".raw"].contains { output.lowercased().hasSuffix($0) }
+        if output == "-" { return true }
+        guard format == .bgra else { return false }
+        if [".bgra", ".raw"].contains(where: { output.lowercased().hasSuffix($0) }) { return true }
+        var info = stat()
+        return stat(output, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR && info.st_mode & S_IFMT != S_IFREG
     }
 
     func run() throws {
@@ -76,6 +82,7 @@ struct Dump: ParsableCommand {
         timeline.apply(to: &configuration)
         color.apply(to: &configuration)
         if let frames { configuration.outputLimit = configuration.frameRate.inverse * Int64(frames) }
+        configuration.prefetch = 2  // the image writers queue frames too
         let quiet = self.quiet
         configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
         if output != "-" { try OutputSafety.check(output: output, input: input, overwrite: yes, folder: !rawFile) }

@@ -145,6 +145,11 @@ struct CLI {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 
+    @Test func rawToADevice() throws {
+        let r = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--format", "bgra", "-o", "/dev/null"])
+        #expect(r.status == 0 && r.stderr.contains("90 frames"))
+    }
+
     @Test func badArgumentsAreRejected() throws {
         let r = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--format", "bgra", "-o", "-", "--fps", "0"])
         #expect(r.status != 0)
