@@ -10,9 +10,11 @@ struct Apply: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Re-encode a video at the cadence (30 fps by default) with an effect chain, keeping the audio.",
         discussion: """
-        The container and codec follow the output's extension (.mp4/.mov/.mkv: H.264 yuv420p, .webm: VP9).
-        The output is written beside the target and renamed into place when complete; Ctrl-C finalizes
-        what was rendered into a playable file.
+        The container and codec follow the output's extension (.mp4/.mov/.mkv: H.264 yuv420p, .webm: VP9). \
+        Audio is copied when the container takes it and the clip is whole; transcoded (AAC, or Opus for WebM) \
+        when it must be, or when --start/--duration/--loop cut it, so seams stay sample-accurate. \
+        The output is written beside the target and renamed into place when complete; Ctrl-C finalizes \
+        what was rendered into a playable file (exit 130).
         """
     )
 
