@@ -24,10 +24,6 @@ struct Apply: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output video file.")
     var output: String
 
-    @Option(name: [.customShort("e"), .customLong("effects")],
-            help: ArgumentHelp("Effect chain, e.g. \"sepia=0.8,pixelate:size=12\" (see `vidfx effects`).", valueName: "chain"))
-    var effects: String?
-
     @Option(help: "Video codec: h264, hevc, vp9, av1 or prores (default: from the extension).")
     var codec: VideoCodec?
 
@@ -49,25 +45,17 @@ struct Apply: ParsableCommand {
     @Flag(name: .customLong("no-audio"), help: "Drop the audio.")
     var noAudio = false
 
-    @Flag(name: .shortAndLong, help: "Overwrite an existing output file.")
-    var yes = false
-
-    @Flag(name: .shortAndLong, help: "No progress or messages except errors.")
-    var quiet = false
-
-    @Option(help: "Progress on stderr: auto (a line on terminals), json (one object per update) or none.")
-    var progress: ProgressStyle = .auto
-
+    @OptionGroup var render: RenderOptions
     @OptionGroup var timeline: TimelineOptions
     @OptionGroup var color: ColorOptions
 
     func run() throws {
-        try OutputSafety.check(output: output, input: input, overwrite: yes)
-        let chain = try EffectChainParsing.chain(effects)
+        try OutputSafety.check(output: output, input: input, overwrite: render.yes)
+        let chain = try EffectChainParsing.chain(render.effects)
         var configuration = FrameSource.Configuration()
         timeline.apply(to: &configuration)
         color.apply(to: &configuration)
-        let quiet = self.quiet
+        let quiet = render.quiet
         configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
         // Three stages already overlap (decode, effects, encode); deeper queues only add
         // 8 MB per 1080p frame in flight, and x264 holds its own lookahead.
@@ -94,7 +82,7 @@ struct Apply: ParsableCommand {
 
         let interruption = Interruption { source.stop() }
         defer { interruption.end() }
-        let line = ProgressLine(style: progress.style, quiet: quiet, total: expectedFrames(source.info, configuration),
+        let line = ProgressLine(style: render.progress.style, quiet: render.quiet, total: configuration.expectedTicks(for: source.info),
                                 frameRate: configuration.frameRate.seconds)
         // Effects run here while the encoder thread compresses the previous frames.
         let encoder = EncodeThread(sink: sink, capacity: 2)
@@ -119,29 +107,16 @@ struct Apply: ParsableCommand {
         }
         let summary: EncoderSink.Summary
         do { summary = try sink.finish() } catch { throw CommandFailure(message: error.description) }
-        if !quiet { for note in sink.notes { Console.note(note) } }
+        if !render.quiet { for note in sink.notes { Console.note(note) } }
         let seconds = Double(encoded) / configuration.frameRate.seconds
         if let sig = interruption.signal {
             Console.note(String(format: "interrupted: wrote the first %.2f s (%d frames) to %@, a complete, playable file", seconds, encoded, output))
             throw ExitCode(128 + sig)
         }
-        if !quiet {
+        if !render.quiet {
             Console.note("wrote \(output): \(summary.frames) frames, \(summary.width)x\(summary.height) \(summary.codec), "
                          + String(format: "%.2f s", seconds) + (summary.audio.map { ", audio \($0)" } ?? ", no audio"))
         }
-    }
-
-    /// Ticks the clip will produce, when the input's duration is known.
-    private func expectedFrames(_ info: MediaInfo, _ c: FrameSource.Configuration) -> Int? {
-        guard let duration = info.duration else { return nil }
-        var length = max(0, duration - c.start.seconds)
-        if let d = c.duration { length = min(length, d.seconds) }
-        let passes: Int
-        switch c.loop {
-        case .count(let n): passes = n
-        case .forever: return nil
-        }
-        return Int((length * c.frameRate.seconds).rounded(.up)) * passes
     }
 }
 

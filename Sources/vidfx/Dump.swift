@@ -43,19 +43,7 @@ struct Dump: ParsableCommand {
     @Option(help: ArgumentHelp("Stills at these times instead of the cadence: seconds or h:m:s, comma-separated.", valueName: "t1,t2,…"))
     var at: String?
 
-    @Option(name: [.customShort("e"), .customLong("effects")],
-            help: ArgumentHelp("Effect chain, e.g. \"sepia=0.8,pixelate:size=12\" (see `vidfx effects`).", valueName: "chain"))
-    var effects: String?
-
-    @Flag(name: .shortAndLong, help: "Overwrite an existing output file, or replace the frames in a folder.")
-    var yes = false
-
-    @Flag(name: .shortAndLong, help: "No progress or messages except errors.")
-    var quiet = false
-
-    @Option(help: "Progress on stderr: auto (a line on terminals), json (one object per update) or none.")
-    var progress: ProgressStyle = .auto
-
+    @OptionGroup var render: RenderOptions
     @OptionGroup var timeline: TimelineOptions
     @OptionGroup var color: ColorOptions
 
@@ -77,15 +65,15 @@ struct Dump: ParsableCommand {
     }
 
     func run() throws {
-        let chain = try EffectChainParsing.chain(effects)
+        let chain = try EffectChainParsing.chain(render.effects)
         var configuration = FrameSource.Configuration()
         timeline.apply(to: &configuration)
         color.apply(to: &configuration)
         if let frames { configuration.outputLimit = configuration.frameRate.inverse * Int64(frames) }
         configuration.prefetch = 2  // the image writers queue frames too
-        let quiet = self.quiet
+        let quiet = render.quiet
         configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
-        if output != "-" { try OutputSafety.check(output: output, input: input, overwrite: yes, folder: !rawFile) }
+        if output != "-" { try OutputSafety.check(output: output, input: input, overwrite: render.yes, folder: !rawFile) }
 
         let times: [Rational]
         if let at {
@@ -111,7 +99,7 @@ struct Dump: ParsableCommand {
 
         let writer: any FrameWriter
         if rawFile {
-            writer = try RawFileOutput(path: output, overwrite: yes)
+            writer = try RawFileOutput(path: output, overwrite: render.yes)
         } else {
             let imageFormat: ImageFormat = switch format {
             case .png: .png
@@ -121,12 +109,12 @@ struct Dump: ParsableCommand {
             }
             do {
                 writer = try ImageSequenceSink(folder: output, format: imageFormat, input: input,
-                                               fps: configuration.frameRate.seconds, overwrite: yes)
+                                               fps: configuration.frameRate.seconds, overwrite: render.yes)
             } catch { throw CommandFailure(message: error.description) }
         }
 
-        let expected = times.isEmpty ? frames ?? expectedTicks(source.info, configuration) : times.count
-        let line = ProgressLine(style: progress.style, quiet: quiet || output == "-", total: expected, frameRate: configuration.frameRate.seconds)
+        let expected = times.isEmpty ? configuration.expectedTicks(for: source.info) : times.count
+        let line = ProgressLine(style: render.progress.style, quiet: render.quiet || output == "-", total: expected, frameRate: configuration.frameRate.seconds)
         var count = 0
         var size: (Int, Int)?
         do {
@@ -169,17 +157,10 @@ struct Dump: ParsableCommand {
             writer.abandon()
             throw error
         }
-        if !quiet, let (w, h) = size {
+        if !render.quiet, let (w, h) = size {
             let target = output == "-" ? "stdout" : output
             Console.note("\(count) frames, \(w)x\(h) \(format.rawValue), \(configuration.frameRate) fps -> \(target)")
         }
-    }
-
-    private func expectedTicks(_ info: MediaInfo, _ c: FrameSource.Configuration) -> Int? {
-        guard let duration = info.duration, case .count(let n) = c.loop else { return nil }
-        var length = max(0, duration - c.start.seconds)
-        if let d = c.duration { length = min(length, d.seconds) }
-        return Int((length * c.frameRate.seconds).rounded(.up)) * n
     }
 }
 

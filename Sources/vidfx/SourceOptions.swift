@@ -84,3 +84,31 @@ struct TimelineOptions: ParsableArguments {
         if let loop { configuration.loop = .count(loop) }
     }
 }
+
+/// What `apply` and `dump` share about rendering and reporting.
+struct RenderOptions: ParsableArguments {
+    @Option(name: [.customShort("e"), .customLong("effects")],
+            help: ArgumentHelp("Effect chain, e.g. \"sepia=0.8,pixelate:size=12\" (see `vidfx effects`).", valueName: "chain"))
+    var effects: String?
+
+    @Flag(name: .shortAndLong, help: "Overwrite an existing output (for dump: replace the frames in a folder).")
+    var yes = false
+
+    @Flag(name: .shortAndLong, help: "No progress or messages except errors.")
+    var quiet = false
+
+    @Option(help: "Progress on stderr: auto (a line on terminals), json (one object per update) or none.")
+    var progress: ProgressStyle = .auto
+}
+
+extension FrameSource.Configuration {
+    /// How many ticks the clip will produce, when the input's duration and the loop count are known.
+    func expectedTicks(for info: MediaInfo) -> Int? {
+        guard let duration = info.duration, case .count(let passes) = loop else { return nil }
+        var length = max(0, duration - start.seconds)
+        if let d = self.duration { length = min(length, d.seconds) }
+        var ticks = Int((length * frameRate.seconds).rounded(.up)) * passes
+        if let outputLimit { ticks = min(ticks, Int((outputLimit.seconds * frameRate.seconds).rounded(.up))) }
+        return ticks
+    }
+}
