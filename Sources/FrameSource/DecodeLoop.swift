@@ -119,7 +119,7 @@ final class DecodeLoop: @unchecked Sendable {
                     previousTime = t
                     if still { break }
                 }
-                if let problem = decoder.readError, !warnedEarlyEnd {
+                if let problem = decoder.readError, !warnedEarlyEnd, pass == 0 || picturesThisPass > 0 {
                     warnedEarlyEnd = true
                     warn("\(decoder.input): input ended early (\(problem)); the file may be truncated")
                 }
@@ -130,6 +130,11 @@ final class DecodeLoop: @unchecked Sendable {
                 if let problem = decoder.readError { reason += " (\(problem); the file may be truncated)" }
                 else if decoder.skippedDamage > 0 { reason += " (all video data is damaged)" }
                 throw FrameSourceError(input: decoder.input, kind: .noFrames, reason: reason)
+            }
+            if pass > 0 && picturesThisPass == 0 && !still {
+                // The seek "worked" but nothing came back: a pipe or stream that cannot rewind.
+                warn("\(decoder.input): cannot rewind the input to loop; played it once")
+                return
             }
             let length = max(Rational(0), (passEnd ?? start) - start)
             if length == Rational(0) {

@@ -71,7 +71,11 @@ struct Apply: ParsableCommand {
         settings.size = size.map { ($0.width, $0.height) }
         settings.fit = fit
         settings.frameRate = configuration.frameRate
-        if !noAudio && !source.info.audio.isEmpty {
+        if input == "-" && !noAudio && !source.info.audio.isEmpty && !render.quiet {
+            // The audio is read by a second demuxer of the input, and stdin can be read once.
+            Console.note("audio from standard input is not kept; give a file to keep it")
+        }
+        if !noAudio && !source.info.audio.isEmpty && input != "-" {
             settings.audioInput = input
             settings.audioStart = configuration.start
             settings.audioDuration = configuration.duration

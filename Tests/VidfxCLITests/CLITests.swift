@@ -145,6 +145,24 @@ struct CLI {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 
+    @Test func standardInput() throws {
+        // A faststart MP4 streams from a pipe; looping it cannot rewind, which is said.
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "cat \"$1\" | \"$0\" dump - --format bgra -o - --loop 2", CLI.executable.path,
+                       CLI.testmedia.path + "/h264-30fps-faststart.mp4"]
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let bytes = out.fileHandleForReading.readDataToEndOfFile()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        #expect(bytes.count == 90 * 320 * 240 * 4)
+        #expect(message.contains("cannot rewind the input to loop"))
+    }
+
     @Test func rawToADevice() throws {
         let r = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--format", "bgra", "-o", "/dev/null"])
         #expect(r.status == 0 && r.stderr.contains("90 frames"))
