@@ -8,6 +8,20 @@ public enum EffectKind: String, Sendable, Codable, CaseIterable {
     case distortion
 }
 
+/// What an effect is for, as Core Image groups its filters.
+public enum EffectCategory: String, Sendable, Codable, CaseIterable {
+    /// Tone and colour adjustments and looks.
+    case tone
+    /// Grading through lookup tables.
+    case grading
+    /// Artistic styles (posterize, ink, pop art, old film).
+    case stylize
+    /// Blurs.
+    case blur
+    /// Geometry: mirrors, tiles, warps.
+    case geometry
+}
+
 /// The type of a parameter's value.
 public enum ParameterType: Sendable, Equatable {
     /// A real number.
@@ -114,15 +128,18 @@ public struct EffectDescriptor: Sendable {
     public let name: String
     /// Color, layer or distortion.
     public let kind: EffectKind
+    /// What it is for.
+    public let category: EffectCategory
     /// One line saying what it does.
     public let summary: String
     /// Parameters in order; the first may be given positionally (`sepia=0.8`).
     public let parameters: [ParameterSpec]
 
     /// Creates a descriptor.
-    public init(name: String, kind: EffectKind, summary: String, parameters: [ParameterSpec]) {
+    public init(name: String, kind: EffectKind, category: EffectCategory, summary: String, parameters: [ParameterSpec]) {
         self.name = name
         self.kind = kind
+        self.category = category
         self.summary = summary
         self.parameters = parameters
     }

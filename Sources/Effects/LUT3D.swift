@@ -233,36 +233,6 @@ struct LUTTable: Sendable {
     }
 }
 
-/// General LUT colour grading (spec §C): `.cube`, Hald CLUT or 512×512 lookup image.
-public struct LUT: ColorEffect {
-    public static let descriptor = EffectDescriptor(
-        name: "lut", kind: .color, summary: "Colour grading through a 3D LUT (.cube, Hald CLUT, 512×512 lookup PNG).",
-        parameters: [
-            .file("file", required: true, help: "The LUT: .cube, Hald CLUT image, or 512×512 lookup image."),
-            .float("intensity", default: 1, min: 0, max: 1, help: "Mix with the original: 0 leaves the frame as it is."),
-            .choice("interp", ["tetrahedral", "trilinear", "nearest"], help: "Interpolation between grid points."),
-        ]
-    )
-
-    private let table: LUTTable
-    private let intensity: Float
-    private let dense = DenseLUT()
-
-    public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
-        let cube = try LUT3D.load(parameters.text("file"), resources: resources)
-        table = LUTTable(cube: cube, interpolation: LUTInterpolation(rawValue: parameters.text("interp")) ?? .tetrahedral)
-        intensity = Float(parameters.double("intensity"))
-    }
-
-    public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {
-        if context.width * context.height >= DenseLUT.minimumPixels {
-            DenseLUT.apply(dense.entries(for: table, intensity: intensity), pixels, count: count)
-        } else {
-            table.apply(pixels, count: count, intensity: intensity)
-        }
-    }
-}
-
 /// Every 8-bit input colour mapped once: 2²⁴ outputs (64 MiB), built on first use on
 /// all cores with the very same interpolation code, so results are identical bytes.
 /// A pixel then costs one lookup instead of a 3D interpolation. Worth it for

@@ -2,7 +2,7 @@
 /// with GPUImage's weights (spec A10).
 public struct ZoomBlur: LayerEffect {
     public static let descriptor = EffectDescriptor(
-        name: "zoomblur", kind: .layer, summary: "Radial zoom blur towards a centre point.",
+        name: "zoomblur", kind: .layer, category: .blur, summary: "Radial zoom blur towards a centre point.",
         parameters: [
             .float("amount", default: 1, min: 0, max: 10, help: "Blur size (GPUImage blurSize): tap spacing in % of the distance to the centre."),
             .float("x", default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the width from the left."),

@@ -51,7 +51,7 @@ struct EffectsCommand: ParsableCommand {
         var text = ""
         let rangeWidth = (descriptors.flatMap { $0.parameters.map(\.rangeDescription.count) }.max() ?? 0) + 2
         for d in descriptors {
-            text += "\(d.name) (\(d.kind.rawValue)): \(d.summary)\n"
+            text += "\(d.name) (\(d.kind.rawValue), \(d.category.rawValue)): \(d.summary)\n"
             for p in d.parameters {
                 let def = p.defaultValue.map { $0.description.isEmpty ? "none" : $0.description } ?? "required"
                 var line = "    " + p.name.padding(toLength: 10, withPad: " ", startingAt: 0)
@@ -126,12 +126,14 @@ struct EffectJSON: Encodable {
 
     var name: String
     var kind: String
+    var category: String
     var summary: String
     var parameters: [Parameter]
 
     init(_ d: EffectDescriptor) {
         name = d.name
         kind = d.kind.rawValue
+        category = d.category.rawValue
         summary = d.summary
         parameters = d.parameters.map { p in
             var options: [String]?

@@ -190,7 +190,7 @@ struct CLI {
         let list = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [[String: Any]])
         #expect(list.count == 11)
         let sepia = try #require(list.first { $0["name"] as? String == "sepia" })
-        #expect(sepia["kind"] as? String == "color")
+        #expect(sepia["kind"] as? String == "color" && sepia["category"] as? String == "tone")
         let amount = try #require((sepia["parameters"] as? [[String: Any]])?.first)
         #expect(amount["name"] as? String == "amount" && amount["type"] as? String == "float")
         #expect(amount["default"] as? Double == 1 && amount["min"] as? Double == 0 && amount["max"] as? Double == 1)
@@ -199,7 +199,7 @@ struct CLI {
 
     @Test func oneEffectAndUnknownEffect() throws {
         let one = try CLI.run(["effects", "pixelate"])
-        #expect(one.status == 0 && String(decoding: one.stdout, as: UTF8.self).hasPrefix("pixelate (layer)"))
+        #expect(one.status == 0 && String(decoding: one.stdout, as: UTF8.self).hasPrefix("pixelate (layer, stylize)"))
         let bad = try CLI.run(["effects", "sepai"])
         #expect(bad.status != 0 && bad.stderr.contains("did you mean 'sepia'?"))
     }
