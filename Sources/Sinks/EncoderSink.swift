@@ -55,13 +55,19 @@ public final class EncoderSink {
 
     /// What was written.
     public struct Summary: Sendable {
+        /// Video frames written.
         public var frames: Int
+        /// Output width.
         public var width: Int
+        /// Output height.
         public var height: Int
+        /// Video codec written.
         public var codec: String
+        /// What happened to the audio (`aac copied`, `aac transcoded to opus`), nil without audio.
         public var audio: String?
     }
 
+    /// What the sink was asked to write.
     public let settings: Settings
     /// Notes for the user (size rounding, audio decisions).
     public private(set) var notes: [String] = []

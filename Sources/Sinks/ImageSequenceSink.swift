@@ -12,10 +12,15 @@ import Glibc
 public final class ImageSequenceSink: @unchecked Sendable {
     /// One written image, as listed in the manifest.
     public struct Entry: Codable, Sendable {
+        /// File name inside the folder.
         public var file: String
+        /// Cadence tick it shows.
         public var tick: Int64
+        /// Output time in seconds (the requested time for `--at` stills).
         public var time: Double
+        /// Time of the source picture on the input's timeline, in seconds.
         public var sourceTime: Double
+        /// Loop pass.
         public var pass: Int
     }
 
