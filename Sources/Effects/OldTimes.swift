@@ -63,42 +63,55 @@ public struct OldTimes: LayerEffect {
             if y1 < y0 { y1 = h }
             scratches.append(Scratch(x: xm, y0: y0, y1: y1, dark: u(s, tick, 11, i) < 0.67))
         }
-        let halfW = Double(w) / 2, halfH = Double(h) / 2, diagonal = (halfW * halfW + halfH * halfH).squareRoot()
-
-        for y in rows {
-            let out = dst + y * destinationStride
-            let original = src.row(y)
-            let sy = y + dy
-            let from: UnsafePointer<UInt32>? = sy >= 0 && sy < h ? src.row(sy) : nil
-            for x in 0..<w {
-                let p = from?[x] ?? 0
-                var r = Double((p >> 16) & 0xFF) / 255, g = Double((p >> 8) & 0xFF) / 255, b = Double(p & 0xFF) / 255
-                let luma = 0.299 * r + 0.587 * g + 0.114 * b
-                r += (luma - r) * tone; g += (luma * 0.92 - g) * tone; b += (luma * 0.78 - b) * tone
-                let n = grain * (2 * u(s, tick, 5, UInt32(truncatingIfNeeded: x + y * w)) - 1)
-                r = min(max(r + bright + drift + n, 0), 1)
-                g = min(max(g + bright + drift + n, 0), 1)
-                b = min(max(b + bright + drift + n, 0), 1)
-                for scratch in scratches where y >= scratch.y0 && y < scratch.y1 && abs(x - scratch.x) < 2 {
-                    let f = 1 - Double(abs(x - scratch.x)) / 2
-                    if scratch.dark {
-                        r *= 1 - 0.4 * f; g *= 1 - 0.4 * f; b *= 1 - 0.4 * f
-                    } else {
-                        r += (1 - r) * 0.4 * f; g += (1 - g) * 0.4 * f; b += (1 - b) * 0.4 * f
+        let halfW = Float(w) / 2, halfH = Float(h) / 2, inverseDiagonal = 1 / (halfW * halfW + halfH * halfH).squareRoot()
+        let tone = Float(self.tone), grain = Float(self.grain), vignette = Float(self.vignette), amount = Float(self.amount)
+        let lift = Float(bright + drift)
+        // Per row: scratches as c·M[x] + A[x] (each scratch is such a map, and they compose),
+        // so the pixel loop has no branches and vectorises. A black row stands in for
+        // rows jittered in from outside the frame.
+        var mul = [Float](repeating: 1, count: w), add = [Float](repeating: 0, count: w)
+        let black = [UInt32](repeating: 0, count: w)
+        mul.withUnsafeMutableBufferPointer { mul in add.withUnsafeMutableBufferPointer { add in black.withUnsafeBufferPointer { black in
+            for y in rows {
+                mul.update(repeating: 1)
+                add.update(repeating: 0)
+                for scratch in scratches where y >= scratch.y0 && y < scratch.y1 {
+                    for x in max(0, scratch.x - 1)...min(w - 1, max(0, scratch.x + 1)) where abs(x - scratch.x) < 2 {
+                        let f = 0.4 * (1 - Float(abs(x - scratch.x)) / 2)
+                        mul[x] *= 1 - f
+                        add[x] = scratch.dark ? add[x] * (1 - f) : add[x] * (1 - f) + f
                     }
                 }
-                let dx = Double(x) + 0.5 - halfW, dyc = Double(y) + 0.5 - halfH
-                let t = min(max(((dx * dx + dyc * dyc).squareRoot() / diagonal - 0.45) / 0.55, 0), 1)
-                let shade = 1 - vignette * t * t * (3 - 2 * t)
-                r *= shade; g *= shade; b *= shade
-                let o = original[x]
-                @inline(__always) func mixed(_ c: Double, _ shift: UInt32) -> UInt32 {
-                    let v = Double((o >> shift) & 0xFF) / 255
-                    let m = (v + (c - v) * amount) * 255 + 0.5
-                    return m <= 0 ? 0 : (m >= 255 ? 255 : UInt32(m.rounded(.down)))
+                let out = dst + y * destinationStride
+                let original = src.row(y)
+                let sy = y + dy
+                let from = sy >= 0 && sy < h ? src.row(sy) : black.baseAddress!
+                let dyc = Float(y) + 0.5 - halfH
+                let rowSeed = UInt32(truncatingIfNeeded: y * w)
+                for x in 0..<w {
+                    let p = from[x]
+                    var r = Float(Int32(truncatingIfNeeded: (p >> 16) & 0xFF)) * (1 / 255)
+                    var g = Float(Int32(truncatingIfNeeded: (p >> 8) & 0xFF)) * (1 / 255)
+                    var b = Float(Int32(truncatingIfNeeded: p & 0xFF)) * (1 / 255)
+                    let luma = 0.299 * r + 0.587 * g + 0.114 * b
+                    r += (luma - r) * tone; g += (luma * 0.92 - g) * tone; b += (luma * 0.78 - b) * tone
+                    let hash = OldTimes.hash4(s, tick, 5, rowSeed &+ UInt32(truncatingIfNeeded: x))
+                    let n = grain * (2 * Float(Int32(truncatingIfNeeded: hash >> 8)) * 0x1p-24 - 1) + lift
+                    r = min(max(r + n, 0), 1); g = min(max(g + n, 0), 1); b = min(max(b + n, 0), 1)
+                    let m = mul[x], k = add[x]
+                    r = r * m + k; g = g * m + k; b = b * m + k
+                    let dx = Float(x) + 0.5 - halfW
+                    let t = min(max(((dx * dx + dyc * dyc).squareRoot() * inverseDiagonal - 0.45) * (1 / 0.55), 0), 1)
+                    let shade = 1 - vignette * t * t * (3 - 2 * t)
+                    let o = original[x]
+                    let orr = Float(Int32(truncatingIfNeeded: (o >> 16) & 0xFF)), og = Float(Int32(truncatingIfNeeded: (o >> 8) & 0xFF))
+                    let ob = Float(Int32(truncatingIfNeeded: o & 0xFF))
+                    let mr = orr + (r * shade * 255 - orr) * amount
+                    let mg = og + (g * shade * 255 - og) * amount
+                    let mb = ob + (b * shade * 255 - ob) * amount
+                    out[x] = (o & 0xFF00_0000) | Pixel.quantize(mr) << 16 | Pixel.quantize(mg) << 8 | Pixel.quantize(mb)
                 }
-                out[x] = (o & 0xFF00_0000) | mixed(r, 16) << 16 | mixed(g, 8) << 8 | mixed(b, 0)
             }
-        }
+        } } }
     }
 }
