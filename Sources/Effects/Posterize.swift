@@ -21,18 +21,29 @@ public struct Posterize: ColorEffect {
     }
 }
 
-/// The same 256-entry map applied to R, G and B; alpha kept.
+/// The same 256-entry map applied to R, G and B; alpha kept. Green and blue are
+/// looked up together in a 64K-entry table (128 KB, stays in L2), so a pixel costs two
+/// lookups instead of three.
 struct ChannelTable: Sendable {
-    private let entries: [UInt32]
+    private let red: [UInt32]
+    private let greenBlue: [UInt16]
 
-    init(_ map: (Int) -> UInt8) { entries = (0..<256).map { UInt32(map($0)) } }
+    init(_ map: (Int) -> UInt8) {
+        let single = (0..<256).map { UInt16(map($0)) }
+        red = single.map { UInt32($0) << 16 }
+        var gb = [UInt16](repeating: 0, count: 65536)
+        for g in 0..<256 { for b in 0..<256 { gb[g << 8 | b] = single[g] << 8 | single[b] } }
+        greenBlue = gb
+    }
 
     func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int) {
-        entries.withUnsafeBufferPointer { t in
-            let t = t.baseAddress!
-            for i in 0..<count {
-                let p = pixels[i]
-                pixels[i] = (p & 0xFF00_0000) | t[Int((p >> 16) & 0xFF)] << 16 | t[Int((p >> 8) & 0xFF)] << 8 | t[Int(p & 0xFF)]
+        red.withUnsafeBufferPointer { r in
+            greenBlue.withUnsafeBufferPointer { gb in
+                let r = r.baseAddress!, gb = gb.baseAddress!
+                for i in 0..<count {
+                    let p = pixels[i]
+                    pixels[i] = (p & 0xFF00_0000) | r[Int((p >> 16) & 0xFF)] | UInt32(gb[Int(p & 0xFFFF)])
+                }
             }
         }
     }
