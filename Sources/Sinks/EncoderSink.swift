@@ -185,6 +185,8 @@ public final class EncoderSink {
         width = w
         height = h
 
+        // SVT-AV1 logs its banner straight to stderr unless told otherwise (users can still set it).
+        if codec == .av1 { setenv("SVT_LOG", "1", 0) }
         guard let encoderCodec = codec.encoderNames.lazy.compactMap({ avcodec_find_encoder_by_name($0) }).first else {
             throw SinkError(path: path, reason: "no \(codec.rawValue) encoder in this FFmpeg build")
         }

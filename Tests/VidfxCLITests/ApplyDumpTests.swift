@@ -225,6 +225,16 @@ enum CLIProcess {
         #expect(dir.contents.isEmpty)
     }
 
+    @Test(arguments: [("hevc", "mkv", "hevc", "yuv420p"), ("prores", "mov", "prores", "yuv422p10le"), ("av1", "mkv", "av1", "yuv420p")])
+    func otherCodecs(codec: String, ext: String, name: String, pixelFormat: String) throws {
+        let dir = Scratch()
+        let out = dir.path("c.\(ext)")
+        let r = try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "--duration", "0.5", "--codec", codec, "-o", out, "-q"])
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+        let p = try Probe(out)
+        #expect(p.video["codec_name"] == name && p.video["pix_fmt"] == pixelFormat && p.video["nb_read_frames"] == "15")
+    }
+
     @Test func corruptStretchIsSkippedWithAWarning() throws {
         let dir = Scratch()
         let out = dir.path("c.mp4")
