@@ -53,10 +53,12 @@ let package = Package(
         ),
         // Benchmark driver (bench/effects.py runs it beside ffmpeg); not a test.
         .executableTarget(name: "effects-bench", dependencies: ["Effects", "FrameCore"], path: "Benchmarks/EffectsBench", swiftSettings: strict),
+        // Process running shared by the test targets.
+        .target(name: "TestSupport", path: "Tests/Support", swiftSettings: strict),
         .testTarget(name: "FrameCoreTests", dependencies: ["FrameCore"], swiftSettings: strict),
-        .testTarget(name: "EffectsTests", dependencies: ["Effects", "FrameCore", "FrameSource"], swiftSettings: strict),
-        .testTarget(name: "FrameSourceTests", dependencies: ["FrameSource", "FrameCore"], swiftSettings: strict),
-        .testTarget(name: "VidfxCLITests", dependencies: ["vidfx", "FrameSource", "Effects", "FrameCore"], swiftSettings: strict),
+        .testTarget(name: "EffectsTests", dependencies: ["Effects", "FrameCore", "FrameSource", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "FrameSourceTests", dependencies: ["FrameSource", "FrameCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "VidfxCLITests", dependencies: ["vidfx", "FrameSource", "Effects", "FrameCore", "TestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

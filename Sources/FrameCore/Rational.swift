@@ -76,6 +76,17 @@ public struct Rational: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// `a × k`, exact.
     public static func * (a: Rational, k: Int64) -> Rational { Rational(a.numerator * k, a.denominator) }
 
+    /// How many whole `unit`s fit in this value, rounded down: a time in seconds as a
+    /// timestamp in a time base (`unit` = seconds per tick).
+    /// - Precondition: `unit > 0`.
+    public func floor(in unit: Rational) -> Int64 {
+        let num = Int128(numerator) * Int128(unit.denominator)
+        let den = Int128(denominator) * Int128(unit.numerator)
+        var q = num / den
+        if num % den != 0, num < 0 { q -= 1 }
+        return Int64(clamping: q)
+    }
+
     /// The reciprocal.
     public var inverse: Rational { Rational(denominator, numerator) }
 

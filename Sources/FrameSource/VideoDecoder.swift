@@ -187,12 +187,8 @@ final class VideoDecoder {
     /// `seconds` (source timeline). Returns false when the input cannot seek.
     func seek(toSeconds seconds: Rational) -> Bool {
         guard let fmt = format, let cc = codec else { return false }
-        // ts in stream units, rounded down so that we land at or before the target.
-        let num = Int128(seconds.numerator) * Int128(timeBase.denominator)
-        let den = Int128(seconds.denominator) * Int128(timeBase.numerator)
-        var q = num / den
-        if num % den != 0, num < 0 { q -= 1 }
-        let target = startPts + Int64(q)
+        // Rounded down, so that we land at or before the target.
+        let target = startPts + seconds.floor(in: timeBase)
         let r = av_seek_frame(fmt, streamIndex, target, AVSEEK_FLAG_BACKWARD)
         avcodec_flush_buffers(cc)
         draining = false

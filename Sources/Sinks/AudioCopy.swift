@@ -75,13 +75,15 @@ final class AudioCopy {
         exhausted = false
         guard let fmt = format else { return }
         if pass == 0 && start == Rational(0) { return }  // already at the top
-        let ts = Int64((Int128(start.numerator) * Int128(inTimeBase.den)) / (Int128(start.denominator) * Int128(inTimeBase.num)))
+        let ts = start.floor(in: timeBase)
         if av_seek_frame(fmt, streamIndex, ts, AVSEEK_FLAG_BACKWARD) < 0 {
             _ = av_seek_frame(fmt, streamIndex, 0, AVSEEK_FLAG_BACKWARD)
         }
     }
 
-    private func seconds(_ ts: Int64) -> Rational { Rational(ts * Int64(inTimeBase.num), Int64(inTimeBase.den)) }
+    private var timeBase: Rational { Rational(Int64(inTimeBase.num), Int64(inTimeBase.den)) }
+
+    private func seconds(_ ts: Int64) -> Rational { timeBase * ts }
 
     private func drain(until limit: Rational, into muxer: UnsafeMutablePointer<AVFormatContext>) throws(SinkError) {
         guard let fmt = format, let pkt = packet, let out = outStream else { return }
@@ -104,8 +106,7 @@ final class AudioCopy {
             let outTime = passStart + (seconds(pkt.pointee.pts) - start)
             guard outTime < limit else { return }
             // Shift pts and dts by the same amount, in the input time base, then rescale.
-            let shift = Int64((Int128((passStart - start).numerator) * Int128(inTimeBase.den))
-                              / (Int128((passStart - start).denominator) * Int128(inTimeBase.num)))
+            let shift = (passStart - start).floor(in: timeBase)
             pkt.pointee.pts += shift
             if pkt.pointee.dts != VFX_AV_NOPTS_VALUE { pkt.pointee.dts += shift }
             av_packet_rescale_ts(pkt, inTimeBase, out.pointee.time_base)

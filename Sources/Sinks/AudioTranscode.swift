@@ -116,7 +116,7 @@ final class AudioTranscode: AudioPath {
 
     /// Output sample index of an output time.
     private func sample(at time: Rational) -> Int64 {
-        Int64(Int128(time.numerator) * Int128(rate) / Int128(time.denominator))
+        time.floor(in: Rational(1, rate))
     }
 
     private var queued: Int64 { encoded + Int64(av_audio_fifo_size(fifo)) }
@@ -195,7 +195,7 @@ final class AudioTranscode: AudioPath {
         exhausted = false
         draining = false
         if pass == 0 && start == Rational(0) { return }
-        let ts = Int64(Int128(start.numerator) * Int128(inTimeBase.den) / (Int128(start.denominator) * Int128(inTimeBase.num)))
+        let ts = start.floor(in: Rational(Int64(inTimeBase.num), Int64(inTimeBase.den)))
         if av_seek_frame(fmt, streamIndex, ts, AVSEEK_FLAG_BACKWARD) < 0 {
             _ = av_seek_frame(fmt, streamIndex, 0, AVSEEK_FLAG_BACKWARD)
         }

@@ -1,6 +1,7 @@
 import Effects
 import Foundation
 import FrameCore
+import TestSupport
 
 /// Deterministic test frames and reference helpers (spec §0 conventions, in Double).
 enum Fixture {
@@ -59,15 +60,13 @@ enum Fixture {
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = dir.appendingPathComponent("in.bgra"), output = dir.appendingPathComponent("out.bgra")
         try Data(frame.packedBytes()).write(to: input)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "bgra",
-                       "-s", "\(frame.width)x\(frame.height)", "-i", input.path] + extraInputs
-            + [complex ? "-filter_complex" : "-vf", filter, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "bgra", output.path]
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw OracleFailure(filter: filter) }
+        do {
+            _ = try Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "bgra",
+                                                       "-s", "\(frame.width)x\(frame.height)", "-i", input.path] + extraInputs
+                + [complex ? "-filter_complex" : "-vf", filter, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "bgra", output.path])
+        } catch {
+            throw OracleFailure(filter: filter)
+        }
         let bytes = try [UInt8](Data(contentsOf: output))
         var out = Frame(width: frame.width, height: frame.height)
         let rowBytes = frame.width * 4, stride = out.bytesPerRow

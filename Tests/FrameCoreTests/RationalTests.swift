@@ -27,6 +27,13 @@ import Testing
         #expect(Rational(1, 3) < Rational(334, 1000))
     }
 
+    @Test func floorInATimeBase() {
+        #expect(Rational(1, 2).floor(in: Rational(1, 15360)) == 7680)
+        #expect(Rational(1, 3).floor(in: Rational(1, 1000)) == 333)
+        #expect(Rational(-1, 3).floor(in: Rational(1, 1000)) == -334)
+        #expect(Rational(1001, 30000).floor(in: Rational(1001, 30000)) == 1)
+    }
+
     @Test func arithmeticIsExact() {
         #expect(Rational(1, 3) + Rational(1, 6) == Rational(1, 2))
         #expect(Rational(1, 3) - Rational(1, 2) == Rational(-1, 6))

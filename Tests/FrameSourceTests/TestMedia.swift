@@ -1,6 +1,7 @@
 import Foundation
 import FrameCore
 import FrameSource
+import TestSupport
 import Testing
 
 /// Paths to the committed clips and helpers that read what the tests need out of frames.
@@ -36,29 +37,6 @@ enum TestMedia {
 
     /// Raw BGRA from the ffmpeg CLI: `ffmpeg -i FILE -vf FILTERS -f rawvideo -`.
     static func ffmpegFrames(_ name: String, filters: String) throws -> Data {
-        try run("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", path(name), "-vf", filters, "-f", "rawvideo", "-"])
-    }
-
-    /// Runs a program and returns its standard output; throws when it fails.
-    static func run(_ executable: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ProcessFailure(command: ([executable] + arguments).joined(separator: " "), status: process.terminationStatus)
-        }
-        return data
-    }
-
-    struct ProcessFailure: Error, CustomStringConvertible {
-        var command: String
-        var status: Int32
-        var description: String { "\(command) exited with \(status)" }
+        try Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", path(name), "-vf", filters, "-f", "rawvideo", "-"])
     }
 }

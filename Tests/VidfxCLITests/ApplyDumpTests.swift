@@ -2,6 +2,7 @@ import Effects
 import Foundation
 import FrameCore
 import FrameSource
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -38,16 +39,7 @@ struct Probe {
 
 enum CLIProcess {
     static func output(_ executable: String, _ arguments: [String]) throws -> Data {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return data
+        try Subprocess.run(executable, arguments).output
     }
 
     /// Where the video and the audio end on the file's timeline: the latest packet
