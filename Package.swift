@@ -42,7 +42,9 @@ let package = Package(
         // The software shader engine and the effects; knows nothing of FFmpeg.
         .target(name: "Effects", dependencies: ["FrameCore"], swiftSettings: strict + tuning),
         // Where frames go: image files now; encoder and preview sinks later.
-        .target(name: "Sinks", dependencies: ["FrameCore", "CFFmpeg"], swiftSettings: strict + tuning),
+        // zlib, for PNG frames streamed straight to their files.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "Sinks", dependencies: ["FrameCore", "CFFmpeg", "CZlib"], swiftSettings: strict + tuning),
         .executableTarget(
             name: "vidfx",
             dependencies: [
@@ -57,6 +59,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/Support", swiftSettings: strict),
         .testTarget(name: "FrameCoreTests", dependencies: ["FrameCore"], swiftSettings: strict),
         .testTarget(name: "EffectsTests", dependencies: ["Effects", "FrameCore", "FrameSource", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SinksTests", dependencies: ["Sinks", "FrameCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "FrameSourceTests", dependencies: ["FrameSource", "FrameCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "VidfxCLITests", dependencies: ["vidfx", "FrameSource", "Effects", "FrameCore", "TestSupport"], swiftSettings: strict),
     ],

@@ -3,7 +3,8 @@
 # only when something is missing. Quiet when there is nothing to do.
 set -euo pipefail
 
-packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev ffmpeg)
+# zlib: PNG frames; SDL2: the preview window; tmux: the terminal preview tests.
+packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev ffmpeg zlib1g-dev libsdl2-dev tmux)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -65,6 +65,10 @@ public struct Frame: Sendable {
         return try body(UnsafeMutableRawBufferPointer(start: buffer.bytes, count: buffer.count))
     }
 
+    /// True when no other frame shares this frame's pixels, so writing to them in
+    /// place (``withUnsafeMutableBytes(_:)``) costs no copy.
+    public mutating func isUniquelyReferenced() -> Bool { isKnownUniquelyReferenced(&buffer) }
+
     /// True when both frames show the very same buffer (a repeated source picture).
     public func sharesPixels(with other: Frame) -> Bool { buffer === other.buffer }
 

@@ -69,6 +69,10 @@ extension FrameSource {
         public var squarePixels = true
         /// How many frames decoding may run ahead of the consumer (default 3).
         public var prefetch = 3
+        /// Decoder threads; nil lets FFmpeg choose (one more than the cores). Fewer
+        /// threads hold fewer frames in flight, worth it when something else (an
+        /// encoder) is the bottleneck.
+        public var decoderThreads: Int?
         /// Longest wait for input data before a read fails (network inputs), default 15 s.
         public var ioTimeout: Duration = .seconds(15)
         /// Receives one-line warnings about recoverable problems (damaged data skipped,

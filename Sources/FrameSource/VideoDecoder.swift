@@ -99,7 +99,7 @@ final class VideoDecoder {
         r = avcodec_parameters_to_context(cc, par)
         if r < 0 { throw VideoDecoder.error(input, r, context: "cannot set up the video decoder", interrupt: interrupt) }
         cc.pointee.pkt_timebase = stream.pointee.time_base
-        cc.pointee.thread_count = 0  // one per core, FFmpeg's choice
+        cc.pointee.thread_count = Int32(max(0, configuration.decoderThreads ?? 0))  // 0: FFmpeg's choice
         cc.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
         r = avcodec_open2(cc, decoderCodec, nil)
         if r < 0 { throw VideoDecoder.error(input, r, context: "cannot open the \(String(cString: decoderCodec.pointee.name)) decoder", interrupt: interrupt) }

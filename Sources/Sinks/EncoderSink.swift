@@ -76,7 +76,7 @@ public final class EncoderSink {
     private var muxer: UnsafeMutablePointer<AVFormatContext>?
     private var encoder: UnsafeMutablePointer<AVCodecContext>?
     private var stream: UnsafeMutablePointer<AVStream>?
-    private var picture: UnsafeMutablePointer<AVFrame>?
+    private var colorspace = AVCOL_SPC_UNSPECIFIED
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var scaler: OpaquePointer?
     private var scalerKey: (Int, Int) = (0, 0)
@@ -111,7 +111,6 @@ public final class EncoderSink {
 
     private func release() {
         av_packet_free(&packet)
-        av_frame_free(&picture)
         avcodec_free_context(&encoder)
         sws_freeContext(scaler)
         scaler = nil
@@ -123,22 +122,61 @@ public final class EncoderSink {
         audio = nil
     }
 
-    /// Encodes one frame (its `tick` is its timestamp).
-    public func write(_ frame: Frame) throws(SinkError) {
-        if !headerWritten { try open(firstFrame: frame) }
-        guard let enc = encoder, let pic = picture, let mux = muxer else { return }
-        if let audio {
-            try audio.write(upTo: frame.time, pass: frame.pass, passStart: frame.passStart, into: mux)
+    /// A frame already converted to the encoder's pixel format and size: a third of a
+    /// BGRA frame's memory, so queues in front of the encoder stay small.
+    public final class Picture: @unchecked Sendable {
+        fileprivate var frame: UnsafeMutablePointer<AVFrame>?
+        fileprivate let tick: Int64
+        fileprivate let time: Rational
+        fileprivate let pass: Int
+        fileprivate let passStart: Rational
+
+        fileprivate init(_ frame: UnsafeMutablePointer<AVFrame>, from source: Frame) {
+            self.frame = frame
+            tick = source.tick
+            time = source.time
+            pass = source.pass
+            passStart = source.passStart
         }
-        let r0 = av_frame_make_writable(pic)
-        if r0 < 0 { throw SinkError.ffmpeg(settings.output, "out of memory", r0) }
+
+        deinit { av_frame_free(&frame) }
+    }
+
+    /// Converts `frame` for the encoder (on the calling thread, using all cores).
+    /// The first call creates the file. Call from one thread at a time; it may be
+    /// another thread than the one calling ``write(_:)-(Picture)``.
+    public func picture(from frame: Frame) throws(SinkError) -> Picture {
+        if !headerWritten { try open(firstFrame: frame) }
+        guard let pic = av_frame_alloc() else { throw SinkError(path: settings.output, reason: "out of memory") }
+        let picture = Picture(pic, from: frame)  // frees it on every path
+        pic.pointee.format = codec.pixelFormat.rawValue
+        pic.pointee.width = Int32(width)
+        pic.pointee.height = Int32(height)
+        pic.pointee.colorspace = colorspace
+        pic.pointee.color_range = AVCOL_RANGE_MPEG
+        let r = av_frame_get_buffer(pic, 0)
+        if r < 0 { throw SinkError.ffmpeg(settings.output, "out of memory", r) }
         try convert(frame, into: pic)
         pic.pointee.pts = frame.tick
+        return picture
+    }
+
+    /// Encodes one converted frame (its tick is its timestamp).
+    public func write(_ picture: Picture) throws(SinkError) {
+        guard let enc = encoder, let mux = muxer, let pic = picture.frame else { return }
+        if let audio {
+            try audio.write(upTo: picture.time, pass: picture.pass, passStart: picture.passStart, into: mux)
+        }
         let r = avcodec_send_frame(enc, pic)
         if r < 0 { throw SinkError.ffmpeg(settings.output, "encoding failed", r) }
         try drainPackets()
         frames += 1
-        lastTime = frame.time + settings.frameRate.inverse
+        lastTime = picture.time + settings.frameRate.inverse
+    }
+
+    /// Converts and encodes one frame (its `tick` is its timestamp).
+    public func write(_ frame: Frame) throws(SinkError) {
+        try write(picture(from: frame))
     }
 
     /// Flushes the encoder, writes the container's index and renames the file into place.
@@ -260,16 +298,9 @@ public final class EncoderSink {
         r = avformat_write_header(mux, nil)
         if r < 0 { throw SinkError.ffmpeg(path, "cannot write the container header", r) }
         headerWritten = true
-        picture = av_frame_alloc()
         packet = av_packet_alloc()
-        guard let pic = picture, packet != nil else { throw SinkError(path: path, reason: "out of memory") }
-        pic.pointee.format = codec.pixelFormat.rawValue
-        pic.pointee.width = Int32(w)
-        pic.pointee.height = Int32(h)
-        pic.pointee.colorspace = enc.pointee.colorspace
-        pic.pointee.color_range = AVCOL_RANGE_MPEG
-        r = av_frame_get_buffer(pic, 0)
-        if r < 0 { throw SinkError.ffmpeg(path, "out of memory", r) }
+        guard packet != nil else { throw SinkError(path: path, reason: "out of memory") }
+        colorspace = enc.pointee.colorspace
     }
 
     // MARK: Per frame

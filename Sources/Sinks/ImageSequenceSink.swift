@@ -85,7 +85,7 @@ public final class ImageSequenceSink: @unchecked Sendable {
                 throw SinkError(path: folder, reason: "cannot create the folder (\(error.localizedDescription))")
             }
         }
-        capacity = max(1, threads)
+        capacity = 1  // each worker holds a frame already; a longer queue only adds 8 MB a frame
         for i in 0..<max(1, threads) {
             let t = Thread { [self] in self.work() }
             t.name = "vidfx.images.\(i)"
@@ -177,11 +177,10 @@ public final class ImageSequenceSink: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
             do {
-                let bytes = try encoder.encode(frame, as: format)
-                try writeAtomically(Data(bytes), to: workFolder + "/" + fileName(index))
+                try encoder.write(frame, as: format, toFile: workFolder + "/" + fileName(index))
             } catch {
                 condition.lock()
-                if failure == nil { failure = (error as? SinkError) ?? SinkError(path: folder, reason: "\(error)") }
+                if failure == nil { failure = SinkError(path: error.path, reason: error.reason) }
                 queue.removeAll()
                 condition.broadcast()
                 condition.unlock()

@@ -36,21 +36,7 @@ public enum ImageWriter {
     /// Writes `frame` to `path` through a temporary file renamed into place, so a
     /// failure never leaves a half-written image at `path`.
     public static func write(_ frame: Frame, to path: String, as format: ImageFormat) throws(ImageWriteError) {
-        let bytes = try ImageEncoder().encode(frame, as: format)
-        let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).vidfx-\(getpid()).part")
-        do {
-            try Data(bytes).write(to: temporary)
-            guard rename(temporary.path, path) == 0 else {
-                throw ImageWriteError(path: path, reason: "cannot move into place (\(String(cString: strerror(errno))))")
-            }
-        } catch let error as ImageWriteError {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw ImageWriteError(path: path, reason: "cannot write (\(error.localizedDescription))")
-        }
+        try ImageEncoder().write(frame, as: format, toFile: path)
     }
 }
 
@@ -65,6 +51,7 @@ public final class ImageEncoder {
     private var ctx: UnsafeMutablePointer<AVCodecContext>?
     private var picture: UnsafeMutablePointer<AVFrame>?
     private var packet: UnsafeMutablePointer<AVPacket>?
+    private let png = PNGEncoder()
     private var sws: OpaquePointer?
 
     /// Creates an encoder; codecs are opened on first use.
@@ -107,10 +94,51 @@ public final class ImageEncoder {
                 count = o
             }
         case .png:
-            let opaque = isOpaque(frame)
-            return try encodeWithFFmpeg(frame, codec: AV_CODEC_ID_PNG, pixelFormat: opaque ? AV_PIX_FMT_RGB24 : AV_PIX_FMT_RGBA, quality: nil)
+            var out: [UInt8] = []
+            try png.encode(frame, alpha: !isOpaque(frame)) { bytes throws(ImageWriteError) in out += bytes }
+            return out
         case .jpeg(let quality):
             return try encodeWithFFmpeg(frame, codec: AV_CODEC_ID_MJPEG, pixelFormat: AV_PIX_FMT_YUVJ444P, quality: quality)
+        }
+    }
+
+    /// Writes `frame` to `path` through a hidden temporary file beside it, renamed into
+    /// place when complete. PNG is streamed to the file as it is compressed.
+    public func write(_ frame: Frame, as format: ImageFormat, toFile path: String) throws(ImageWriteError) {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let temporary = "\(folder).\(name).vidfx-\(getpid()).part"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw ImageWriteError(path: path, reason: "cannot write (\(String(cString: strerror(errno))))") }
+        var isOpen = true
+        func put(_ bytes: UnsafeRawBufferPointer) throws(ImageWriteError) {
+            var done = 0
+            while done < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw ImageWriteError(path: path, reason: "write failed (\(String(cString: strerror(errno))))")
+                }
+                done += n
+            }
+        }
+        do throws(ImageWriteError) {
+            if case .png = format {
+                try png.encode(frame, alpha: !isOpaque(frame), emit: put)
+            } else {
+                let bytes = try encode(frame, as: format)
+                try emitBytes(bytes, put)
+            }
+            isOpen = false
+            guard close(fd) == 0 else { throw ImageWriteError(path: path, reason: "write failed (\(String(cString: strerror(errno))))") }
+            guard rename(temporary, path) == 0 else {
+                throw ImageWriteError(path: path, reason: "cannot move into place (\(String(cString: strerror(errno))))")
+            }
+        } catch {
+            if isOpen { close(fd) }  // never twice: another thread may own that number by now
+            unlink(temporary)
+            throw error
         }
     }
 

@@ -59,7 +59,10 @@ struct Apply: ParsableCommand {
         configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
         // Three stages already overlap (decode, effects, encode); deeper queues only add
         // 8 MB per 1080p frame in flight, and x264 holds its own lookahead.
-        configuration.prefetch = 2
+        configuration.prefetch = 1
+        // The encoder is the bottleneck and wants every core; two decoder threads keep
+        // ahead of it and hold one frame thread's worth of memory less than FFmpeg's three.
+        configuration.decoderThreads = 2
         let source = try FrameSource(input, configuration: configuration)
         defer { source.close() }
 
@@ -88,14 +91,17 @@ struct Apply: ParsableCommand {
         defer { interruption.end() }
         let line = ProgressLine(style: render.progress.style, quiet: render.quiet, total: configuration.expectedTicks(for: source.info),
                                 frameRate: configuration.frameRate.seconds)
-        // Effects run here while the encoder thread compresses the previous frames.
+        // Effects and the conversion to YUV run here while the encoder thread compresses
+        // the previous frames; the queue holds YUV pictures, a third the size of BGRA.
         let encoder = EncodeThread(sink: sink, capacity: 2)
         var rendered = 0
         var failure: (any Error)?
         do {
-            while let frame = try source.nextFrame() {
-                let out = chain?.apply(to: frame) ?? frame
-                guard encoder.submit(out) else { break }  // the encoder failed
+            while var out = try source.nextFrame() {
+                chain?.apply(to: &out)
+                let picture: EncoderSink.Picture
+                do { picture = try sink.picture(from: out) } catch { encoder.fail(error); break }
+                guard encoder.submit(picture) else { break }  // the encoder failed
                 rendered += 1
                 line.update(frames: rendered)
             }
@@ -129,7 +135,7 @@ final class EncodeThread: @unchecked Sendable {
     private let sink: EncoderSink
     private let capacity: Int
     private let condition = NSCondition()
-    private var queue: [Frame] = []
+    private var queue: [EncoderSink.Picture] = []
     private var closed = false
     private var done = false
     private(set) var error: (any Error)?
@@ -143,8 +149,17 @@ final class EncodeThread: @unchecked Sendable {
         thread.start()
     }
 
-    /// Queues a frame; false once the encoder has failed.
-    func submit(_ frame: Frame) -> Bool {
+    /// Records a failure on the producer's side (the encoder thread then stops).
+    func fail(_ error: any Error) {
+        condition.lock()
+        if self.error == nil { self.error = error }
+        queue.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Queues a picture; false once the encoder has failed.
+    func submit(_ frame: EncoderSink.Picture) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while queue.count >= capacity && error == nil { condition.wait() }

@@ -70,7 +70,7 @@ struct Dump: ParsableCommand {
         timeline.apply(to: &configuration)
         color.apply(to: &configuration)
         if let frames { configuration.outputLimit = configuration.frameRate.inverse * Int64(frames) }
-        configuration.prefetch = 2  // the image writers queue frames too
+        configuration.prefetch = 1  // the image writers queue frames too
         let quiet = render.quiet
         configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
         if output != "-" { try OutputSafety.check(output: output, input: input, overwrite: render.yes, folder: !rawFile) }
@@ -119,8 +119,8 @@ struct Dump: ParsableCommand {
         var size: (Int, Int)?
         do {
             if times.isEmpty {
-                while let frame = try source.nextFrame() {
-                    let out = chain?.apply(to: frame) ?? frame
+                while var out = try source.nextFrame() {
+                    chain?.apply(to: &out)
                     if size == nil { size = (out.width, out.height) }
                     guard try writer.write(out) else { break }
                     count += 1

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import FrameCore
 import FrameSource
 
 /// `vidfx`: pull frames out of videos on a timed cadence, run effects, write them out.
@@ -16,6 +17,7 @@ struct VidFX: AsyncParsableCommand {
     static func main() async {
         // A file-size limit (ulimit -f) must surface as a write error (EFBIG), not kill us.
         signal(SIGXFSZ, SIG_IGN)
+        FramePool.preferMappedBuffers()  // footprint = what is alive
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

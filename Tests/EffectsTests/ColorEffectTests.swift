@@ -210,3 +210,17 @@ import Testing
         }
     }
 }
+
+/// Colour passes write in place only when no other frame shares the pixels.
+@Suite struct InPlaceChainTests {
+    @Test func inPlaceEqualsCopyAndLeavesSharedFramesAlone() throws {
+        let chain = try EffectChain(parsing: "sepia,posterize,pixelate=4,solarize")
+        let original = Fixture.random(width: 67, height: 45)
+        let expected = chain.apply(to: original)  // `original` is shared here: rendered into new frames
+        var unique = Frame(width: 67, height: 45)
+        unique.withUnsafeMutableBytes { d in original.withUnsafeBytes { s in d.copyMemory(from: s) } }
+        chain.apply(to: &unique)
+        #expect(Fixture.sameBytes(unique, expected))
+        #expect(Fixture.sameBytes(original, Fixture.random(width: 67, height: 45)), "the shared source is untouched")
+    }
+}
