@@ -45,10 +45,16 @@ let package = Package(
         // zlib, for PNG frames streamed straight to their files.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "Sinks", dependencies: ["FrameCore", "CFFmpeg", "CZlib"], swiftSettings: strict + tuning),
+        // The preview window: SDL2 (what ffplay uses), kept out of the Sinks library so
+        // that users of Sinks need no libsdl2-dev.
+        .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
+        .target(name: "WindowSink", dependencies: ["CSDL2", "Sinks", "FrameCore"], swiftSettings: strict),
+        // Real-time playback of a source through effects to preview sinks.
+        .target(name: "Playback", dependencies: ["FrameSource", "Effects", "Sinks", "FrameCore"], swiftSettings: strict),
         .executableTarget(
             name: "vidfx",
             dependencies: [
-                "FrameSource", "Effects", "Sinks", "FrameCore",
+                "FrameSource", "Effects", "Sinks", "FrameCore", "Playback", "WindowSink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

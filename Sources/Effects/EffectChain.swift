@@ -17,6 +17,12 @@ public final class EffectChain: Sendable {
         public let effect: any Effect
         /// Its validated parameters.
         public let parameters: Parameters
+
+        /// Pairs an effect with the parameters it was made from.
+        public init(effect: any Effect, parameters: Parameters) {
+            self.effect = effect
+            self.parameters = parameters
+        }
     }
 
     private enum Stage: Sendable {

@@ -11,16 +11,27 @@ public struct PlaybackStatistics: Sendable, Equatable {
     public var p99Lateness: Duration = .zero
     /// Largest delay (realtime only).
     public var maxLateness: Duration = .zero
+
+    /// Figures to start from (all zero by default).
+    public init(delivered: Int = 0, dropped: Int = 0) {
+        self.delivered = delivered
+        self.dropped = dropped
+    }
 }
 
-/// Collects lateness in 0.1 ms buckets up to 2 s (p99 without keeping samples).
-struct LatenessHistogram {
+/// Collects lateness in 0.1 ms buckets up to 2 s (p99 without keeping samples, so
+/// memory stays flat however long playback runs).
+public struct LatenessHistogram: Sendable {
     private var buckets = [Int](repeating: 0, count: 20_001)
     private var count = 0
     private var total: Duration = .zero
     private var maximum: Duration = .zero
 
-    mutating func record(_ lateness: Duration) {
+    /// An empty histogram.
+    public init() {}
+
+    /// Adds one delay (negative counts as on time).
+    public mutating func record(_ lateness: Duration) {
         let l = max(lateness, .zero)
         let tenthsOfMs = Int(l / .microseconds(100))
         buckets[min(tenthsOfMs, buckets.count - 1)] += 1
@@ -29,7 +40,8 @@ struct LatenessHistogram {
         maximum = max(maximum, l)
     }
 
-    func fill(_ stats: inout PlaybackStatistics) {
+    /// Writes mean, p99 and maximum into `stats`.
+    public func fill(_ stats: inout PlaybackStatistics) {
         guard count > 0 else { return }
         stats.meanLateness = total / count
         stats.maxLateness = maximum

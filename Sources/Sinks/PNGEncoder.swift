@@ -9,9 +9,11 @@ import Glibc
 /// allocates nothing frame-sized (libavcodec's PNG encoder needs a converted
 /// picture plus a worst-case packet, ~12 MB at 1080p, per thread).
 ///
-/// Scanlines use PNG's "up" filter: one subtraction a byte, and on the benchmark
-/// clip the files come out 11% smaller than ffmpeg's (which filters nothing by
-/// default) at the same deflate cost. Level 6 is zlib's and ffmpeg's default.
+/// Each row gets the filter (none, sub or up) with the smallest sum of signed bytes,
+/// and deflate runs at level 3. Measured against ffmpeg's defaults (no filter, level
+/// 6) on 300 1080p frames: a synthetic test pattern came out 7% smaller in 0.9× the
+/// time, a grainy one 6% larger in 0.55× the time. Level 6 took twice as long again
+/// for 2–8% less.
 final class PNGEncoder {
     private var stream = z_stream()
     private let level: Int32
@@ -20,15 +22,17 @@ final class PNGEncoder {
     private var current: UnsafeMutablePointer<UInt8>
     private var previous: UnsafeMutablePointer<UInt8>
     private var filtered: UnsafeMutablePointer<UInt8>
+    private var candidate: UnsafeMutablePointer<UInt8>
     /// One chunk: 8 bytes of length and type, the data, 4 bytes of CRC.
     private let chunk: UnsafeMutablePointer<UInt8>
     private static let chunkData = 1 << 18
 
-    init(level: Int32 = 6) {
+    init(level: Int32 = 3) {
         self.level = level
         current = .allocate(capacity: 1)
         previous = .allocate(capacity: 1)
         filtered = .allocate(capacity: 1)
+        candidate = .allocate(capacity: 1)
         chunk = .allocate(capacity: Self.chunkData + 12)
     }
 
@@ -37,6 +41,7 @@ final class PNGEncoder {
         current.deallocate()
         previous.deallocate()
         filtered.deallocate()
+        candidate.deallocate()
         chunk.deallocate()
     }
 
@@ -55,13 +60,12 @@ final class PNGEncoder {
         try emitChunk("IHDR", header, emit)
 
         memset(previous, 0, rowBytes)
-        filtered[0] = 2  // "up"
         try frame.withUnsafeBytes { (b: UnsafeRawBufferPointer) throws(ImageWriteError) in
             let stride = frame.bytesPerRow / 4
             let pixels = b.baseAddress!.assumingMemoryBound(to: UInt32.self)
             for y in 0..<frame.height {
                 Self.scanline(pixels + y * stride, count: frame.width, alpha: alpha, into: current)
-                for i in 0..<rowBytes { filtered[1 + i] = current[i] &- previous[i] }
+                Self.filter(current, previous: previous, count: rowBytes, channels: channels, into: filtered, scratch: candidate)
                 swap(&current, &previous)
                 try deflateRow(count: rowBytes + 1, emit: emit)
             }
@@ -74,10 +78,11 @@ final class PNGEncoder {
 
     private func prepare(rowBytes: Int) throws(ImageWriteError) {
         if rowBytes + 1 > rowCapacity {
-            for p in [current, previous, filtered] { p.deallocate() }
+            for p in [current, previous, filtered, candidate] { p.deallocate() }
             current = .allocate(capacity: rowBytes + 1)
             previous = .allocate(capacity: rowBytes + 1)
             filtered = .allocate(capacity: rowBytes + 1)
+            candidate = .allocate(capacity: rowBytes + 1)
             rowCapacity = rowBytes + 1
         }
         let status = ready ? deflateReset(&stream) : vfx_deflate_init(&stream, level)
@@ -85,6 +90,33 @@ final class PNGEncoder {
         ready = true
         stream.next_out = chunk + 8
         stream.avail_out = UInt32(Self.chunkData)
+    }
+
+    /// Picks each row's filter among none, sub and up by the smallest sum of the
+    /// filtered bytes taken as signed (libpng's heuristic), which tracks what deflate
+    /// will make of them: "up" wins on smooth pictures, "none" on grain and noise.
+    private static func filter(_ row: UnsafeMutablePointer<UInt8>, previous: UnsafeMutablePointer<UInt8>, count: Int, channels: Int,
+                               into out: UnsafeMutablePointer<UInt8>, scratch: UnsafeMutablePointer<UInt8>) {
+        @inline(__always) func cost(_ v: UInt8) -> Int { Int(v < 128 ? v : 0 &- v) }
+        var none = 0, up = 0
+        for i in 0..<count {
+            none &+= cost(row[i])
+            let u = row[i] &- previous[i]
+            scratch[1 + i] = u
+            up &+= cost(u)
+        }
+        var sub = 0
+        for i in 0..<count { sub &+= cost(i < channels ? row[i] : row[i] &- row[i - channels]) }
+        if none <= up && none <= sub {
+            out[0] = 0
+            (out + 1).update(from: row, count: count)
+        } else if up <= sub {
+            out[0] = 2
+            (out + 1).update(from: scratch + 1, count: count)
+        } else {
+            out[0] = 1
+            for i in 0..<count { out[1 + i] = i < channels ? row[i] : row[i] &- row[i - channels] }
+        }
     }
 
     private static func scanline(_ row: UnsafePointer<UInt32>, count: Int, alpha: Bool, into out: UnsafeMutablePointer<UInt8>) {

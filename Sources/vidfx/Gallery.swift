@@ -2,6 +2,7 @@ import Effects
 import Foundation
 import FrameCore
 import FrameSource
+import Sinks
 
 /// The contact sheet of `vidfx effects --gallery`: every effect (with its defaults)
 /// applied to one frame, each tile labelled.
@@ -25,14 +26,18 @@ enum Gallery {
         let rows = (tiles.count + columns - 1) / columns
         let cellHeight = tileHeight + labelHeight
         var sheet = Frame(width: columns * tileWidth, height: rows * cellHeight)
-        let stride = sheet.bytesPerRow / 4, sheetHeight = sheet.height
+        let stride = sheet.bytesPerRow / 4, sheetWidth = sheet.width, sheetHeight = sheet.height
         sheet.withUnsafeMutableBytes { b in
             let out = b.baseAddress!.assumingMemoryBound(to: UInt32.self)
             out.update(repeating: 0xFF20_2020, count: stride * sheetHeight)
             for (i, (label, image)) in tiles.enumerated() {
                 let ox = (i % columns) * tileWidth, oy = (i / columns) * cellHeight
-                shrink(image, into: out + (oy + labelHeight) * stride + ox, stride: stride, width: tileWidth, height: tileHeight)
-                draw(label, into: out + (oy + 3) * stride + ox + 6, stride: stride)
+                let small = FrameScaler.resize(image, width: tileWidth, height: tileHeight)
+                small.withUnsafeBytes { t in
+                    let tile = t.baseAddress!.assumingMemoryBound(to: UInt32.self), tileStride = small.bytesPerRow / 4
+                    for y in 0..<tileHeight { (out + (oy + labelHeight + y) * stride + ox).update(from: tile + y * tileStride, count: tileWidth) }
+                }
+                Caption.draw(label, into: out, stride: stride, width: sheetWidth, height: sheetHeight, x: ox + 6, y: oy + 3)
             }
         }
         return sheet
@@ -53,68 +58,6 @@ enum Gallery {
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
-
-    /// Area-average downscale (box filter over the source pixels each output pixel covers).
-    static func shrink(_ src: Frame, into out: UnsafeMutablePointer<UInt32>, stride: Int, width: Int, height: Int) {
-        for y in 0..<height {
-            let y0 = y * src.height / height, y1 = max(y0 + 1, (y + 1) * src.height / height)
-            for x in 0..<width {
-                let x0 = x * src.width / width, x1 = max(x0 + 1, (x + 1) * src.width / width)
-                var r = 0, g = 0, b = 0
-                for sy in y0..<y1 { for sx in x0..<x1 {
-                    let p = src.pixel(x: sx, y: sy)
-                    r += Int(p.r); g += Int(p.g); b += Int(p.b)
-                } }
-                let n = (y1 - y0) * (x1 - x0)
-                out[y * stride + x] = 0xFF00_0000 | UInt32(r / n) << 16 | UInt32(g / n) << 8 | UInt32(b / n)
-            }
-        }
-    }
-
-    /// Draws `text` in the 5×7 font at scale 2, white.
-    static func draw(_ text: String, into out: UnsafeMutablePointer<UInt32>, stride: Int) {
-        var x = 0
-        for ch in text {
-            if let rows = font[ch] {
-                for (ry, row) in rows.enumerated() {
-                    for (rx, bit) in row.enumerated() where bit == "#" {
-                        for dy in 0..<2 { for dx in 0..<2 { out[(ry * 2 + dy) * stride + x + rx * 2 + dx] = 0xFFFF_FFFF } }
-                    }
-                }
-            }
-            x += 12
-        }
-    }
-
-    /// A 5×7 capital-letter font: seven rows per glyph, `#` lit.
-    static let font: [Character: [String]] = [
-        "A": [".###.", "#...#", "#...#", "#####", "#...#", "#...#", "#...#"],
-        "B": ["####.", "#...#", "#...#", "####.", "#...#", "#...#", "####."],
-        "C": [".###.", "#...#", "#....", "#....", "#....", "#...#", ".###."],
-        "D": ["####.", "#...#", "#...#", "#...#", "#...#", "#...#", "####."],
-        "E": ["#####", "#....", "#....", "####.", "#....", "#....", "#####"],
-        "F": ["#####", "#....", "#....", "####.", "#....", "#....", "#...."],
-        "G": [".###.", "#...#", "#....", "#.###", "#...#", "#...#", ".####"],
-        "H": ["#...#", "#...#", "#...#", "#####", "#...#", "#...#", "#...#"],
-        "I": [".###.", "..#..", "..#..", "..#..", "..#..", "..#..", ".###."],
-        "J": ["..###", "...#.", "...#.", "...#.", "...#.", "#..#.", ".##.."],
-        "K": ["#...#", "#..#.", "#.#..", "##...", "#.#..", "#..#.", "#...#"],
-        "L": ["#....", "#....", "#....", "#....", "#....", "#....", "#####"],
-        "M": ["#...#", "##.##", "#.#.#", "#.#.#", "#...#", "#...#", "#...#"],
-        "N": ["#...#", "#...#", "##..#", "#.#.#", "#..##", "#...#", "#...#"],
-        "O": [".###.", "#...#", "#...#", "#...#", "#...#", "#...#", ".###."],
-        "P": ["####.", "#...#", "#...#", "####.", "#....", "#....", "#...."],
-        "Q": [".###.", "#...#", "#...#", "#...#", "#.#.#", "#..#.", ".##.#"],
-        "R": ["####.", "#...#", "#...#", "####.", "#.#..", "#..#.", "#...#"],
-        "S": [".####", "#....", "#....", ".###.", "....#", "....#", "####."],
-        "T": ["#####", "..#..", "..#..", "..#..", "..#..", "..#..", "..#.."],
-        "U": ["#...#", "#...#", "#...#", "#...#", "#...#", "#...#", ".###."],
-        "V": ["#...#", "#...#", "#...#", "#...#", "#...#", ".#.#.", "..#.."],
-        "W": ["#...#", "#...#", "#...#", "#.#.#", "#.#.#", "#.#.#", ".#.#."],
-        "X": ["#...#", "#...#", ".#.#.", "..#..", ".#.#.", "#...#", "#...#"],
-        "Y": ["#...#", "#...#", ".#.#.", "..#..", "..#..", "..#..", "..#.."],
-        "Z": ["#####", "....#", "...#.", "..#..", ".#...", "#....", "#####"],
-    ]
 
     /// A colourful frame for when no input is given: hue sweep, grey ramp, shapes.
     static func testPattern(width: Int = 640, height: Int = 360) -> Frame {

@@ -8,9 +8,9 @@ import FrameSource
 struct VidFX: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vidfx",
-        abstract: "Frames out of video on a timed cadence, through effect shaders: apply, dump, probe, effects.",
+        abstract: "Frames out of video on a timed cadence, through effect shaders: apply, dump, preview, probe, effects.",
         version: "0.1.0",
-        subcommands: [Apply.self, Dump.self, Probe.self, EffectsCommand.self]
+        subcommands: [Apply.self, Dump.self, Preview.self, Probe.self, EffectsCommand.self]
     )
 
     /// Runs the command line; failures print one line on stderr and exit non-zero.
@@ -19,7 +19,7 @@ struct VidFX: AsyncParsableCommand {
         signal(SIGXFSZ, SIG_IGN)
         FramePool.preferMappedBuffers()  // footprint = what is alive
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(Preview.normalize(Array(CommandLine.arguments.dropFirst())))
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -1,0 +1,204 @@
+import Effects
+public import FrameCore
+public import FrameSource
+public import Sinks
+import Synchronization
+
+/// Plays a ``FrameSource`` through a live effect chain to preview sinks in real time,
+/// the way a render view fed by a 30 Hz timer does, but as a real player.
+///
+/// Tick `k` is due at `origin + k / fps` on the clock. A tick that is already a whole
+/// tick late when it comes out of the decoder is dropped before its effects are
+/// rendered (sinks that keep a timeline repeat their last frame), so a slow frame
+/// costs later ticks, never drift. Otherwise the effects are rendered at once and the
+/// frame is shown when due. While no sink is visible (minimized window) the clock
+/// runs on and ticks pass without effects. Pausing stops the clock: on resume the
+/// origin moves by the time spent paused.
+///
+/// The source should be unpaced and, for looping, set to loop forever: the player
+/// decides when to stop (``Options/passes``, the `l` key), so looping can be toggled
+/// while playing.
+///
+/// Call ``run()`` on one thread (the main thread when a window is among the sinks);
+/// ``stop()`` may be called from any thread and ends playback within one tick.
+public final class Player: @unchecked Sendable {
+    /// How playback runs.
+    public struct Options: Sendable {
+        /// The cadence (the source's frame rate).
+        public var frameRate: Rational = Rational(30)
+        /// Passes over the clip to play; nil loops until stopped.
+        public var passes: Int? = 1
+        /// The clock pacing is measured against (inject a ``ManualClock`` in tests).
+        public var clock: any PlaybackClock = MonotonicClock()
+        /// How long a caption stays up after a key changed something.
+        public var captionTime: Duration = .seconds(3)
+
+        /// Defaults: 30 fps, one pass, the monotonic clock.
+        public init() {}
+    }
+
+    /// How playback went.
+    public struct Report: Sendable {
+        /// Shown and dropped ticks, and lateness of the shown ones against their due time.
+        public var statistics = PlaybackStatistics()
+        /// Ticks that passed while no sink was visible (no effects rendered).
+        public var hidden = 0
+        /// True when playback ended by ``stop()`` or a quit key rather than at the end.
+        public var stoppedEarly = false
+    }
+
+    private let source: FrameSource
+    private var live: LiveChain
+    private let sinks: [any PreviewSink]
+    private let options: Options
+    private let stopped = Atomic<Bool>(false)
+
+    // Playback state, touched only by run().
+    private var origin: Duration?
+    private var paused = false
+    private var passes: Int?
+    private var currentPass = 0
+    private var caption: String?
+    private var captionUntil: Duration = .zero
+    private var lastSource: Frame?
+    private var lateness = LatenessHistogram()
+    private var report = Report()
+
+    /// - Parameters:
+    ///   - source: an unpaced source (see the type's notes on looping).
+    ///   - chain: the effects, adjustable with the keys.
+    ///   - sinks: where frames are shown; every sink gets every frame.
+    public init(source: FrameSource, chain: LiveChain, sinks: [any PreviewSink], options: Options = Options()) {
+        self.source = source
+        self.live = chain
+        self.sinks = sinks
+        self.options = options
+        self.passes = options.passes
+    }
+
+    /// Ends playback within one tick; safe from any thread or a signal handler's queue.
+    public func stop() {
+        stopped.store(true, ordering: .releasing)
+        source.stop()
+    }
+
+    private var isStopped: Bool { stopped.load(ordering: .acquiring) }
+
+    /// Plays until the clip (or the requested passes) ends, a sink's viewer goes
+    /// away, a quit key, or ``stop()``.
+    /// - Throws: the source's or a sink's error.
+    public func run() throws -> Report {
+        let clock = options.clock
+        let tick = Self.duration(of: options.frameRate.inverse)
+        playing: while !isStopped {
+            guard try handleControls() else { break }
+            if paused {
+                clock.sleep(until: clock.now() + .milliseconds(10))
+                continue
+            }
+            guard var frame = try source.nextFrame() else { break }
+            if let passes, frame.pass >= passes { break }
+            currentPass = frame.pass
+            let now = clock.now()
+            let origin = self.origin ?? (now - tick * Int(frame.tick))
+            self.origin = origin
+            var due = origin + tick * Int(frame.tick)
+            if now >= due + tick {
+                // Already a tick late: drop it before spending time on effects.
+                report.statistics.dropped += 1
+                for sink in sinks { guard try sink.skip(tick: frame.tick) else { break playing } }
+                continue
+            }
+            let visible = sinks.contains { $0.isVisible }
+            lastSource = frame
+            if visible { live.chain?.apply(to: &frame) }
+            // Wait for the due time, still answering keys (a pause moves `origin`).
+            while true {
+                guard let current = self.origin, !isStopped else { break playing }
+                due = current + tick * Int(frame.tick)
+                let now = clock.now()
+                if now >= due && !paused { break }
+                guard try handleControls() else { break playing }
+                if paused { clock.sleep(until: clock.now() + .milliseconds(10)); continue }
+                clock.sleep(until: min(due, now + .milliseconds(5)))
+            }
+            if !visible {
+                report.hidden += 1
+                continue
+            }
+            let shownAt = clock.now()
+            for sink in sinks where sink.isVisible {
+                guard try sink.show(frame, caption: captionText(at: shownAt)) else { break playing }
+            }
+            lateness.record(shownAt - due)
+            report.statistics.delivered += 1
+        }
+        report.stoppedEarly = isStopped
+        lateness.fill(&report.statistics)
+        return report
+    }
+
+    // MARK: Controls
+
+    /// Applies every pending control; false when one asks to quit.
+    private func handleControls() throws -> Bool {
+        for sink in sinks {
+            for control in sink.pollControls() {
+                switch control {
+                case .quit:
+                    stopped.store(true, ordering: .releasing)
+                    return false
+                case .togglePause:
+                    paused.toggle()
+                    if paused {
+                        pausedAt = options.clock.now()
+                        setCaption("paused")
+                    } else {
+                        if let at = pausedAt, let o = origin { origin = o + (options.clock.now() - at) }
+                        pausedAt = nil
+                        setCaption("playing")
+                    }
+                case .previousEffect, .nextEffect:
+                    try live.step(control == .nextEffect ? 1 : -1)
+                    setCaption(live.caption)
+                case .increase, .decrease:
+                    try live.adjust(control == .increase ? 1 : -1)
+                    setCaption(live.caption)
+                case .toggleLoop:
+                    if passes == nil || passes! > currentPass + 1 {
+                        passes = currentPass + 1
+                        setCaption("loop off: ends after this pass")
+                    } else {
+                        passes = nil
+                        setCaption("loop on")
+                    }
+                }
+                if paused, control != .togglePause { try redrawPaused() }
+            }
+        }
+        return true
+    }
+
+    private var pausedAt: Duration?
+
+    private func setCaption(_ text: String) {
+        caption = text
+        captionUntil = options.clock.now() + options.captionTime
+    }
+
+    private func captionText(at time: Duration) -> String? {
+        if paused { return "paused" + (caption.map { $0 == "paused" ? "" : " - " + $0 } ?? "") }
+        return time < captionUntil ? caption : nil
+    }
+
+    /// While paused, a changed effect is shown on the paused picture at once.
+    private func redrawPaused() throws {
+        guard var frame = lastSource else { return }
+        live.chain?.apply(to: &frame)
+        for sink in sinks where sink.isVisible { _ = try sink.show(frame, caption: captionText(at: options.clock.now())) }
+    }
+
+    static func duration(of seconds: Rational) -> Duration {
+        .nanoseconds(Int64(Int128(seconds.numerator) * 1_000_000_000 / Int128(seconds.denominator)))
+    }
+}

@@ -1,0 +1,161 @@
+import ArgumentParser
+import Effects
+import Foundation
+import FrameCore
+import FrameSource
+import Playback
+import Sinks
+import WindowSink
+
+/// `vidfx preview`: real-time playback through the effects to a window, the terminal
+/// or a y4m pipe.
+struct Preview: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play a video through effects in real time: window, terminal or y4m on stdout.",
+        discussion: """
+        Keys (window and terminal): q or Esc quit, space pauses, ←/→ choose the effect \
+        (of the chain, or presets when the chain has one effect or none), ↑/↓ change its \
+        first parameter, l toggles looping. On exit: frames shown, dropped and lateness.
+
+        Examples:
+          vidfx preview clip.mp4 -e sepia --loop
+          vidfx preview clip.mp4 -e "posterize,pixelate=8" --sink terminal
+          vidfx preview clip.mp4 -e sepia --sink y4m | mpv -
+        """
+    )
+
+    enum SinkKind: String, ExpressibleByArgument, CaseIterable {
+        case window, terminal, y4m
+    }
+
+    @Argument(help: "Video file, URL, or - for standard input.")
+    var input: String
+
+    @Option(name: [.customShort("e"), .customLong("effects")],
+            help: ArgumentHelp("Effect chain, e.g. \"sepia=0.8,pixelate:size=12\" (see `vidfx effects`).", valueName: "chain"))
+    var effects: String?
+
+    @Option(name: .customLong("sink"), help: "Where to show it: window, terminal or y4m (stdout); repeat for several. Default: window with a display, else terminal.")
+    var sinks: [SinkKind] = []
+
+    @Option(help: ArgumentHelp("Play N times in all; --loop alone loops until stopped.", valueName: "N"))
+    var loop: LoopArgument?
+
+    @Option(help: "Frames per second of the cadence: 30, 29.97, 30000/1001…")
+    var fps = RateArgument(Rational(30))
+
+    @Option(help: "Start at this time in the input (seconds or h:m:s).")
+    var start: TimeArgument?
+
+    @Option(help: "Stop after this many seconds of playback (loops included).")
+    var duration: TimeArgument?
+
+    @Option(help: "Window size, or the y4m stream's size (WxH or 720p…). Default: the video's.")
+    var size: SizeArgument?
+
+    @Flag(name: .shortAndLong, help: "No messages except errors (no statistics at the end).")
+    var quiet = false
+
+    @OptionGroup var color: ColorOptions
+
+    /// `--loop` with or without a count (a bare `--loop` is rewritten to `--loop forever`).
+    struct LoopArgument: ExpressibleByArgument {
+        var passes: Int?
+        init?(argument: String) {
+            if argument == "forever" { passes = nil; return }
+            guard let n = Int(argument), n >= 1 else { return nil }
+            passes = n
+        }
+    }
+
+    /// Lets `--loop` stand alone: inserts `forever` when no count follows it.
+    static func normalize(_ arguments: [String]) -> [String] {
+        guard arguments.first == "preview" else { return arguments }
+        var out: [String] = []
+        for (i, a) in arguments.enumerated() {
+            out.append(a)
+            if a == "--loop" {
+                let next = i + 1 < arguments.count ? arguments[i + 1] : nil
+                if next.map({ Int($0) == nil && $0 != "forever" }) ?? true { out.append("forever") }
+            }
+        }
+        return out
+    }
+
+    func run() throws {
+        let chain = try EffectChainParsing.chain(effects)
+        var configuration = FrameSource.Configuration()
+        configuration.frameRate = fps.value
+        if let start { configuration.start = start.value }
+        configuration.outputLimit = duration?.value
+        // The player decides when looping ends (the l key can turn it on and off), so the
+        // source loops on; standard input cannot be rewound.
+        configuration.loop = input == "-" ? .once : .forever
+        configuration.prefetch = 2
+        let quiet = self.quiet
+        configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
+        color.apply(to: &configuration)
+        let source = try FrameSource(input, configuration: configuration)
+        defer { source.close() }
+
+        let kinds = sinks.isEmpty ? [Self.defaultSink()] : sinks
+        guard Set(kinds).count == kinds.count else { throw ValidationError("--sink: each sink at most once") }
+        var opened: [any PreviewSink] = []
+        defer { for sink in opened { sink.close() } }
+        let videoSize = (source.info.width, source.info.height)
+        for kind in kinds {
+            do {
+                switch kind {
+                case .window:
+                    let initial = size.map { ($0.width, $0.height) } ?? Self.windowSize(for: videoSize)
+                    opened.append(try WindowSink(title: "vidfx - \((input as NSString).lastPathComponent)", size: initial))
+                case .terminal:
+                    opened.append(try TerminalSink())
+                case .y4m:
+                    if isatty(STDOUT_FILENO) != 0 { throw ValidationError("--sink y4m writes a video stream to stdout; pipe it: vidfx preview … --sink y4m | mpv -") }
+                    opened.append(Y4MSink(size: size.map { ($0.width, $0.height) }, frameRate: fps.value))
+                }
+            } catch let error as SinkError {
+                throw CommandFailure(message: error.description)
+            }
+        }
+
+        var options = Player.Options()
+        options.frameRate = fps.value
+        options.passes = input == "-" ? 1 : (loop.map { $0.passes } ?? 1)
+        let player = Player(source: source, chain: LiveChain(chain), sinks: opened, options: options)
+        let interruption = Interruption { player.stop() }
+        defer { interruption.end() }
+        let report: Player.Report
+        do { report = try player.run() } catch let error as SinkError { throw CommandFailure(message: error.description) }
+        for sink in opened { sink.close() }
+        opened.removeAll()
+        if !quiet { Console.note(Self.describe(report)) }
+        if let sig = interruption.signal { throw ExitCode(128 + sig) }
+    }
+
+    /// The window when there is a display, else the terminal, else a clear error.
+    static func defaultSink() -> SinkKind {
+        let env = ProcessInfo.processInfo.environment
+        if env["DISPLAY"] != nil || env["WAYLAND_DISPLAY"] != nil || env["SDL_VIDEODRIVER"] != nil { return .window }
+        return .terminal
+    }
+
+    /// The video's size, halved until it fits a typical screen.
+    static func windowSize(for video: (Int, Int)) -> (Int, Int) {
+        var (w, h) = video
+        while w > 1600 || h > 900 { w /= 2; h /= 2 }
+        return (max(w, 160), max(h, 90))
+    }
+
+    static func describe(_ r: Player.Report) -> String {
+        let s = r.statistics
+        let total = s.delivered + s.dropped
+        let percent = total > 0 ? 100 * Double(s.dropped) / Double(total) : 0
+        func ms(_ d: Duration) -> String { String(format: "%.1f ms", Double(d.components.attoseconds) / 1e15 + Double(d.components.seconds) * 1000) }
+        var text = "shown \(s.delivered) frames, dropped \(s.dropped) (" + String(format: "%.1f%%", percent) + ")"
+        if s.delivered > 0 { text += ", lateness mean \(ms(s.meanLateness)), p99 \(ms(s.p99Lateness)), max \(ms(s.maxLateness))" }
+        if r.hidden > 0 { text += ", \(r.hidden) ticks hidden" }
+        return text
+    }
+}
