@@ -65,6 +65,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/Support", swiftSettings: strict),
         .testTarget(name: "FrameCoreTests", dependencies: ["FrameCore"], swiftSettings: strict),
         .testTarget(name: "EffectsTests", dependencies: ["Effects", "FrameCore", "FrameSource", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "WindowSink", "CSDL2", "Sinks", "Effects", "FrameSource", "FrameCore", "TestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "SinksTests", dependencies: ["Sinks", "FrameCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "FrameSourceTests", dependencies: ["FrameSource", "FrameCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "VidfxCLITests", dependencies: ["vidfx", "FrameSource", "Effects", "FrameCore", "TestSupport"], swiftSettings: strict),

@@ -11,7 +11,9 @@ public struct Posterize: ColorEffect {
     public init(parameters: Parameters, resources: EffectResources) {
         let steps = parameters.double("levels") - 1
         table = ChannelTable { v in
-            let q = ((Double(v) / 255 * steps) + 0.5).rounded(.down) / steps
+            // With a fractional L the top level can round past 1 (L = 7.6: round(6.6) = 7,
+            // 7/6.6 > 1); it is white, as a level beyond the range would be clipped.
+            let q = min(1, ((Double(v) / 255 * steps) + 0.5).rounded(.down) / steps)
             return UInt8((q * 255 + 0.5).rounded(.down))
         }
     }

@@ -19,6 +19,7 @@ public final class WindowSink: PreviewSink {
     private var textureSize = (0, 0)
     private var closed = false
     private var pending: [PreviewControl] = []
+    private var shownByEvents = true
     /// When true, every shown frame is read back from the renderer into ``lastShown``
     /// (for tests: what the window really displays).
     public var capturesShownFrames = false
@@ -113,21 +114,24 @@ public final class WindowSink: PreviewSink {
                 case Int(SDLK_l.rawValue): pending.append(.toggleLoop)
                 default: break
                 }
+            case SDL_WINDOWEVENT.rawValue:
+                // What the window manager says happened to the window.
+                switch UInt32(event.window.event) {
+                case SDL_WINDOWEVENT_MINIMIZED.rawValue, SDL_WINDOWEVENT_HIDDEN.rawValue: shownByEvents = false
+                case SDL_WINDOWEVENT_RESTORED.rawValue, SDL_WINDOWEVENT_SHOWN.rawValue, SDL_WINDOWEVENT_EXPOSED.rawValue,
+                     SDL_WINDOWEVENT_MAXIMIZED.rawValue: shownByEvents = true
+                default: break
+                }
             default:
                 break
             }
         }
         if let window {
             let flags = SDL_GetWindowFlags(window)
-            isVisible = flags & (SDL_WINDOW_MINIMIZED.rawValue | SDL_WINDOW_HIDDEN.rawValue) == 0
+            isVisible = shownByEvents && flags & (SDL_WINDOW_MINIMIZED.rawValue | SDL_WINDOW_HIDDEN.rawValue) == 0
         }
         defer { pending.removeAll() }
         return pending
-    }
-
-    /// Hides the window as a user minimizing it would (for tests of background playback).
-    public func minimize() {
-        if let window { SDL_MinimizeWindow(window) }
     }
 
     public func close() {

@@ -224,3 +224,22 @@ import Testing
         #expect(Fixture.sameBytes(original, Fixture.random(width: 67, height: 45)), "the shared source is untouched")
     }
 }
+
+@Suite struct PosterizeFractionalTests {
+    /// A fractional level count must not push the top level past white (it crashed).
+    @Test(arguments: [2.5, 7.6, 11.6, 29.9])
+    func fractionalLevelsStayInRange(levels: Double) throws {
+        let source = Fixture.random()
+        let out = try Fixture.apply("posterize=\(levels)", to: source)
+        let steps = levels - 1
+        func level(_ v: UInt8) -> Int {
+            let q = min(1, (Double(v) / 255 * steps + 0.5).rounded(.down) / steps)
+            return Int((q * 255 + 0.5).rounded(.down))
+        }
+        let err = Fixture.maxError(out, source: source) { x, y in
+            let p = source.pixel(x: x, y: y)
+            return (level(p.r), level(p.g), level(p.b))
+        }
+        #expect(err == 0)
+    }
+}

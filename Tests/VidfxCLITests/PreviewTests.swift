@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+
+/// A parsed YUV4MPEG2 stream.
+struct Y4M {
+    var header: [String]
+    var width = 0, height = 0
+    var frames: [Data] = []
+
+    init(_ data: Data) throws {
+        let bytes = [UInt8](data)
+        guard let nl = bytes.firstIndex(of: 0x0A) else { throw Bad(reason: "no header line") }
+        header = String(decoding: bytes[..<nl], as: UTF8.self).split(separator: " ").map(String.init)
+        guard header.first == "YUV4MPEG2" else { throw Bad(reason: "bad magic \(header.first ?? "")") }
+        for field in header.dropFirst() {
+            if field.hasPrefix("W") { width = Int(field.dropFirst()) ?? 0 }
+            if field.hasPrefix("H") { height = Int(field.dropFirst()) ?? 0 }
+        }
+        let size = width * height * 3 / 2
+        var i = nl + 1
+        while i < bytes.count {
+            guard i + 6 + size <= bytes.count, Array(bytes[i..<i + 6]) == Array("FRAME\n".utf8) else {
+                throw Bad(reason: "damaged frame at byte \(i)")
+            }
+            frames.append(Data(bytes[(i + 6)..<(i + 6 + size)]))
+            i += 6 + size
+        }
+    }
+
+    /// The frame number drawn in the test clips (12 blocks in the top half), from luma.
+    func number(_ k: Int) -> Int {
+        var n = 0
+        let y = height / 4
+        for bit in 0..<12 {
+            let x = Int((Double(bit) + 0.5) * Double(width) / 12)
+            if frames[k][y * width + x] > 128 { n |= 1 << bit }
+        }
+        return n
+    }
+
+    struct Bad: Error { var reason: String }
+}
+
+@Suite struct PreviewCommandTests {
+    @Test func y4mForTwoSecondsIsExactlySixtyFrames() throws {
+        let r = try CLI.run(["preview", CLI.media("h264-30fps.mp4"), "-e", "sepia", "--sink", "y4m", "--duration", "2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let y4m = try Y4M(r.stdout)
+        #expect(y4m.header.contains("F30:1") && y4m.header.contains("C420jpeg") && y4m.header.contains("Ip"))
+        #expect(y4m.width == 320 && y4m.height == 240)
+        #expect(y4m.frames.count == 60)
+        #expect(r.stderr.contains("shown 60 frames"), "statistics on exit: \(r.stderr)")
+        // Sepia really is in the pixels: it makes R ≥ G ≥ B everywhere, so no pixel is
+        // blue or green (Cb ≤ neutral, Cr ≥ neutral), and bright ones are clearly warm.
+        let f = [UInt8](y4m.frames[30]), luma = y4m.width * y4m.height, chroma = luma / 4
+        let cb = f[luma..<(luma + chroma)], cr = f[(luma + chroma)..<(luma + 2 * chroma)]
+        #expect(cb.allSatisfy { $0 <= 129 } && cr.allSatisfy { $0 >= 127 }, "warm everywhere")
+        #expect(cr.contains { $0 > 135 }, "and visibly so somewhere")
+    }
+
+    @Test func y4mLoopsThreeTimesWithSeamlessSeams() throws {
+        let r = try CLI.run(["preview", CLI.media("h264-noaudio.mp4"), "--sink", "y4m", "--loop", "3", "--size", "160x120"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let y4m = try Y4M(r.stdout)
+        #expect(y4m.width == 160 && y4m.frames.count == 180)
+        let numbers = (0..<y4m.frames.count).map(y4m.number)
+        let pass = Array(numbers[0..<60])
+        #expect(pass == Array(0..<60), "every picture once, in order")
+        #expect(Array(numbers[60..<120]) == pass && Array(numbers[120..<180]) == pass, "each loop repeats it, nothing skipped at the seam")
+    }
+
+    @Test func y4mToATerminalIsRefusedAndBadInputFailsClearly() throws {
+        let r = try CLI.run(["preview", CLI.media("garbage.mp4"), "--sink", "y4m"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("garbage.mp4"))
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test func bareLoopFlagMeansForever() throws {
+        // --loop with no count, stopped by --duration: longer than the clip.
+        let r = try CLI.run(["preview", "--loop", CLI.media("h264-noaudio.mp4"), "--sink", "y4m", "--duration", "3", "--size", "64x48"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Y4M(r.stdout).frames.count == 90)
+    }
+}
+
+/// The terminal sink inside a real terminal emulator: tmux, on its own socket.
+@Suite(.serialized) struct TerminalSinkTests {
+    let socket = "vidfx-test-\(UUID().uuidString.prefix(8))"
+
+    func tmux(_ args: [String]) throws -> String {
+        // posix_spawn and waitpid rather than Process: the tmux server that the first
+        // call starts inherits the client's descriptors, and Foundation's Process then
+        // never sees the client exit.
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-tmux-out-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let quoted = (["tmux", "-L", socket] + args).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let script = quoted.joined(separator: " ") + " > '\(url.path)' 2>/dev/null"
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(script), nil]
+        defer { for a in argv { free(a) } }
+        guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { throw CocoaError(.executableLoad) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return Self.read(url)
+    }
+
+    /// A file's text, "" when missing or empty. (FileHandle: `String(contentsOf:)` and
+    /// `Data(contentsOf:)` leak on empty files in this Foundation.)
+    static func read(_ url: URL) -> String {
+        guard let h = try? FileHandle(forReadingFrom: url) else { return "" }
+        defer { try? h.close() }
+        return String(decoding: (try? h.readToEnd()) ?? Data(), as: UTF8.self)
+    }
+
+    /// Starts `vidfx ARGS` in an 80×24 tmux pane; the pane stays after it exits and the
+    /// exit status lands in the returned file.
+    func start(_ args: [String]) throws -> URL {
+        let status = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-tmux-\(UUID().uuidString)")
+        let command = ([CLI.executable.path] + args).map { "'\($0)'" }.joined(separator: " ")
+        _ = try tmux(["new-session", "-d", "-x", "80", "-y", "24", "-c", CLI.directory.path,
+                      "\(command) 2>/dev/null; echo $? > '\(status.path)'; sleep 60"])
+        return status
+    }
+
+    func waitForExit(_ status: URL, seconds: Double) -> String? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let s = Self.read(status)
+            if s.hasSuffix("\n") { try? FileManager.default.removeItem(at: status); return s.trimmingCharacters(in: .whitespacesAndNewlines) }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return nil
+    }
+
+    @Test func drawsColouredCellsAndRestoresTheTerminal() throws {
+        defer { _ = try? tmux(["kill-server"]) }
+        let status = try start(["preview", CLI.media("h264-30fps.mp4"), "-e", "sepia", "--sink", "terminal", "--duration", "2"])
+        Thread.sleep(forTimeInterval: 1.0)
+        let during = try tmux(["capture-pane", "-p", "-e"])
+        let modes = try tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"])
+        #expect(during.contains("\u{1B}[38;2;") && during.contains("\u{1B}[48;2;"), "24-bit colours")
+        #expect(during.contains("▀"), "half-block cells")
+        #expect(modes.hasPrefix("1 0"), "alternate screen, cursor hidden while playing: \(modes)")
+        #expect(waitForExit(status, seconds: 10) == "0")
+        let after = try tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"])
+        #expect(after.hasPrefix("0 1"), "normal screen and cursor back: \(after)")
+        #expect(!(try tmux(["capture-pane", "-p"])).contains("▀"), "the picture is gone with the alternate screen")
+    }
+
+    @Test func qQuitsAndCtrlCStopsCleanly() throws {
+        defer { _ = try? tmux(["kill-server"]) }
+        let status = try start(["preview", CLI.media("h264-30fps.mp4"), "--sink", "terminal", "--loop"])
+        Thread.sleep(forTimeInterval: 0.8)
+        _ = try tmux(["send-keys", "q"])
+        #expect(waitForExit(status, seconds: 5) == "0", "q ends a forever loop")
+        #expect(try tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"]).hasPrefix("0 1"))
+        _ = try tmux(["kill-server"])
+
+        let second = try start(["preview", CLI.media("h264-30fps.mp4"), "--sink", "terminal", "--loop"])
+        Thread.sleep(forTimeInterval: 0.8)
+        _ = try tmux(["send-keys", "C-c"])
+        #expect(waitForExit(second, seconds: 5) == "130", "Ctrl-C: 128 + SIGINT")
+        #expect(try tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"]).hasPrefix("0 1"), "terminal restored after Ctrl-C")
+    }
+}
