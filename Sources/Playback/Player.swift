@@ -7,10 +7,10 @@ import Synchronization
 /// Plays a ``FrameSource`` through a live effect chain to preview sinks in real time,
 /// the way a render view fed by a 30 Hz timer does, but as a real player.
 ///
-/// Tick `k` is due at `origin + k / fps` on the clock. A tick that is already a whole
-/// tick late when it comes out of the decoder is dropped before its effects are
-/// rendered (sinks that keep a timeline repeat their last frame), so a slow frame
-/// costs later ticks, never drift. Otherwise the effects are rendered at once and the
+/// Tick `k` is due at `origin + k / fps` on the clock. A tick that would be a whole
+/// tick late once its effects are rendered (judged by the recent render time) is
+/// dropped before rendering (sinks that keep a timeline repeat their last frame), so a
+/// slow frame costs later ticks, never drift. Otherwise the effects are rendered at once and the
 /// frame is shown when due. While no sink is visible (minimized window) the clock
 /// runs on and ticks pass without effects. Pausing stops the clock: on resume the
 /// origin moves by the time spent paused.
@@ -62,6 +62,9 @@ public final class Player: @unchecked Sendable {
     private var captionUntil: Duration = .zero
     private var lastSource: Frame?
     private var lateness = LatenessHistogram()
+    /// Recent time to render a frame's effects, so a frame that cannot be ready in time
+    /// is dropped before it is rendered rather than shown late.
+    private var renderCost: Duration = .zero
     private var report = Report()
 
     /// - Parameters:
@@ -103,15 +106,20 @@ public final class Player: @unchecked Sendable {
             let origin = self.origin ?? (now - tick * Int(frame.tick))
             self.origin = origin
             var due = origin + tick * Int(frame.tick)
-            if now >= due + tick {
-                // Already a tick late: drop it before spending time on effects.
+            if now + renderCost >= due + tick {
+                // A tick late by the time it would be rendered: drop it before spending
+                // time on effects.
                 report.statistics.dropped += 1
                 for sink in sinks { guard try sink.skip(tick: frame.tick) else { break playing } }
                 continue
             }
             let visible = sinks.contains { $0.isVisible }
             lastSource = frame
-            if visible { live.chain?.apply(to: &frame) }
+            if visible {
+                live.chain?.apply(to: &frame)
+                // What rendering costs, smoothed (1/8 of each new sample).
+                renderCost = (renderCost * 7 + (clock.now() - now)) / 8
+            }
             // Wait for the due time, still answering keys (a pause moves `origin`).
             while true {
                 guard let current = self.origin, !isStopped else { break playing }
