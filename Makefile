@@ -41,6 +41,7 @@ bench: setup
 	python3 bench/decode.py
 	python3 bench/effects.py
 	python3 bench/apply.py
+	python3 bench/preview.py
 
 testmedia:
 	testmedia/make-testmedia.sh

@@ -190,7 +190,13 @@ public final class TerminalSink: PreviewSink {
 /// async-signal-safe functions (write, tcsetattr) and must not allocate.
 private enum TerminalRestore {
     nonisolated(unsafe) static var fd: Int32 = -1
-    nonisolated(unsafe) static var modes = termios()
+    /// On the heap: Swift sizes a `termios` global at 57 bytes, but copies 60 (the C
+    /// struct's stride) into it, which AddressSanitizer rightly calls an overflow.
+    nonisolated(unsafe) static let modes: UnsafeMutablePointer<termios> = {
+        let p = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+        p.initialize(to: termios())
+        return p
+    }()
     nonisolated(unsafe) static var armed = false
     static let sequence: [UInt8] = Array("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l".utf8)
     nonisolated(unsafe) static let bytes: UnsafeMutablePointer<UInt8> = {
@@ -203,7 +209,7 @@ private enum TerminalRestore {
     static func arm(fd: Int32, modes: termios) {
         _ = bytes  // built now, not inside a handler
         self.fd = fd
-        self.modes = modes
+        self.modes.pointee = modes
         armed = true
         guard !installed else { return }
         installed = true
@@ -221,6 +227,6 @@ private enum TerminalRestore {
         guard armed else { return }
         armed = false
         _ = write(fd, bytes, sequence.count)
-        tcsetattr(fd, TCSANOW, &modes)
+        tcsetattr(fd, TCSANOW, modes)
     }
 }
