@@ -3,8 +3,9 @@
 # only when something is missing. Quiet when there is nothing to do.
 set -euo pipefail
 
-# zlib: PNG frames; SDL2: the preview window; tmux: the terminal preview tests.
-packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev ffmpeg zlib1g-dev libsdl2-dev tmux)
+# zlib: PNG frames; SDL2: the preview window; tmux: the terminal preview tests;
+# python3: the loopback HTTP server of the remote-input tests.
+packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev ffmpeg zlib1g-dev libsdl2-dev tmux python3)
 
 missing=()
 for p in "${packages[@]}"; do

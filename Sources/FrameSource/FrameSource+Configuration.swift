@@ -74,7 +74,12 @@ extension FrameSource {
         /// encoder) is the bottleneck.
         public var decoderThreads: Int?
         /// Longest wait for input data before a read fails (network inputs), default 15 s.
+        /// It bounds everything: connecting, each read, and FFmpeg's reconnect attempts.
         public var ioTimeout: Duration = .seconds(15)
+        /// Extra HTTP request headers, each `Name: value` (network inputs).
+        public var httpHeaders: [String] = []
+        /// The HTTP `User-Agent`; nil for FFmpeg's (`Lavf/…`).
+        public var userAgent: String?
         /// Receives one-line warnings about recoverable problems (damaged data skipped,
         /// input ending early). Called on the decode thread.
         public var warningHandler: (@Sendable (String) -> Void)?
@@ -85,6 +90,23 @@ extension FrameSource {
 }
 
 extension FrameSource.Configuration {
+    /// FFmpeg's protocol options for `input`: for http(s), the timeout, bounded
+    /// reconnects with backoff (1, 2, 4 s; each also bounded by the timeout through the
+    /// interrupt callback), headers and user agent. Other inputs need none. Exposed so
+    /// that a second reader of the same input (the audio of `apply`) opens it alike.
+    public func networkOptions(for input: String) -> [(String, String)] {
+        guard input.hasPrefix("http:") || input.hasPrefix("https:") else { return [] }
+        var options: [(String, String)] = [
+            ("rw_timeout", String(ioTimeout.microseconds)),
+            ("reconnect", "1"),
+            ("reconnect_on_network_error", "1"),
+            ("reconnect_delay_max", "4"),
+        ]
+        if !httpHeaders.isEmpty { options.append(("headers", httpHeaders.map { $0 + "\r\n" }.joined())) }
+        if let userAgent { options.append(("user_agent", userAgent)) }
+        return options
+    }
+
     /// Throws when a value cannot work, naming it.
     func validate(input: String) throws(FrameSourceError) {
         func bad(_ reason: String) -> FrameSourceError { FrameSourceError(input: input, kind: .invalidConfiguration, reason: reason) }
@@ -95,5 +117,12 @@ extension FrameSource.Configuration {
         if let outputLimit, outputLimit <= Rational(0) { throw bad("output limit must be positive (got \(outputLimit.seconds) s)") }
         if case .count(let n) = loop, n < 1 { throw bad("loop count must be at least 1 (got \(n))") }
         guard prefetch >= 1 else { throw bad("prefetch must be at least 1") }
+        guard ioTimeout > .zero else { throw bad("timeout must be positive") }
+        for header in httpHeaders {
+            let parts = header.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[0].contains(" "), !header.contains("\n"), !header.contains("\r") else {
+                throw bad("header '\(header)' is not 'Name: value'")
+            }
+        }
     }
 }

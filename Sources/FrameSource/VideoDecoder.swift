@@ -56,15 +56,15 @@ final class VideoDecoder {
             opaque: Unmanaged.passUnretained(interrupt).toOpaque()
         )
         interrupt.touch()
+        interrupt.watch(ctx)
         FFmpegLog.clear()
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
-        if input.hasPrefix("http:") || input.hasPrefix("https:") {
-            av_dict_set(&options, "rw_timeout", String(configuration.ioTimeout.microseconds), 0)
-        }
+        for (key, value) in configuration.networkOptions(for: input) { av_dict_set(&options, key, value, 0) }
         let url = VideoDecoder.ffmpegURL(for: input)
         var r = avformat_open_input(&handles.format, url, nil, &options)
         if r < 0 {
+            interrupt.watch(nil)
             handles.format = nil  // FFmpeg freed it
             throw VideoDecoder.error(input, r, context: "cannot open", interrupt: interrupt)
         }
@@ -137,6 +137,7 @@ final class VideoDecoder {
         deinit {
             av_packet_free(&packet)
             avcodec_free_context(&codec)
+            interrupt?.unwatch(format)
             avformat_close_input(&format)
             VideoDecoder.liveCount.subtract(1, ordering: .relaxed)
         }

@@ -25,13 +25,16 @@ final class AudioCopy {
     var parameters: UnsafeMutablePointer<AVCodecParameters> { format!.pointee.streams[Int(streamIndex)]!.pointee.codecpar }
 
     /// Opens `input`'s best audio stream; nil when it has none.
-    init?(input: String, start: Rational, duration: Rational?) throws(SinkError) {
+    init?(input: String, options: [(String, String)], start: Rational, duration: Rational?) throws(SinkError) {
         self.input = input
         self.start = start
         self.end = duration.map { start + $0 }
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         let url = input == "-" ? "pipe:0" : input
-        var r = avformat_open_input(&ctx, url, nil, nil)
+        var dict: OpaquePointer?
+        defer { av_dict_free(&dict) }
+        for (key, value) in options { av_dict_set(&dict, key, value, 0) }
+        var r = avformat_open_input(&ctx, url, nil, &dict)
         guard r >= 0, let ctx else { throw SinkError.ffmpeg(input, "cannot open for audio", r) }
         format = ctx
         r = avformat_find_stream_info(ctx, nil)

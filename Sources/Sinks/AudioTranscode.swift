@@ -45,12 +45,15 @@ final class AudioTranscode: AudioPath {
     private(set) var codecName = ""
 
     /// Opens `input`'s best audio stream and an encoder suited to `container`; nil without audio.
-    init?(input: String, start: Rational, duration: Rational?, container: UnsafePointer<AVOutputFormat>) throws(SinkError) {
+    init?(input: String, options: [(String, String)], start: Rational, duration: Rational?, container: UnsafePointer<AVOutputFormat>) throws(SinkError) {
         self.input = input
         self.start = start
         self.end = duration.map { start + $0 }
         let url = input == "-" ? "pipe:0" : input
-        var r = avformat_open_input(&format, url, nil, nil)
+        var dict: OpaquePointer?
+        defer { av_dict_free(&dict) }
+        for (key, value) in options { av_dict_set(&dict, key, value, 0) }
+        var r = avformat_open_input(&format, url, nil, &dict)
         guard r >= 0, let fmt = format else { throw SinkError.ffmpeg(input, "cannot open for audio", r) }
         r = avformat_find_stream_info(fmt, nil)
         let best = av_find_best_stream(fmt, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)

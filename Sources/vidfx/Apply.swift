@@ -48,6 +48,7 @@ struct Apply: ParsableCommand {
     @OptionGroup var render: RenderOptions
     @OptionGroup var timeline: TimelineOptions
     @OptionGroup var color: ColorOptions
+    @OptionGroup var network: NetworkOptions
 
     func run() throws {
         try OutputSafety.check(output: output, input: input, overwrite: render.yes)
@@ -55,6 +56,7 @@ struct Apply: ParsableCommand {
         var configuration = FrameSource.Configuration()
         timeline.apply(to: &configuration)
         color.apply(to: &configuration)
+        network.apply(to: &configuration)
         let quiet = render.quiet
         configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
         // Three stages already overlap (decode, effects, encode); deeper queues only add
@@ -81,6 +83,7 @@ struct Apply: ParsableCommand {
         }
         if !noAudio && !source.info.audio.isEmpty && input != "-" {
             settings.audioInput = input
+            settings.audioInputOptions = configuration.networkOptions(for: input)
             settings.audioStart = configuration.start
             settings.audioDuration = configuration.duration
             settings.audioCopyAllowed = configuration.loop == .once && configuration.start == Rational(0) && configuration.duration == nil

@@ -46,6 +46,7 @@ struct Dump: ParsableCommand {
     @OptionGroup var render: RenderOptions
     @OptionGroup var timeline: TimelineOptions
     @OptionGroup var color: ColorOptions
+    @OptionGroup var network: NetworkOptions
 
     func validate() throws {
         if output == "-" && format != .bgra { throw ValidationError("-o - streams raw frames: use --format bgra, or give a folder") }
@@ -69,6 +70,7 @@ struct Dump: ParsableCommand {
         var configuration = FrameSource.Configuration()
         timeline.apply(to: &configuration)
         color.apply(to: &configuration)
+        network.apply(to: &configuration)
         if let frames { configuration.outputLimit = configuration.frameRate.inverse * Int64(frames) }
         configuration.prefetch = 1  // the image writers queue frames too
         // Image encoding is the bottleneck and wants the cores; one decoder thread (4 ms a

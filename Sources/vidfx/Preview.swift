@@ -57,6 +57,7 @@ struct Preview: ParsableCommand {
     var quiet = false
 
     @OptionGroup var color: ColorOptions
+    @OptionGroup var network: NetworkOptions
 
     /// `--loop` with or without a count (a bare `--loop` is rewritten to `--loop forever`).
     struct LoopArgument: ExpressibleByArgument {
@@ -95,6 +96,7 @@ struct Preview: ParsableCommand {
         let quiet = self.quiet
         configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
         color.apply(to: &configuration)
+        network.apply(to: &configuration)
         let source = try FrameSource(input, configuration: configuration)
         defer { source.close() }
 

@@ -15,10 +15,12 @@ struct Probe: ParsableCommand {
     var json = false
 
     @OptionGroup var color: ColorOptions
+    @OptionGroup var network: NetworkOptions
 
     func run() throws {
         var configuration = FrameSource.Configuration()
         color.apply(to: &configuration)
+        network.apply(to: &configuration)
         let source = try FrameSource(input, configuration: configuration)
         defer { source.close() }
         let info = source.info

@@ -63,6 +63,28 @@ struct ColorOptions: ParsableArguments {
     }
 }
 
+/// How network inputs (http, https, HLS) are fetched.
+struct NetworkOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Network inputs: seconds without data before giving up (connecting, reading, reconnecting).", valueName: "seconds"))
+    var timeout: Double = 15
+
+    @Option(name: .customLong("header"), help: ArgumentHelp("An HTTP request header, \"Name: value\"; repeat for several.", valueName: "header"))
+    var headers: [String] = []
+
+    @Option(name: .customLong("user-agent"), help: "The HTTP User-Agent to send.")
+    var userAgent: String?
+
+    func validate() throws {
+        guard timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout: must be between 0 and 86400 seconds") }
+    }
+
+    func apply(to configuration: inout FrameSource.Configuration) {
+        configuration.ioTimeout = .milliseconds(Int64(timeout * 1000))
+        configuration.httpHeaders = headers
+        configuration.userAgent = userAgent
+    }
+}
+
 /// Which part of the timeline becomes frames, and at what cadence.
 struct TimelineOptions: ParsableArguments {
     @Option(help: "Output frames per second: 30, 29.97, 30000/1001…")

@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+
+/// `Tests/Support/media_server.py` on 127.0.0.1: Range requests and injected faults.
+final class MediaServer {
+    let root: URL
+    let port: Int
+    let log: URL
+    private let process: Process
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-http-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        for name in ["h264-30fps.mp4", "h264-30fps-faststart.mp4", "vp9-opus.webm", "h264-noaudio.mp4"] {
+            try FileManager.default.createSymbolicLink(at: root.appendingPathComponent(name), withDestinationURL: CLI.testmedia.appendingPathComponent(name))
+        }
+        // An HLS rendition of the clip: MPEG-TS segments of one second, codec copied.
+        let hls = root.appendingPathComponent("hls")
+        try FileManager.default.createDirectory(at: hls, withIntermediateDirectories: true)
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        ffmpeg.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-i", CLI.testmedia.appendingPathComponent("h264-30fps.mp4").path,
+                            "-c", "copy", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", hls.appendingPathComponent("index.m3u8").path]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+
+        log = root.appendingPathComponent("requests.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", CLI.directory.appendingPathComponent("Tests/Support/media_server.py").path, root.path]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = try FileHandle(forWritingTo: log)
+        try process.run()
+        var line = Data()
+        while !line.contains(0x0A) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("PORT "), let p = Int(text.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            process.terminate()
+            throw CocoaError(.fileReadUnknown)
+        }
+        port = p
+    }
+
+    deinit {
+        // SIGKILL: a SIGTERM may be ignored by disposition inherited from the test runner.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
+
+    /// The requests so far, one "METHOD PATH RANGE" line each.
+    var requests: [String] { requestLog.map { $0.components(separatedBy: " UA=")[0] } }
+
+    /// The full log lines, with the User-Agent and X-Token headers.
+    var requestLog: [String] {
+        guard let h = try? FileHandle(forReadingFrom: log) else { return [] }
+        defer { try? h.close() }
+        return String(decoding: (try? h.readToEnd()) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+}
+
+/// Remote inputs end to end, against the loopback server only.
+@Suite(.serialized) struct RemoteInputTests {
+    let server: MediaServer
+    init() throws { server = try MediaServer() }
+
+    /// Dumps `input` to PNG frames; returns the status, stderr and the frames' bytes.
+    func dump(_ input: String, _ extra: [String] = []) throws -> (status: Int32, stderr: String, frames: [Data], seconds: Double) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-remote-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let started = Date()
+        let r = try CLI.run(["dump", input, "-o", dir.path, "-q"] + extra)
+        let seconds = Date().timeIntervalSince(started)
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(".png") }.sorted()
+        let frames = try names.map { name -> Data in
+            let h = try FileHandle(forReadingFrom: dir.appendingPathComponent(name))
+            defer { try? h.close() }
+            return try h.readToEnd() ?? Data()
+        }
+        return (r.status, r.stderr, frames, seconds)
+    }
+
+    @Test(arguments: [("h264-30fps.mp4", "h264-30fps.mp4"), ("vp9-opus.webm", "vp9-opus.webm"), ("hls/index.m3u8", "h264-30fps.mp4")])
+    func remoteDumpIsByteForByteTheLocalDump(remote: String, local: String) throws {
+        let there = try dump(server.url("files/" + remote))
+        let here = try dump(CLI.media(local))
+        #expect(there.status == 0, "\(there.stderr)")
+        #expect(there.frames.count == here.frames.count && here.frames.count >= 30)
+        #expect(there.frames == here.frames)
+    }
+
+    @Test func indexAtTheEndIsReadWithRangeRequests() throws {
+        // h264-30fps.mp4 has its moov after the media data.
+        _ = try dump(server.url("files/h264-30fps.mp4"))
+        let ranged = server.requests.filter { $0.hasPrefix("GET /files/h264-30fps.mp4 bytes=") && !$0.hasSuffix("bytes=0-") }
+        #expect(!ranged.isEmpty, "requests: \(server.requests)")
+    }
+
+    @Test func loopingSeeksBackInsteadOfDownloadingAgain() throws {
+        let r = try dump(server.url("files/h264-noaudio.mp4"), ["--loop", "3"])
+        #expect(r.status == 0 && r.frames.count == 180, "\(r.stderr)")
+        let fromZero = server.requests.filter { $0.hasPrefix("GET /files/h264-noaudio.mp4") && $0.hasSuffix("bytes=0-") }
+        #expect(fromZero.count == 1, "one download from the start, then seeks: \(server.requests)")
+    }
+
+    @Test(arguments: [("status/404", "404"), ("status/500", "5XX"), ("status/403", "403"), ("garbage", "not a readable media file"),
+                      ("files/missing.mp4", "404")])
+    func failuresAreOneClearLine(path: String, cause: String) throws {
+        let url = server.url(path)
+        let r = try dump(url, ["--timeout", "5"])
+        #expect(r.status != 0)
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains(url) && lines[0].contains(cause), "\(r.stderr)")
+        #expect(r.seconds < 5, "well within the timeout")
+        #expect(r.frames.isEmpty)
+    }
+
+    @Test func stalledServerFailsWithinTheTimeout() throws {
+        let url = server.url("stall/20000/h264-30fps.mp4")
+        let r = try dump(url, ["--timeout", "2"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains(url) && r.stderr.contains("no data for 2 s"), "\(r.stderr)")
+        #expect(r.seconds < 2 + 4, "gave up after \(r.seconds) s")
+    }
+
+    @Test func droppedConnectionsResumeWhereTheyStopped() throws {
+        let here = try dump(CLI.media("h264-30fps.mp4"))
+        let once = try dump(server.url("drop-once/30000/h264-30fps.mp4"), ["--timeout", "5"])
+        #expect(once.status == 0 && once.frames == here.frames, "\(once.stderr)")
+        // Every response cut after 20 KB: each reconnect resumes at its offset.
+        let always = try dump(server.url("drop-always/20000/h264-30fps.mp4"), ["--timeout", "5"])
+        #expect(always.status == 0 && always.frames == here.frames, "\(always.stderr)")
+        #expect(server.requests.contains { $0.contains("drop-always") && !$0.hasSuffix("bytes=0-") })
+    }
+
+    @Test func slowButSteadyServerCompletes() throws {
+        // 103 KB at 40 KB/s: longer than the timeout in all, never a gap that long.
+        let r = try dump(server.url("slow/40000/h264-30fps.mp4"), ["--timeout", "2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.frames.count == 90)
+        #expect(r.seconds > 2)
+    }
+
+    @Test func headersAndUserAgentAreSentOnEveryRequest() throws {
+        let ok = try dump(server.url("files/h264-noaudio.mp4"), ["--header", "X-Token: abc", "--user-agent", "vidfx-test"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        let seen = server.requestLog.filter { $0.contains("h264-noaudio") }
+        #expect(!seen.isEmpty && seen.allSatisfy { $0.hasSuffix("UA=vidfx-test X-Token=abc") }, "\(seen)")
+        let bad = try dump(server.url("files/h264-noaudio.mp4"), ["--header", "no colon here"])
+        #expect(bad.status != 0 && bad.stderr.contains("Name: value"), "\(bad.stderr)")
+    }
+
+    @Test func probeAndApplyReadURLs() throws {
+        let probe = try CLI.run(["probe", server.url("files/h264-30fps-faststart.mp4"), "--json"])
+        #expect(probe.status == 0 && String(decoding: probe.stdout, as: UTF8.self).contains("\"width\""))
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-remote-\(UUID().uuidString).mp4")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let apply = try CLI.run(["apply", server.url("files/h264-30fps.mp4"), "-e", "sepia", "-o", out.path, "-q"])
+        #expect(apply.status == 0, "\(apply.stderr)")
+        let streams = try CLI.run(["probe", out.path, "--json"])
+        #expect(String(decoding: streams.stdout, as: UTF8.self).contains("aac"), "audio came through the second reader")
+    }
+}
