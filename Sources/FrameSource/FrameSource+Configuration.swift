@@ -90,9 +90,10 @@ extension FrameSource {
 }
 
 extension FrameSource.Configuration {
-    /// FFmpeg's protocol options for `input`: for http(s), the timeout, bounded
-    /// reconnects with backoff (1, 2, 4 s; each also bounded by the timeout through the
-    /// interrupt callback), headers and user agent. Other inputs need none. Exposed so
+    /// FFmpeg's protocol options for `input`: for http(s), the timeout, reconnects
+    /// that resume at the dropped byte and back off until the delay would pass 4 s
+    /// (each wait also bounded by the timeout through the interrupt callback), headers
+    /// and user agent. Other inputs need none. Exposed so
     /// that a second reader of the same input (the audio of `apply`) opens it alike.
     public func networkOptions(for input: String) -> [(String, String)] {
         guard input.hasPrefix("http:") || input.hasPrefix("https:") else { return [] }

@@ -15,14 +15,15 @@ final class MediaServer {
             try FileManager.default.createSymbolicLink(at: root.appendingPathComponent(name), withDestinationURL: CLI.testmedia.appendingPathComponent(name))
         }
         // An HLS rendition of the clip: MPEG-TS segments of one second, codec copied.
-        let hls = root.appendingPathComponent("hls")
-        try FileManager.default.createDirectory(at: hls, withIntermediateDirectories: true)
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        ffmpeg.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-i", CLI.testmedia.appendingPathComponent("h264-30fps.mp4").path,
-                            "-c", "copy", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", hls.appendingPathComponent("index.m3u8").path]
-        try ffmpeg.run()
-        ffmpeg.waitUntilExit()
+        // Also with fMP4 segments, and the clip as a progressive MPEG-TS file.
+        let clip = CLI.testmedia.appendingPathComponent("h264-30fps.mp4").path
+        for (folder, extra) in [("hls", [String]()), ("hls-fmp4", ["-hls_segment_type", "fmp4"])] {
+            let dir = root.appendingPathComponent(folder)
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try Self.ffmpeg(["-i", clip, "-c", "copy", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod"] + extra
+                            + [dir.appendingPathComponent("index.m3u8").path])
+        }
+        try Self.ffmpeg(["-i", clip, "-c", "copy", "-f", "mpegts", root.appendingPathComponent("clip.ts").path])
 
         log = root.appendingPathComponent("requests.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -45,6 +46,14 @@ final class MediaServer {
             throw CocoaError(.fileReadUnknown)
         }
         port = p
+    }
+
+    private static func ffmpeg(_ arguments: [String]) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments
+        try p.run()
+        p.waitUntilExit()
     }
 
     deinit {
@@ -88,7 +97,8 @@ final class MediaServer {
         return (r.status, r.stderr, frames, seconds)
     }
 
-    @Test(arguments: [("h264-30fps.mp4", "h264-30fps.mp4"), ("vp9-opus.webm", "vp9-opus.webm"), ("hls/index.m3u8", "h264-30fps.mp4")])
+    @Test(arguments: [("h264-30fps.mp4", "h264-30fps.mp4"), ("vp9-opus.webm", "vp9-opus.webm"), ("clip.ts", "h264-30fps.mp4"),
+                      ("hls/index.m3u8", "h264-30fps.mp4"), ("hls-fmp4/index.m3u8", "h264-30fps.mp4")])
     func remoteDumpIsByteForByteTheLocalDump(remote: String, local: String) throws {
         let there = try dump(server.url("files/" + remote))
         let here = try dump(CLI.media(local))
