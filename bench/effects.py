@@ -15,6 +15,25 @@ W, H = 1920, 1080
 SEPIA = "colorchannelmixer=rr=.393:rg=.769:rb=.189:gr=.349:gg=.686:gb=.168:br=.272:bg=.534:bb=.131"
 POST = "floor(floor(val/255*5+0.5)*255/5+0.5)"
 
+def _hue_mix(deg):
+    import math
+    t = math.radians(deg)
+    c, s = math.cos(t), math.sin(t)
+    k, q = (1 - c) / 3, s / math.sqrt(3)
+    m = [c + k, k - q, k + q, k + q, c + k, k - q, k - q, k + q, c + k]
+    names = ["rr", "rg", "rb", "gr", "gg", "gb", "br", "bg", "bb"]
+    return "colorchannelmixer=" + ":".join(f"{n}={v:.6f}" for n, v in zip(names, m))
+
+
+def _color_controls(sat, bri, con):
+    w = (0.2126, 0.7152, 0.0722)
+    rows = [[(1 - sat) * w[j] + (sat if i == j else 0) for j in range(3)] for i in range(3)]
+    names = ["rr", "rg", "rb", "gr", "gg", "gb", "br", "bg", "bb"]
+    mix = "colorchannelmixer=" + ":".join(f"{n}={v:.6f}" for n, v in zip(names, sum(rows, [])))
+    e = f"clip(floor(((val/255+{bri}-0.5)*{con}+0.5)*255+0.5),0,255)"
+    return f"{mix},lutrgb=r='{e}':g='{e}':b='{e}'"
+
+
 # (label, vidfx chain, ffmpeg filter or None, is a colour effect)
 CASES = [
     ("sepia", "sepia", SEPIA, True),
@@ -23,6 +42,14 @@ CASES = [
     ("solarize", "solarize", None, True),
     ("lut (33³ tetrahedral)", "lut:file={cube}", "lut3d=file={cube}:interp=tetrahedral", True),
     ("lut (33³ trilinear)", "lut:file={cube}:interp=trilinear", "lut3d=file={cube}:interp=trilinear", True),
+    ("exposure ev=0.7", "exposure=0.7", "exposure=exposure=0.7", True),
+    ("exposure ev=0.7 linear", "exposure=0.7:space=linear", None, True),
+    ("hue 120", "hue=120", _hue_mix(120), True),
+    ("hue 120 linear", "hue=120:space=linear", None, True),
+    ("colorcontrols", "colorcontrols:saturation=1.4:brightness=0.05:contrast=1.3", _color_controls(1.4, 0.05, 1.3), True),
+    ("colorcontrols linear", "colorcontrols:saturation=1.4:brightness=0.05:contrast=1.3:space=linear", None, True),
+    ("vibrance 0.6", "vibrance=0.6", "vibrance=intensity=0.6:alternate=1:rlum=0.2126:glum=0.7152:blum=0.0722", True),
+    ("vibrance 0.6 linear", "vibrance=0.6:space=linear", None, True),
     ("pixelate mode=average", "pixelate:size=8:mode=average", "pixelize=w=8:h=8", False),
     ("pixelate mode=sample", "pixelate:size=8", None, False),
     ("caleido", "caleido", None, False),

@@ -13,6 +13,11 @@ public enum EffectRegistry {
         Warhol.self,
         ZoomBlur.self,
         LUT.self,
+        Exposure.self,
+        Gamma.self,
+        Hue.self,
+        ColorControls.self,
+        Vibrance.self,
     ]
 
     /// Their CLI names.

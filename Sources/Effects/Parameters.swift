@@ -30,10 +30,20 @@ public struct Parameters: Sendable {
             guard typed[name] == nil else { throw EffectError("\(descriptor.name): parameter '\(name)' given twice") }
             switch spec.type {
             case .float, .int:
-                guard let v = Double(text), v.isFinite else {
+                // Angles (unit "deg") also take an explicit unit: 90deg, 90°, 1.57rad.
+                var text = text
+                var scale = 1.0
+                if spec.unit == "deg" {
+                    for (suffix, factor) in [("deg", 1.0), ("°", 1.0), ("rad", 180 / Double.pi)] where text.hasSuffix(suffix) {
+                        text = String(text.dropLast(suffix.count))
+                        scale = factor
+                        break
+                    }
+                }
+                guard let parsed = Double(text), parsed.isFinite else {
                     throw EffectError("\(descriptor.name): \(name) must be a number (\(spec.rangeDescription)), not '\(text)'")
                 }
-                typed[name] = .number(v)
+                typed[name] = .number(parsed * scale)
             case .choice, .file:
                 typed[name] = .text(text)
             }

@@ -1,0 +1,28 @@
+import Foundation
+
+/// A power curve, `c^power` (spec B4, CIGammaAdjust): above 1 darkens the mid-tones,
+/// below 1 lightens them. One table lookup per channel.
+public struct Gamma: ColorEffect {
+    public static let descriptor = EffectDescriptor(
+        name: "gamma", kind: .color, category: .tone, summary: "Power curve on each channel (Core Image's gamma adjust).",
+        parameters: [
+            .float("power", default: 1, min: 0.01, max: 10, slider: 0.25...4, help: "Exponent: 1 is the identity, above 1 darkens mid-tones."),
+            ColorSpace.parameter,
+        ]
+    )
+
+    private let table: ChannelTable
+
+    public init(parameters: Parameters, resources: EffectResources) {
+        let power = parameters.double("power")
+        let space = ColorSpace(parameters)
+        table = ChannelTable { v in
+            let c = Double(v) / 255
+            return ColorSpace.quantize(space == .linear ? ColorSpace.encode(pow(ColorSpace.decode(c), power)) : pow(c, power))
+        }
+    }
+
+    public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {
+        table.apply(pixels, count: count)
+    }
+}

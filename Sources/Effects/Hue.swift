@@ -1,0 +1,39 @@
+import Foundation
+
+/// Rotates colours about the grey axis (spec B5, CIHueAdjust): a Rodrigues rotation
+/// about (1,1,1)/√3, so grey stays grey and +120° turns red into green.
+public struct Hue: ColorEffect {
+    public static let descriptor = EffectDescriptor(
+        name: "hue", kind: .color, category: .grading, summary: "Rotate every hue around the colour wheel (Core Image's hue adjust).",
+        parameters: [
+            .float("angle", default: 0, min: -360, max: 360, slider: -180...180, unit: "deg",
+                   help: "Rotation in degrees (90, 90deg) or radians (1.57rad); +120 turns red into green."),
+            ColorSpace.parameter,
+        ]
+    )
+
+    /// The rotation, row-major.
+    private let m: [Float]
+    private let space: ColorSpace
+    private let affine: AffineColor
+
+    public init(parameters: Parameters, resources: EffectResources) {
+        let theta = parameters.double("angle") * .pi / 180
+        let c = cos(theta), s = sin(theta), k = (1 - c) / 3, q = s / 3.0.squareRoot()
+        let rows: [Double] = [c + k, k - q, k + q, k + q, c + k, k - q, k - q, k + q, c + k]
+        m = rows.map { Float($0) }
+        affine = AffineColor(m, offset: 0)
+        space = ColorSpace(parameters)
+    }
+
+    public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {
+        if space == .encoded {
+            affine.apply(to: pixels, count: count)
+            return
+        }
+        let m = self.m
+        LinearLight.shared.map(pixels, count: count) { r, g, b in
+            (m[0] * r + m[1] * g + m[2] * b, m[3] * r + m[4] * g + m[5] * b, m[6] * r + m[7] * g + m[8] * b)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+/// Saturation that spares what is already saturated (spec B6, CIVibrance):
+/// `s = max(c) − min(c); l = Y709(c); f = 1 + a·(1 − sign(a)·s); out = l + (c − l)·f`.
+/// For a > 0 dull colours gain the most; skin and skies do not go neon.
+public struct Vibrance: ColorEffect {
+    public static let descriptor = EffectDescriptor(
+        name: "vibrance", kind: .color, category: .grading, summary: "Saturate muted colours more than vivid ones (Core Image's vibrance).",
+        parameters: [
+            .float("amount", default: 0, min: -1, max: 1, help: "Above 0 livens muted colours, below 0 mutes them; 0 unchanged."),
+            ColorSpace.parameter,
+        ]
+    )
+
+    private let amount: Float
+    private let space: ColorSpace
+
+    public init(parameters: Parameters, resources: EffectResources) {
+        amount = Float(parameters.double("amount"))
+        let space = ColorSpace(parameters)
+        self.space = space
+    }
+
+    public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {
+        let a = amount, sign: Float = amount < 0 ? -1 : (amount > 0 ? 1 : 0)
+        if space == .encoded {
+            // On bytes, without tables, so the loop vectorises.
+            let k = a * sign / 255
+            for n in 0..<count {
+                let p = pixels[n]
+                let b = Float(p & 0xFF), g = Float((p >> 8) & 0xFF), r = Float((p >> 16) & 0xFF)
+                let s = max(r, max(g, b)) - min(r, min(g, b))
+                let l = 0.2126 * r + 0.7152 * g + 0.0722 * b
+                let f = 1 + a - k * s
+                let nr = min(max(l + (r - l) * f + 0.5, 0), 255.5)
+                let ng = min(max(l + (g - l) * f + 0.5, 0), 255.5)
+                let nb = min(max(l + (b - l) * f + 0.5, 0), 255.5)
+                pixels[n] = (p & 0xFF00_0000) | min(UInt32(nr), 255) << 16 | min(UInt32(ng), 255) << 8 | min(UInt32(nb), 255)
+            }
+            return
+        }
+        LinearLight.shared.map(pixels, count: count) { r, g, b in
+            let s = max(r, max(g, b)) - min(r, min(g, b))
+            let l = 0.2126 * r + 0.7152 * g + 0.0722 * b
+            let f = 1 + a * (1 - sign * s)
+            return (l + (r - l) * f, l + (g - l) * f, l + (b - l) * f)
+        }
+    }
+}
