@@ -60,38 +60,38 @@ struct LinearLight: Sendable {
     }
 }
 
-/// `out = M·c + offset` on encoded bytes in unsigned fixed point (×4096), the form
-/// that vectorises (as sepia's matrix does): each row is split into its positive and
-/// negative coefficients, so no intermediate goes below zero. Rounds half up and
-/// clamps, as `Q` does; coefficient rounding costs at most 0.1 LSB.
+/// A byte from a Float in 0…255 units: clamped, then rounded by the 2²³ trick
+/// (adding 2²³ leaves the rounded integer in the low mantissa bits). Unlike a checked
+/// Float→Int conversion this vectorises. It rounds ties to even, which only matters
+/// at exact halves (±1 at most, within every colour effect's tolerance).
+@inline(__always)
+func roundedByte(_ v: Float) -> UInt32 {
+    let c = v < 0 ? 0 : (v > 255 ? 255 : v)
+    return (c + 8_388_608).bitPattern & 0x1FF
+}
+
+/// `out = M·c + offset` on encoded bytes, in Float with `roundedByte`, so the loop
+/// vectorises (8 pixels per AVX2 instruction).
 struct AffineColor: Sendable {
-    private let pos: [UInt32], neg: [UInt32]
-    private let posOffset: UInt32, negOffset: UInt32
+    private let m: [Float]
+    private let offset: Float
 
     /// `m` row-major on (r, g, b); `offset` in bytes.
     init(_ m: [Float], offset: Float) {
-        pos = m.map { UInt32((max($0, 0) * 4096).rounded()) }
-        neg = m.map { UInt32((max(-$0, 0) * 4096).rounded()) }
-        posOffset = UInt32((max(offset, 0) * 4096).rounded()) + 2048  // + ½ for rounding
-        negOffset = UInt32((max(-offset, 0) * 4096).rounded())
+        self.m = m
+        self.offset = offset
     }
 
     func apply(to pixels: UnsafeMutablePointer<UInt32>, count: Int) {
-        let (p0, p1, p2, p3, p4, p5, p6, p7, p8) = (pos[0], pos[1], pos[2], pos[3], pos[4], pos[5], pos[6], pos[7], pos[8])
-        let (n0, n1, n2, n3, n4, n5, n6, n7, n8) = (neg[0], neg[1], neg[2], neg[3], neg[4], neg[5], neg[6], neg[7], neg[8])
-        let po = posOffset, no = negOffset
-        let cap: UInt32 = 255 << 12
+        let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
+        let o = offset
         for i in 0..<count {
             let p = pixels[i]
-            let b = p & 0xFF, g = (p >> 8) & 0xFF, r = (p >> 16) & 0xFF
-            let pr = p0 &* r &+ p1 &* g &+ p2 &* b &+ po, nr = n0 &* r &+ n1 &* g &+ n2 &* b &+ no
-            let pg = p3 &* r &+ p4 &* g &+ p5 &* b &+ po, ng = n3 &* r &+ n4 &* g &+ n5 &* b &+ no
-            let pb = p6 &* r &+ p7 &* g &+ p8 &* b &+ po, nb = n6 &* r &+ n7 &* g &+ n8 &* b &+ no
-            var vr = pr > nr ? pr &- nr : 0, vg = pg > ng ? pg &- ng : 0, vb = pb > nb ? pb &- nb : 0
-            vr = vr < cap ? vr : cap
-            vg = vg < cap ? vg : cap
-            vb = vb < cap ? vb : cap
-            pixels[i] = (p & 0xFF00_0000) | (vr >> 12) << 16 | (vg >> 12) << 8 | (vb >> 12)
+            let b = Float(Int32(bitPattern: p & 0xFF)), g = Float(Int32(bitPattern: (p >> 8) & 0xFF)), r = Float(Int32(bitPattern: (p >> 16) & 0xFF))
+            let nr = roundedByte(m0 * r + m1 * g + m2 * b + o)
+            let ng = roundedByte(m3 * r + m4 * g + m5 * b + o)
+            let nb = roundedByte(m6 * r + m7 * g + m8 * b + o)
+            pixels[i] = (p & 0xFF00_0000) | nr << 16 | ng << 8 | nb
         }
     }
 }

@@ -26,14 +26,12 @@ public struct Vibrance: ColorEffect {
             let k = a * sign / 255
             for n in 0..<count {
                 let p = pixels[n]
-                let b = Float(p & 0xFF), g = Float((p >> 8) & 0xFF), r = Float((p >> 16) & 0xFF)
+                let b = Float(Int32(bitPattern: p & 0xFF)), g = Float(Int32(bitPattern: (p >> 8) & 0xFF)), r = Float(Int32(bitPattern: (p >> 16) & 0xFF))
                 let s = max(r, max(g, b)) - min(r, min(g, b))
                 let l = 0.2126 * r + 0.7152 * g + 0.0722 * b
                 let f = 1 + a - k * s
-                let nr = min(max(l + (r - l) * f + 0.5, 0), 255.5)
-                let ng = min(max(l + (g - l) * f + 0.5, 0), 255.5)
-                let nb = min(max(l + (b - l) * f + 0.5, 0), 255.5)
-                pixels[n] = (p & 0xFF00_0000) | min(UInt32(nr), 255) << 16 | min(UInt32(ng), 255) << 8 | min(UInt32(nb), 255)
+                pixels[n] = (p & 0xFF00_0000) | roundedByte(l + (r - l) * f) << 16 | roundedByte(l + (g - l) * f) << 8
+                    | roundedByte(l + (b - l) * f)
             }
             return
         }

@@ -100,6 +100,15 @@ struct Preview: ParsableCommand {
         let source = try FrameSource(input, configuration: configuration)
         defer { source.close() }
 
+        // Catch Ctrl-C before any sink changes the terminal, so that the sinks are always
+        // closed (and the terminal restored) on the way out.
+        let slot = PlayerSlot()
+        let interruption = Interruption {
+            source.stop()
+            slot.stop()
+        }
+        defer { interruption.end() }
+
         let kinds = sinks.isEmpty ? [Self.defaultSink()] : sinks
         guard Set(kinds).count == kinds.count else { throw ValidationError("--sink: each sink at most once") }
         var opened: [any PreviewSink] = []
@@ -126,8 +135,7 @@ struct Preview: ParsableCommand {
         options.frameRate = fps.value
         options.passes = input == "-" ? 1 : (loop.map { $0.passes } ?? 1)
         let player = Player(source: source, chain: LiveChain(chain), sinks: opened, options: options)
-        let interruption = Interruption { player.stop() }
-        defer { interruption.end() }
+        slot.set(player)
         let report: Player.Report
         do { report = try player.run() } catch let error as SinkError { throw CommandFailure(message: error.description) }
         for sink in opened { sink.close() }
@@ -159,5 +167,28 @@ struct Preview: ParsableCommand {
         if s.delivered > 0 { text += ", lateness mean \(ms(s.meanLateness)), p99 \(ms(s.p99Lateness)), max \(ms(s.maxLateness))" }
         if r.hidden > 0 { text += ", \(r.hidden) ticks hidden" }
         return text
+    }
+}
+
+/// The player, once it exists, for the signal handler to stop.
+private final class PlayerSlot: @unchecked Sendable {
+    private let lock = NSLock()
+    private var player: Player?
+    private var stopped = false
+
+    func set(_ player: Player) {
+        lock.lock()
+        self.player = player
+        let stop = stopped
+        lock.unlock()
+        if stop { player.stop() }
+    }
+
+    func stop() {
+        lock.lock()
+        stopped = true
+        let p = player
+        lock.unlock()
+        p?.stop()
     }
 }

@@ -1,3 +1,4 @@
+import Effects
 import Foundation
 import Testing
 
@@ -188,7 +189,7 @@ struct CLI {
     @Test func jsonHasTheDocumentedShape() throws {
         let r = try CLI.run(["effects", "--json"])
         let list = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [[String: Any]])
-        #expect(list.count == 11)
+        #expect(list.count == EffectRegistry.all.count && list.count >= 16)
         let sepia = try #require(list.first { $0["name"] as? String == "sepia" })
         #expect(sepia["kind"] as? String == "color" && sepia["category"] as? String == "tone")
         let amount = try #require((sepia["parameters"] as? [[String: Any]])?.first)

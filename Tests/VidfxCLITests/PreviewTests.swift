@@ -123,6 +123,15 @@ struct Y4M {
         return status
     }
 
+    /// Waits until the pane shows the picture (the sink is up), at most `seconds`.
+    func waitForPicture(seconds: Double = 10) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try tmux(["capture-pane", "-p"]).contains("▀") { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
     func waitForExit(_ status: URL, seconds: Double) -> String? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
@@ -136,7 +145,7 @@ struct Y4M {
     @Test func drawsColouredCellsAndRestoresTheTerminal() throws {
         defer { _ = try? tmux(["kill-server"]) }
         let status = try start(["preview", CLI.media("h264-30fps.mp4"), "-e", "sepia", "--sink", "terminal", "--duration", "2"])
-        Thread.sleep(forTimeInterval: 1.0)
+        try waitForPicture()
         let during = try tmux(["capture-pane", "-p", "-e"])
         let modes = try tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"])
         #expect(during.contains("\u{1B}[38;2;") && during.contains("\u{1B}[48;2;"), "24-bit colours")
@@ -151,14 +160,14 @@ struct Y4M {
     @Test func qQuitsAndCtrlCStopsCleanly() throws {
         defer { _ = try? tmux(["kill-server"]) }
         let status = try start(["preview", CLI.media("h264-30fps.mp4"), "--sink", "terminal", "--loop"])
-        Thread.sleep(forTimeInterval: 0.8)
+        try waitForPicture()
         _ = try tmux(["send-keys", "q"])
         #expect(waitForExit(status, seconds: 5) == "0", "q ends a forever loop")
         #expect(try tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"]).hasPrefix("0 1"))
         _ = try tmux(["kill-server"])
 
         let second = try start(["preview", CLI.media("h264-30fps.mp4"), "--sink", "terminal", "--loop"])
-        Thread.sleep(forTimeInterval: 0.8)
+        try waitForPicture()
         _ = try tmux(["send-keys", "C-c"])
         #expect(waitForExit(second, seconds: 5) == "130", "Ctrl-C: 128 + SIGINT")
         #expect(try tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"]).hasPrefix("0 1"), "terminal restored after Ctrl-C")
