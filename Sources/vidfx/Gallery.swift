@@ -20,7 +20,18 @@ enum Gallery {
             let d = type.descriptor
             // Effects that need a file (lut) get a demo teal-and-orange grade.
             let chain = d.parameters.allSatisfy({ $0.defaultValue != nil }) ? d.name : "\(d.name):file=\(demoCube)"
-            tiles.append((d.name.uppercased(), try EffectChain(parsing: chain).apply(to: frame, time: time)))
+            let shown = try EffectChain(parsing: chain).apply(to: frame, time: time)
+            // Effects whose defaults are the identity (the Core Image adjustments) are shown
+            // with their first parameter a quarter of the way to the top of its slider.
+            if shown.packedBytes() == frame.packedBytes(), let first = d.parameters.first, case .number(let v)? = first.defaultValue,
+               let top = first.sliderMax, top > v {
+                var value = v + (top - v) / 4
+                if case .int = first.type { value = value.rounded() }
+                let label = "\(first.name)=\(ParameterValue.number((value * 100).rounded() / 100))"
+                tiles.append(("\(d.name) \(label)".uppercased(), try EffectChain(parsing: "\(d.name):\(label)").apply(to: frame, time: time)))
+                continue
+            }
+            tiles.append((d.name.uppercased(), shown))
         }
         let tileHeight = max(1, tileWidth * frame.height / frame.width)
         let rows = (tiles.count + columns - 1) / columns
