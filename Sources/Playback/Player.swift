@@ -56,6 +56,7 @@ public final class Player: @unchecked Sendable {
     // Playback state, touched only by run().
     private var origin: Duration?
     private var paused = false
+    private var pausedAt: Duration?
     private var passes: Int?
     private var currentPass = 0
     private var caption: String?
@@ -186,8 +187,6 @@ public final class Player: @unchecked Sendable {
         }
         return true
     }
-
-    private var pausedAt: Duration?
 
     private func setCaption(_ text: String) {
         caption = text

@@ -21,8 +21,6 @@ public final class Y4MSink: PreviewSink {
     private var size: (width: Int, height: Int)?
     private var buffer: [UInt8] = []
     private var closed = false
-    /// Frames written (repeats included).
-    public private(set) var framesWritten = 0
 
     /// - Parameters:
     ///   - fd: where to write (standard output by default); not closed by the sink.
@@ -46,13 +44,13 @@ public final class Y4MSink: PreviewSink {
             YUVConverter.convert(picture, matrix: .bt601, y: y, yStride: size.width,
                                  u: y + lumaBytes, v: y + lumaBytes + chromaBytes, cStride: size.width / 2)
         }
-        return try sendFrame()
+        return try send(buffer)
     }
 
     public func skip(tick: Int64) throws(SinkError) -> Bool {
         if closed { return false }
         guard size != nil else { return true }  // nothing shown yet: nothing to repeat
-        return try sendFrame()
+        return try send(buffer)
     }
 
     public func close() { closed = true }
@@ -64,12 +62,6 @@ public final class Y4MSink: PreviewSink {
         let header = "YUV4MPEG2 W\(w) H\(h) F\(frameRate.numerator):\(frameRate.denominator) Ip A1:1 C420jpeg XYSCSS=420JPEG XCOLORRANGE=LIMITED\n"
         guard try send(Array(header.utf8)) else { closed = true; return }
         buffer = Array("FRAME\n".utf8) + [UInt8](repeating: 0, count: w * h * 3 / 2)
-    }
-
-    private func sendFrame() throws(SinkError) -> Bool {
-        guard try send(buffer) else { return false }
-        framesWritten += 1
-        return true
     }
 
     /// Writes all of `bytes`; false when the reader has gone (EPIPE).
