@@ -157,19 +157,23 @@ struct Y4M {
         #expect(!(try tmux(["capture-pane", "-p"])).contains("▀"), "the picture is gone with the alternate screen")
     }
 
-    @Test func qQuitsAndCtrlCStopsCleanly() throws {
+    // One tmux server per test (each test gets its own socket): starting a session
+    // right after kill-server on the same socket can race the dying server.
+    @Test func qQuitsAForeverLoop() throws {
         defer { _ = try? tmux(["kill-server"]) }
         let status = try start(["preview", CLI.media("h264-30fps.mp4"), "--sink", "terminal", "--loop"])
         try waitForPicture()
         _ = try tmux(["send-keys", "q"])
         #expect(waitForExit(status, seconds: 5) == "0", "q ends a forever loop")
         #expect(try tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"]).hasPrefix("0 1"))
-        _ = try tmux(["kill-server"])
+    }
 
-        let second = try start(["preview", CLI.media("h264-30fps.mp4"), "--sink", "terminal", "--loop"])
+    @Test func ctrlCStopsCleanly() throws {
+        defer { _ = try? tmux(["kill-server"]) }
+        let status = try start(["preview", CLI.media("h264-30fps.mp4"), "--sink", "terminal", "--loop"])
         try waitForPicture()
         _ = try tmux(["send-keys", "C-c"])
-        #expect(waitForExit(second, seconds: 5) == "130", "Ctrl-C: 128 + SIGINT")
+        #expect(waitForExit(status, seconds: 5) == "130", "Ctrl-C: 128 + SIGINT")
         #expect(try tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"]).hasPrefix("0 1"), "terminal restored after Ctrl-C")
     }
 }
