@@ -34,6 +34,8 @@ struct LinearLight: Sendable {
 
     private let decode: [Float]
     private let encode: [UInt8]
+    fileprivate var decodeTable: [Float] { decode }
+    fileprivate var encodeTable: [UInt8] { encode }
 
     private init() {
         decode = (0..<256).map { Float(ColorSpace.decode(Double($0) / 255)) }
@@ -57,6 +59,39 @@ struct LinearLight: Sendable {
                 }
             }
         }
+    }
+}
+
+extension LinearLight {
+    /// Like ``map(_:count:_:)`` with alpha (0…1, never gamma-encoded) in and out.
+    @inline(__always)
+    func mapRGBA(_ pixels: UnsafeMutablePointer<UInt32>, count: Int,
+                 _ op: (Float, Float, Float, Float) -> (Float, Float, Float, Float)) {
+        withTables { lin, o in
+            @inline(__always) func byte(_ v: Float) -> UInt32 {
+                let c = v < 0 ? 0 : (v > 1 ? 1 : v)
+                return UInt32(o[Int(c * 65535 + 0.5)])
+            }
+            for n in 0..<count {
+                let p = pixels[n]
+                let a = Float(Int32(bitPattern: p >> 24)) / 255
+                let (r, g, b, na) = op(lin[Int((p >> 16) & 0xFF)], lin[Int((p >> 8) & 0xFF)], lin[Int(p & 0xFF)], a)
+                pixels[n] = roundedByte(na * 255) << 24 | byte(r) << 16 | byte(g) << 8 | byte(b)
+            }
+        }
+    }
+
+    /// The decode table (256 linear values) and the encode table (65536 bytes over 0…1).
+    @inline(__always)
+    func withTables<R>(_ body: (UnsafePointer<Float>, UnsafePointer<UInt8>) -> R) -> R {
+        decodeTable.withUnsafeBufferPointer { d in encodeTable.withUnsafeBufferPointer { e in body(d.baseAddress!, e.baseAddress!) } }
+    }
+
+    /// A linear value (any Float, clamped to 0…1) encoded to a byte.
+    @inline(__always)
+    static func encodeByte(_ v: Float, _ table: UnsafePointer<UInt8>) -> UInt32 {
+        let c = v < 0 ? 0 : (v > 1 ? 1 : v)
+        return UInt32(table[Int(c * 65535 + 0.5)])
     }
 }
 

@@ -44,6 +44,15 @@ public protocol LayerEffect: Effect {
     /// Called on many threads at once with disjoint row ranges.
     func render(_ source: SourceImage, into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
                 rows: Range<Int>, context: RenderContext)
+
+    /// The size of the output for an input of `width`×`height` (the context passed to
+    /// ``render(_:into:destinationStride:rows:context:)`` carries it). Most effects keep the size.
+    func outputSize(width: Int, height: Int) -> (width: Int, height: Int)
+}
+
+extension LayerEffect {
+    /// Same size as the input.
+    public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) { (width, height) }
 }
 
 /// Read access to a BGRA frame, with edge-clamped sampling.

@@ -62,8 +62,20 @@ public final class EffectChain: Sendable {
     /// `sepia=0.8,pixelate:size=12:mode=average`, `lut:file=grade.cube`.
     public convenience init(parsing text: String, resources: EffectResources = EffectResources(), fuse: Bool = true) throws(EffectError) {
         var entries: [Entry] = []
-        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let item = item.trimmingSpaces()
+        // Commas separate effects, but also the components of colours and vectors
+        // (`whitepoint:color=1,0.9,0.8`): a piece that starts like a number cannot
+        // name an effect, so it continues the previous one.
+        var items: [String] = []
+        for piece in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let trimmed = piece.trimmingSpaces()
+            if let c = trimmed.first, c.isNumber || c == "." || c == "-" || c == "+", !items.isEmpty {
+                items[items.count - 1] += "," + trimmed
+            } else {
+                items.append(String(piece))
+            }
+        }
+        for item in items {
+            let item = Substring(item).trimmingSpaces()
             guard !item.isEmpty else { throw EffectError("empty effect in chain '\(text)'") }
             var parts = item.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             var head = parts.removeFirst()
@@ -96,6 +108,13 @@ public final class EffectChain: Sendable {
         self.init(entries, fuse: fuse)
     }
 
+    /// The size of the frames the chain makes from frames of `width`×`height`.
+    public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        var size = (width: width, height: height)
+        for case .layer(let effect) in stages { size = effect.outputSize(width: size.width, height: size.height) }
+        return size
+    }
+
     /// True when the chain does nothing.
     public var isEmpty: Bool { entries.isEmpty }
 
@@ -115,8 +134,9 @@ public final class EffectChain: Sendable {
     /// no other frame shares the pixels (one 1080p frame, 8 MB, less in flight);
     /// layer passes need the whole source, so they render into a new frame.
     public func apply(to frame: inout Frame, time: Double? = nil) {
-        let context = RenderContext(time: time ?? frame.time.seconds, width: frame.width, height: frame.height)
+        let time = time ?? frame.time.seconds
         for stage in stages {
+            var context = RenderContext(time: time, width: frame.width, height: frame.height)
             if case .color(let effects) = stage, frame.isUniquelyReferenced() {
                 let stride = frame.bytesPerRow / 4
                 frame.withUnsafeMutableBytes { d in
@@ -125,7 +145,11 @@ public final class EffectChain: Sendable {
                 }
                 continue
             }
-            var out = Frame(width: frame.width, height: frame.height, pool: pool)
+            if case .layer(let effect) = stage {
+                // Layers may change the size (crop); the context describes the output.
+                (context.width, context.height) = effect.outputSize(width: frame.width, height: frame.height)
+            }
+            var out = Frame(width: context.width, height: context.height, pool: pool)
             out.tick = frame.tick
             out.time = frame.time
             out.sourceTime = frame.sourceTime

@@ -18,8 +18,10 @@ public enum EffectCategory: String, Sendable, Codable, CaseIterable {
     case stylize
     /// Blurs.
     case blur
-    /// Geometry: mirrors, tiles, warps.
+    /// Geometry: mirrors, tiles, warps, crops.
     case geometry
+    /// Generators and compositing (solid colours, overlays).
+    case composite
 }
 
 /// The type of a parameter's value.
@@ -32,6 +34,10 @@ public enum ParameterType: Sendable, Equatable {
     case choice([String])
     /// A file path (LUTs, images).
     case file
+    /// A colour: `#RRGGBB[AA]` or `r,g,b[,a]` with components in 0…1; held as (r, g, b, a).
+    case color
+    /// A fixed number of reals: `x,y` or `a,b,c,d,tx,ty`.
+    case vector(Int)
 
     /// Short name for tables and JSON.
     public var name: String {
@@ -40,6 +46,8 @@ public enum ParameterType: Sendable, Equatable {
         case .int: "int"
         case .choice: "choice"
         case .file: "file"
+        case .color: "color"
+        case .vector: "vector"
         }
     }
 }
@@ -48,13 +56,18 @@ public enum ParameterType: Sendable, Equatable {
 public enum ParameterValue: Sendable, Equatable, CustomStringConvertible {
     case number(Double)
     case text(String)
+    /// Colours and vectors: the components in order.
+    case vector([Double])
 
     public var description: String {
         switch self {
-        case .number(let v): v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
+        case .number(let v): ParameterValue.format(v)
         case .text(let s): s
+        case .vector(let v): v.map(ParameterValue.format).joined(separator: ",")
         }
     }
+
+    private static func format(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v) }
 }
 
 /// One parameter of an effect: everything the CLI, validation, help and docs need.
@@ -99,6 +112,19 @@ public struct ParameterSpec: Sendable {
                       sliderMin: nil, sliderMax: nil, unit: nil, help: help)
     }
 
+    /// A colour, default given as (r, g, b, a) in 0…1.
+    public static func color(_ name: String, default value: (Double, Double, Double, Double), help: String) -> ParameterSpec {
+        ParameterSpec(name: name, type: .color, defaultValue: .vector([value.0, value.1, value.2, value.3]), min: nil, max: nil,
+                      sliderMin: nil, sliderMax: nil, unit: nil, help: help)
+    }
+
+    /// A vector of `value.count` reals, each within `min…max` when given.
+    public static func vector(_ name: String, default value: [Double], min: Double? = nil, max: Double? = nil,
+                              unit: String? = nil, help: String) -> ParameterSpec {
+        ParameterSpec(name: name, type: .vector(value.count), defaultValue: .vector(value), min: min, max: max,
+                      sliderMin: nil, sliderMax: nil, unit: unit, help: help)
+    }
+
     /// A file path; `required` files have no default.
     public static func file(_ name: String, required: Bool, help: String) -> ParameterSpec {
         ParameterSpec(name: name, type: .file, defaultValue: required ? nil : .text(""), min: nil, max: nil,
@@ -110,6 +136,14 @@ public struct ParameterSpec: Sendable {
         switch type {
         case .choice(let options): return options.joined(separator: "|")
         case .file: return "path"
+        case .color: return "#RRGGBB[AA]|r,g,b[,a]"
+        case .vector(let n):
+            let shape = (0..<n).map { _ in "n" }.joined(separator: ",")
+            switch (min, max) {
+            case let (lo?, hi?): return "\(shape) in \(ParameterValue.number(lo))…\(ParameterValue.number(hi))"
+            case let (lo?, nil): return "\(shape) ≥ \(ParameterValue.number(lo))"
+            default: return shape
+            }
         case .float, .int:
             func f(_ v: Double) -> String { ParameterValue.number(v).description }
             switch (min, max) {
@@ -135,13 +169,20 @@ public struct EffectDescriptor: Sendable {
     /// Parameters in order; the first may be given positionally (`sepia=0.8`).
     public let parameters: [ParameterSpec]
 
+    /// Parameters that show the effect off when its defaults do nothing visible
+    /// (`whitepoint=#FFD8A8`), as Core Image's reference lists sample values; used by
+    /// the gallery and shown by `vidfx effects`. Files are left out.
+    public let example: String?
+
     /// Creates a descriptor.
-    public init(name: String, kind: EffectKind, category: EffectCategory, summary: String, parameters: [ParameterSpec]) {
+    public init(name: String, kind: EffectKind, category: EffectCategory, summary: String, parameters: [ParameterSpec],
+                example: String? = nil) {
         self.name = name
         self.kind = kind
         self.category = category
         self.summary = summary
         self.parameters = parameters
+        self.example = example
     }
 
     /// The parameter called `name`, if any.

@@ -18,6 +18,21 @@ public enum EffectRegistry {
         Hue.self,
         ColorControls.self,
         Vibrance.self,
+        ColorMatrix.self,
+        Temperature.self,
+        ToneCurve.self,
+        WhitePoint.self,
+        HighlightShadow.self,
+        Monochrome.self,
+        FalseColor.self,
+        ColorThreshold.self,
+        Noir.self,
+        Kaleidoscope.self,
+        Affine.self,
+        Straighten.self,
+        Crop.self,
+        ConstantColor.self,
+        Overlay.self,
     ]
 
     /// Their CLI names.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Validated parameter values for one effect: every parameter of its descriptor,
 /// given or defaulted.
 public struct Parameters: Sendable {
@@ -46,6 +48,14 @@ public struct Parameters: Sendable {
                 typed[name] = .number(parsed * scale)
             case .choice, .file:
                 typed[name] = .text(text)
+            case .color:
+                typed[name] = .vector(try Parameters.parseColor(text, name: name, effect: descriptor.name))
+            case .vector(let n):
+                let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+                guard parts.count == n, parts.allSatisfy({ $0?.isFinite == true }) else {
+                    throw EffectError("\(descriptor.name): \(name) must be \(n) numbers separated by commas (\(spec.rangeDescription)), not '\(text)'")
+                }
+                typed[name] = .vector(parts.map { $0! })
             }
         }
         try self.init(typed, for: descriptor)
@@ -69,6 +79,18 @@ public struct Parameters: Sendable {
             return .text(match)
         case (.file, .text):
             return value
+        case (.color, .vector(let v)):
+            guard v.count == 4 || v.count == 3, v.allSatisfy({ $0 >= 0 && $0 <= 1 }) else {
+                throw EffectError("\(effect): \(spec.name) must have 3 or 4 components in 0…1, not \(ParameterValue.vector(v))")
+            }
+            return .vector(v.count == 3 ? v + [1] : v)
+        case (.vector(let n), .vector(let v)):
+            guard v.count == n else { throw EffectError("\(effect): \(spec.name) must have \(n) components, not \(v.count)") }
+            for x in v {
+                if let lo = spec.min, x < lo { throw outOfRange(x, spec, effect) }
+                if let hi = spec.max, x > hi { throw outOfRange(x, spec, effect) }
+            }
+            return value
         default:
             throw EffectError("\(effect): \(spec.name) has the wrong type (\(spec.type.name) expected)")
         }
@@ -82,6 +104,30 @@ public struct Parameters: Sendable {
     public func double(_ name: String) -> Double {
         guard case .number(let v)? = values[name] else { preconditionFailure("\(descriptor.name) has no number parameter '\(name)'") }
         return v
+    }
+
+    /// A colour or vector parameter's components (colours are always r, g, b, a).
+    public func vector(_ name: String) -> [Double] {
+        guard case .vector(let v)? = values[name] else { preconditionFailure("\(descriptor.name) has no vector parameter '\(name)'") }
+        return v
+    }
+
+    /// `#RRGGBB`, `#RRGGBBAA` (also without `#`, or `0x`) or `r,g,b[,a]` in 0…1.
+    static func parseColor(_ text: String, name: String, effect: String) throws(EffectError) -> [Double] {
+        let failure = EffectError("\(effect): \(name) must be a colour, #RRGGBB[AA] or r,g,b[,a] in 0…1, not '\(text)'")
+        var hex = Substring(text.trimmingCharacters(in: .whitespaces))
+        if hex.hasPrefix("#") { hex = hex.dropFirst() } else if hex.lowercased().hasPrefix("0x") { hex = hex.dropFirst(2) }
+        if !text.contains(","), hex.count == 6 || hex.count == 8, let bits = UInt32(hex, radix: 16) {
+            let bytes = hex.count == 6 ? [bits >> 16, bits >> 8, bits, 255] : [bits >> 24, bits >> 16, bits >> 8, bits]
+            return bytes.map { Double($0 & 0xFF) / 255 }
+        }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 3 || parts.count == 4, parts.allSatisfy({ $0?.isFinite == true }) else { throw failure }
+        let v = parts.map { $0! }
+        guard v.allSatisfy({ $0 >= 0 && $0 <= 1 }) else {
+            throw EffectError("\(effect): \(name) components must be in 0…1, not '\(text)'")
+        }
+        return v.count == 3 ? v + [1] : v
     }
 
     /// A whole-number parameter's value.

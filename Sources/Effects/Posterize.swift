@@ -32,9 +32,18 @@ struct ChannelTable: Sendable {
 
     init(_ map: (Int) -> UInt8) {
         let single = (0..<256).map { UInt16(map($0)) }
-        red = single.map { UInt32($0) << 16 }
+        self.init(red: single, green: single, blue: single)
+    }
+
+    /// One map per channel (white point, colour threshold).
+    init(red: (Int) -> UInt8, green: (Int) -> UInt8, blue: (Int) -> UInt8) {
+        self.init(red: (0..<256).map { UInt16(red($0)) }, green: (0..<256).map { UInt16(green($0)) }, blue: (0..<256).map { UInt16(blue($0)) })
+    }
+
+    private init(red r: [UInt16], green g: [UInt16], blue b: [UInt16]) {
+        red = r.map { UInt32($0) << 16 }
         var gb = [UInt16](repeating: 0, count: 65536)
-        for g in 0..<256 { for b in 0..<256 { gb[g << 8 | b] = single[g] << 8 | single[b] } }
+        for gi in 0..<256 { for bi in 0..<256 { gb[gi << 8 | bi] = g[gi] << 8 | b[bi] } }
         greenBlue = gb
     }
 

@@ -108,7 +108,13 @@ struct EffectJSON: Encodable {
             try c.encode(type, forKey: .type)
             // Numbers stay numbers in JSON; words and paths stay strings.
             if let d = `default` {
-                if type == "float" || type == "int", let v = Double(d) { try c.encode(v, forKey: .default) } else { try c.encode(d, forKey: .default) }
+                if type == "float" || type == "int", let v = Double(d) {
+                    try c.encode(v, forKey: .default)
+                } else if type == "color" || type == "vector" {
+                    try c.encode(d.split(separator: ",").compactMap { Double($0) }, forKey: .default)
+                } else {
+                    try c.encode(d, forKey: .default)
+                }
             } else {
                 try c.encodeNil(forKey: .default)
             }
@@ -149,7 +155,15 @@ enum EffectChainParsing {
     /// Parses `text`, loading LUT images through FrameSource (Effects never decodes files).
     static func chain(_ text: String?) throws -> EffectChain? {
         guard let text, !text.isEmpty else { return nil }
-        let resources = EffectResources(loadImage: { path in
+        do {
+            return try EffectChain(parsing: text, resources: resources)
+        } catch {
+            throw CommandFailure(message: "-e: \(error.message)", code: 2)
+        }
+    }
+
+    /// Images for effects (LUT key images, overlays), decoded by FrameSource.
+    static let resources = EffectResources(loadImage: { path in
             let source = try FrameSource(path)
             defer { source.close() }
             guard let frame = try source.nextFrame() else {
@@ -157,12 +171,6 @@ enum EffectChainParsing {
             }
             return frame
         })
-        do {
-            return try EffectChain(parsing: text, resources: resources)
-        } catch {
-            throw CommandFailure(message: "-e: \(error.message)", code: 2)
-        }
-    }
 
     static func unknownEffectMessage(_ name: String) -> String {
         do {

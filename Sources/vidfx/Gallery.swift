@@ -16,15 +16,22 @@ enum Gallery {
         var tiles: [(String, Frame)] = [("ORIGINAL", frame)]
         let demoCube = try writeDemoCube()
         defer { try? FileManager.default.removeItem(atPath: demoCube) }
+        let demoBadge = try writeDemoBadge()
+        defer { try? FileManager.default.removeItem(atPath: demoBadge) }
+        // Effects that need a file get a demo one: a teal-and-orange grade, a badge with alpha.
+        let demoFiles = ["lut": demoCube, "overlay": demoBadge]
+        let resources = EffectChainParsing.resources
         for type in EffectRegistry.all {
             let d = type.descriptor
-            // Effects that need a file (lut) get a demo teal-and-orange grade.
-            let chain = d.parameters.allSatisfy({ $0.defaultValue != nil }) ? d.name : "\(d.name):file=\(demoCube)"
-            let shown = try EffectChain(parsing: chain).apply(to: frame, time: time)
-            // Effects whose defaults are the identity (the Core Image adjustments) are shown
-            // with their first parameter a quarter of the way to the top of its slider.
-            if shown.packedBytes() == frame.packedBytes(), let first = d.parameters.first, case .number(let v)? = first.defaultValue,
-               let top = first.sliderMax, top > v {
+            var chain = d.example ?? d.name
+            if let file = d.parameters.first(where: { $0.type == .file && $0.defaultValue == nil }) {
+                chain += ":\(file.name)=\(demoFiles[d.name] ?? demoCube)"
+            }
+            let shown = try EffectChain(parsing: chain, resources: resources).apply(to: frame, time: time)
+            // Without an example, effects whose defaults are the identity (the Core Image
+            // adjustments) are shown with their first parameter a quarter up its slider.
+            if d.example == nil, shown.packedBytes() == frame.packedBytes(), let first = d.parameters.first,
+               case .number(let v)? = first.defaultValue, let top = first.sliderMax, top > v {
                 var value = v + (top - v) / 4
                 if case .int = first.type { value = value.rounded() }
                 let label = "\(first.name)=\(ParameterValue.number((value * 100).rounded() / 100))"
@@ -43,10 +50,16 @@ enum Gallery {
             out.update(repeating: 0xFF20_2020, count: stride * sheetHeight)
             for (i, (label, image)) in tiles.enumerated() {
                 let ox = (i % columns) * tileWidth, oy = (i / columns) * cellHeight
-                let small = FrameScaler.resize(image, width: tileWidth, height: tileHeight)
+                // Aspect-fit: a crop has another shape than the frame.
+                let fit = FrameScaler.fit(width: image.width, height: image.height, into: (tileWidth, tileHeight))
+                let small = FrameScaler.resize(image, width: fit.width, height: fit.height)
+                let (fx, fy) = (ox + (tileWidth - fit.width) / 2, oy + labelHeight + (tileHeight - fit.height) / 2)
                 small.withUnsafeBytes { t in
                     let tile = t.baseAddress!.assumingMemoryBound(to: UInt32.self), tileStride = small.bytesPerRow / 4
-                    for y in 0..<tileHeight { (out + (oy + labelHeight + y) * stride + ox).update(from: tile + y * tileStride, count: tileWidth) }
+                    // Opaque, as a video encoder shows it: transparent pixels (affine's uncovered canvas) are black.
+                    for y in 0..<fit.height {
+                        for x in 0..<fit.width { out[(fy + y) * stride + fx + x] = tile[y * tileStride + x] | 0xFF00_0000 }
+                    }
                 }
                 Caption.draw(label, into: out, stride: stride, width: sheetWidth, height: sheetHeight, x: ox + 6, y: oy + 3)
             }
@@ -67,6 +80,28 @@ enum Gallery {
         } } }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-gallery-\(UUID().uuidString).cube").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// A 96×48 badge PNG with a soft alpha edge and a label, for the overlay tile.
+    static func writeDemoBadge() throws -> String {
+        var badge = Frame(width: 96, height: 48)
+        let stride = badge.bytesPerRow / 4
+        badge.withUnsafeMutableBytes { b in
+            let p = b.baseAddress!.assumingMemoryBound(to: UInt32.self)
+            for y in 0..<48 {
+                for x in 0..<96 {
+                    // A rounded rectangle whose alpha fades over its last 4 px.
+                    let dx = max(0, abs(Double(x) - 47.5) - 36), dy = max(0, abs(Double(y) - 23.5) - 12)
+                    let edge = 12 - (dx * dx + dy * dy).squareRoot()
+                    let alpha = UInt32(max(0, min(1, edge / 4)) * 220)
+                    p[y * stride + x] = alpha << 24 | 0x00F0_C020
+                }
+            }
+            Caption.draw("VIDFX", into: p, stride: stride, width: 96, height: 48, x: 20, y: 14, scale: 2)
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-gallery-\(UUID().uuidString).png").path
+        try ImageWriter.write(badge, to: path, as: .png)
         return path
     }
 

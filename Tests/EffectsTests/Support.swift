@@ -54,24 +54,35 @@ enum Fixture {
     }
 
     /// Runs `ffmpeg` on the frame as raw BGRA and returns its raw BGRA output.
-    static func ffmpeg(_ frame: Frame, filter: String, complex: Bool = false, extraInputs: [String] = []) throws -> Frame {
+    /// `extraFrames` become further raw BGRA inputs; `outputSize` is the result's size
+    /// when the filter changes it; `map` picks a labelled output of a complex graph.
+    static func ffmpeg(_ frame: Frame, filter: String, complex: Bool = false, extraInputs: [String] = [], extraFrames: [Frame] = [],
+                       outputSize: (Int, Int)? = nil, map: String? = nil) throws -> Frame {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-fx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = dir.appendingPathComponent("in.bgra"), output = dir.appendingPathComponent("out.bgra")
         try Data(frame.packedBytes()).write(to: input)
+        var inputs = extraInputs
+        for (i, extra) in extraFrames.enumerated() {
+            let path = dir.appendingPathComponent("extra\(i).bgra")
+            try Data(extra.packedBytes()).write(to: path)
+            inputs += ["-f", "rawvideo", "-pix_fmt", "bgra", "-s", "\(extra.width)x\(extra.height)", "-i", path.path]
+        }
         do {
             _ = try Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "bgra",
-                                                       "-s", "\(frame.width)x\(frame.height)", "-i", input.path] + extraInputs
-                + [complex ? "-filter_complex" : "-vf", filter, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "bgra", output.path])
+                                                       "-s", "\(frame.width)x\(frame.height)", "-i", input.path] + inputs
+                + [complex ? "-filter_complex" : "-vf", filter] + (map.map { ["-map", $0] } ?? []) + ["-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "bgra", output.path])
         } catch {
             throw OracleFailure(filter: filter)
         }
         let bytes = try [UInt8](Data(contentsOf: output))
-        var out = Frame(width: frame.width, height: frame.height)
-        let rowBytes = frame.width * 4, stride = out.bytesPerRow
+        let (width, height) = outputSize ?? (frame.width, frame.height)
+        var out = Frame(width: width, height: height)
+        let rowBytes = width * 4, stride = out.bytesPerRow
+        guard bytes.count >= rowBytes * height else { throw OracleFailure(filter: filter) }
         out.withUnsafeMutableBytes { b in
-            for y in 0..<frame.height {
+            for y in 0..<height {
                 for i in 0..<rowBytes { b[y * stride + i] = bytes[y * rowBytes + i] }
             }
         }

@@ -1,0 +1,47 @@
+/// Maps luminance onto a two-colour gradient (spec B13, CIFalseColor):
+/// `out = mix(color0, color1, Y709(c))`.
+public struct FalseColor: ColorEffect {
+    public static let descriptor = EffectDescriptor(
+        name: "falsecolor", kind: .color, category: .tone, summary: "Map luminance onto a gradient between two colours (Core Image's false color).",
+        parameters: [
+            .color("color0", default: (0.3, 0, 0, 1), help: "Colour for black."),
+            .color("color1", default: (1, 0.9, 0.8, 1), help: "Colour for white."),
+            ColorSpace.parameter,
+        ]
+    )
+
+    private let c0: (Float, Float, Float)
+    private let c1: (Float, Float, Float)
+    private let space: ColorSpace
+
+    public init(parameters: Parameters, resources: EffectResources) {
+        let space = ColorSpace(parameters)
+        self.space = space
+        func load(_ name: String) -> (Float, Float, Float) {
+            let v = parameters.vector(name).map { Float(space == .linear ? ColorSpace.decode($0) : $0) }
+            return (v[0], v[1], v[2])
+        }
+        c0 = load("color0")
+        c1 = load("color1")
+    }
+
+    public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {
+        let (r0, g0, b0) = c0, (r1, g1, b1) = c1
+        if space == .linear {
+            LinearLight.shared.map(pixels, count: count) { r, g, b in
+                let l = 0.2126 * r + 0.7152 * g + 0.0722 * b
+                return (r0 + (r1 - r0) * l, g0 + (g1 - g0) * l, b0 + (b1 - b0) * l)
+            }
+            return
+        }
+        // In 0…255 units: out = 255·c0 + (c1 − c0)·L, with L the luma in bytes.
+        let (dr, dg, db) = (r1 - r0, g1 - g0, b1 - b0)
+        let (or, og, ob) = (r0 * 255, g0 * 255, b0 * 255)
+        for i in 0..<count {
+            let p = pixels[i]
+            let b = Float(Int32(bitPattern: p & 0xFF)), g = Float(Int32(bitPattern: (p >> 8) & 0xFF)), r = Float(Int32(bitPattern: (p >> 16) & 0xFF))
+            let l = 0.2126 * r + 0.7152 * g + 0.0722 * b
+            pixels[i] = (p & 0xFF00_0000) | roundedByte(or + dr * l) << 16 | roundedByte(og + dg * l) << 8 | roundedByte(ob + db * l)
+        }
+    }
+}

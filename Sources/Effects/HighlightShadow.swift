@@ -1,0 +1,149 @@
+import Foundation
+
+/// Recovers highlights and lifts shadows (spec B10, CIHighlightShadowAdjust with
+/// GPUImage's formula on `l = Y709(c)`): every channel is scaled by
+/// `gain = (l + shadowTerm(l) + highlightTerm(l)) / l`. With `radius > 0` the gain is
+/// computed from a Gaussian-blurred luminance (σ = radius px), so it follows regions
+/// rather than single pixels, a local tone map as Core Image's is.
+public struct HighlightShadow: LayerEffect {
+    public static let descriptor = EffectDescriptor(
+        name: "highlightshadow", kind: .layer, category: .tone, summary: "Darken highlights and lift shadows (Core Image's highlight and shadow adjust).",
+        parameters: [
+            .float("highlight", default: 1, min: 0, max: 1, slider: 0.3...1, help: "1 leaves highlights alone; lower pulls them down."),
+            .float("shadow", default: 0, min: -1, max: 1, help: "0 leaves shadows alone; positive lifts them, negative deepens them."),
+            .float("radius", default: 0, min: 0, max: 100, slider: 0...10, unit: "px", help: "Blur of the luminance the gain follows (0: per pixel)."),
+            ColorSpace.parameter,
+        ],
+        example: "highlightshadow:highlight=0.3:shadow=0.8:radius=4"
+    )
+
+    /// `l + shadowTerm + highlightTerm` sampled at `steps + 1` luminances, read with
+    /// linear interpolation (smooth, so far inside ±1 of the formula).
+    private let numerator: [Float]
+    private static let steps = 16384
+    private let radius: Double
+    private let space: ColorSpace
+    private let identity: Bool
+
+    public init(parameters: Parameters, resources: EffectResources) {
+        let h = parameters.double("highlight"), s = parameters.double("shadow")
+        radius = parameters.double("radius")
+        space = ColorSpace(parameters)
+        identity = h == 1 && s == 0
+        numerator = (0...Self.steps).map { i in
+            Float(HighlightShadow.numerator(Double(i) / Double(Self.steps), highlight: h, shadow: s))
+        }
+    }
+
+    /// The spec's formula: `l + sign(S)·sh(|S|) + hi(H)`.
+    static func numerator(_ l: Double, highlight: Double, shadow: Double) -> Double {
+        let a = abs(shadow)
+        let sh = min(max(pow(l, 1 / (a + 1)) - 0.76 * pow(l, 2 / (a + 1)) - l, 0), 1)
+        let hi = min(max(1 - (pow(1 - l, 1 / (2 - highlight)) - 0.8 * pow(1 - l, 2 / (2 - highlight))) - l, -1), 0)
+        return l + (shadow < 0 ? -sh : sh) + hi
+    }
+
+    public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
+        let w = src.width
+        if identity {
+            for y in rows { (dst + y * destinationStride).update(from: src.row(y), count: w) }
+            return
+        }
+        let linear = space == .linear
+        // Luminance for these rows (and, with a radius, blurred from a margin around them).
+        let blurred = radius > 0 ? blurredLuma(src, rows: rows, linear: linear) : nil
+        var luma = [Float](repeating: 0, count: w)
+        numerator.withUnsafeBufferPointer { table in
+            LinearLight.shared.withTables { lin, enc in
+                let t = table.baseAddress!, scale = Float(Self.steps)
+                for y in rows {
+                    let from = src.row(y), out = dst + y * destinationStride
+                    luma.withUnsafeMutableBufferPointer { l in
+                        if let blurred {
+                            blurred.withUnsafeBufferPointer { l.baseAddress!.update(from: $0.baseAddress! + (y - rows.lowerBound) * w, count: w) }
+                        } else {
+                            HighlightShadow.luma(from, count: w, linear: linear, lin, into: l.baseAddress!)
+                        }
+                    }
+                    for x in 0..<w {
+                        let p = from[x], l = luma[x]
+                        var gain: Float = 1
+                        if l > 1 / 1024 {
+                            let s = (l > 1 ? 1 : l) * scale
+                            let i = Int(Int32(s)), j = i < Self.steps ? i + 1 : i
+                            gain = (t[i] + (t[j] - t[i]) * (s - Float(Int32(s)))) / l
+                        }
+                        let r = (p >> 16) & 0xFF, g = (p >> 8) & 0xFF, b = p & 0xFF
+                        if linear {
+                            out[x] = (p & 0xFF00_0000) | LinearLight.encodeByte(lin[Int(r)] * gain, enc) << 16
+                                | LinearLight.encodeByte(lin[Int(g)] * gain, enc) << 8 | LinearLight.encodeByte(lin[Int(b)] * gain, enc)
+                        } else {
+                            out[x] = (p & 0xFF00_0000) | roundedByte(Float(Int32(bitPattern: r)) * gain) << 16
+                                | roundedByte(Float(Int32(bitPattern: g)) * gain) << 8 | roundedByte(Float(Int32(bitPattern: b)) * gain)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Y709 of a row, in 0…1 (of the linear values when `linear`).
+    @inline(__always)
+    private static func luma(_ row: UnsafePointer<UInt32>, count: Int, linear: Bool, _ lin: UnsafePointer<Float>, into l: UnsafeMutablePointer<Float>) {
+        for x in 0..<count {
+            let p = row[x]
+            let r = Int((p >> 16) & 0xFF), g = Int((p >> 8) & 0xFF), b = Int(p & 0xFF)
+            if linear {
+                l[x] = 0.2126 * lin[r] + 0.7152 * lin[g] + 0.0722 * lin[b]
+            } else {
+                l[x] = (0.2126 * Float(r) + 0.7152 * Float(g) + 0.0722 * Float(b)) * (1 / 255 as Float)
+            }
+        }
+    }
+
+    /// Gaussian-blurred luminance of `rows` (σ = radius, 3σ taps each side, edges
+    /// clamped), computed from the rows within reach of this band only, so bands stay
+    /// independent. Row `y` of the band starts at `(y − rows.lowerBound)·width`.
+    private func blurredLuma(_ src: SourceImage, rows: Range<Int>, linear: Bool) -> [Float] {
+        let w = src.width, h = src.height
+        let reach = Int((3 * radius).rounded(.up))
+        var kernel = (-reach...reach).map { Float(exp(-Double($0 * $0) / (2 * radius * radius))) }
+        let sum = kernel.reduce(0, +)
+        kernel = kernel.map { $0 / sum }
+        let lo = max(0, rows.lowerBound - reach), hi = min(h, rows.upperBound + reach)
+        // Horizontal pass over the rows in reach.
+        var horizontal = [Float](repeating: 0, count: (hi - lo) * w)
+        var line = [Float](repeating: 0, count: w)
+        LinearLight.shared.withTables { lin, _ in
+            for y in lo..<hi {
+                line.withUnsafeMutableBufferPointer { HighlightShadow.luma(src.row(y), count: w, linear: linear, lin, into: $0.baseAddress!) }
+                horizontal.withUnsafeMutableBufferPointer { out in
+                    let o = out.baseAddress! + (y - lo) * w
+                    for x in 0..<w {
+                        var acc: Float = 0
+                        for k in 0..<kernel.count {
+                            let sx = min(max(x + k - reach, 0), w - 1)
+                            acc += kernel[k] * line[sx]
+                        }
+                        o[x] = acc
+                    }
+                }
+            }
+        }
+        // Vertical pass for the band's rows, a whole row at a time (vectorises).
+        var result = [Float](repeating: 0, count: rows.count * w)
+        result.withUnsafeMutableBufferPointer { out in
+            horizontal.withUnsafeBufferPointer { hz in
+                for y in rows {
+                    let o = out.baseAddress! + (y - rows.lowerBound) * w
+                    for k in 0..<kernel.count {
+                        let sy = min(max(y + k - reach, 0), h - 1) - lo
+                        let from = hz.baseAddress! + sy * w, weight = kernel[k]
+                        for x in 0..<w { o[x] += weight * from[x] }
+                    }
+                }
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Radial mirror symmetry (spec B17, a vidfx definition of CIKaleidoscope): the
+/// wedge of angle π/count after `angle` is reflected around the centre, giving
+/// `count`-fold dihedral symmetry (2·count wedges; Core Image calls count 6
+/// "12-way symmetry").
+public struct Kaleidoscope: LayerEffect {
+    public static let descriptor = EffectDescriptor(
+        name: "kaleidoscope", kind: .distortion, category: .geometry, summary: "Reflect one wedge around a centre, like a kaleidoscope (Core Image's kaleidoscope).",
+        parameters: [
+            .int("count", default: 6, min: 1, max: 64, help: "Mirror pairs around the circle."),
+            .float("angle", default: 0, min: -360, max: 360, slider: -180...180, unit: "deg", help: "Rotation of the wedge, degrees or radians (0.3rad)."),
+            .float("x", default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the width from the left."),
+            .float("y", default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the height from the top."),
+            Sampling.parameter,
+        ]
+    )
+
+    private let count: Int
+    private let angle: Float
+    private let cx: Float, cy: Float
+    private let sampling: Sampling
+
+    public init(parameters: Parameters, resources: EffectResources) {
+        count = parameters.int("count")
+        angle = Float(parameters.double("angle") * .pi / 180)
+        cx = Float(parameters.double("x"))
+        cy = Float(parameters.double("y"))
+        sampling = Sampling(parameters)
+    }
+
+    public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
+        let centerX = cx * Float(src.width), centerY = cy * Float(src.height)
+        let sector = 2 * Float.pi / Float(count), half = sector / 2, angle = self.angle
+        for y in rows {
+            let out = dst + y * destinationStride
+            let dy = Float(y) + 0.5 - centerY
+            for x in 0..<context.width {
+                let dx = Float(x) + 0.5 - centerX
+                let r = (dx * dx + dy * dy).squareRoot()
+                var t = atan2(dy, dx) - angle
+                t -= sector * (t / sector).rounded(.down)
+                if t > half { t = sector - t }
+                t += angle
+                out[x] = src.sample(centerX + r * cos(t), centerY + r * sin(t), sampling)
+            }
+        }
+    }
+}
