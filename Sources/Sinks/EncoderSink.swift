@@ -220,7 +220,10 @@ public final class EncoderSink {
         var w = settings.size?.width ?? frame.width, h = settings.size?.height ?? frame.height
         if codec.needsEvenSize, w % 2 != 0 || h % 2 != 0 {
             let (ew, eh) = (max(2, w / 2 * 2), max(2, h / 2 * 2))
-            notes.append("\(w)x\(h) rounded to \(ew)x\(eh): \(codec.rawValue) in \(codec.pixelFormat == AV_PIX_FMT_YUV420P ? "yuv420p" : "4:2:2") needs even sizes")
+            // Frames of an odd size (a crop) lose their last column or row rather than being
+            // resampled by one pixel; an odd --size is scaled to the even one.
+            let how = settings.size == nil ? " (last odd column/row dropped)" : ""
+            notes.append("\(w)x\(h) rounded to \(ew)x\(eh)\(how): \(codec.rawValue) in \(codec.pixelFormat == AV_PIX_FMT_YUV420P ? "yuv420p" : "4:2:2") needs even sizes")
             (w, h) = (ew, eh)
         }
         width = w
@@ -326,7 +329,9 @@ public final class EncoderSink {
         // Source rectangle (fill crops it) and destination rectangle (fit letterboxes).
         var sx = 0, sy = 0, sw = frame.width, sh = frame.height
         var dx = 0, dy = 0, dw = width, dh = height
-        if sw != width || sh != height {
+        if settings.size == nil, (0...1).contains(sw - width), (0...1).contains(sh - height) {
+            (sw, sh) = (width, height)  // odd frames, rounded down: drop the last column/row
+        } else if sw != width || sh != height {
             switch settings.fit {
             case .stretch: break
             case .fill:
@@ -337,7 +342,7 @@ public final class EncoderSink {
                 else { dw = max(2, (height * sw / sh) / 2 * 2); dx = (width - dw) / 2 / 2 * 2 }
             }
         }
-        if sw == width && sh == height && codec.pixelFormat == AV_PIX_FMT_YUV420P {
+        if frame.width == width && frame.height == height && codec.pixelFormat == AV_PIX_FMT_YUV420P {
             // Same size, 4:2:0: our own parallel fixed-point conversion.
             YUVConverter.convert(frame, matrix: height >= 720 ? .bt709 : .bt601,
                                  y: vfx_frame_plane(pic, 0), yStride: Int(vfx_frame_linesize(pic, 0)),

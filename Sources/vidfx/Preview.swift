@@ -113,7 +113,9 @@ struct Preview: ParsableCommand {
         guard Set(kinds).count == kinds.count else { throw ValidationError("--sink: each sink at most once") }
         var opened: [any PreviewSink] = []
         defer { for sink in opened { sink.close() } }
-        let videoSize = (source.info.width, source.info.height)
+        // The window opens at the size of what is shown (a crop makes it smaller).
+        let videoSize = chain?.outputSize(width: source.info.width, height: source.info.height)
+            ?? (width: source.info.width, height: source.info.height)
         for kind in kinds {
             do {
                 switch kind {
@@ -134,7 +136,7 @@ struct Preview: ParsableCommand {
         var options = Player.Options()
         options.frameRate = fps.value
         options.passes = input == "-" ? 1 : (loop.map { $0.passes } ?? 1)
-        let player = Player(source: source, chain: LiveChain(chain), sinks: opened, options: options)
+        let player = Player(source: source, chain: LiveChain(chain, resources: EffectChainParsing.resources), sinks: opened, options: options)
         slot.set(player)
         let report: Player.Report
         do { report = try player.run() } catch let error as SinkError { throw CommandFailure(message: error.description) }
