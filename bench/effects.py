@@ -50,6 +50,27 @@ CASES = [
     ("colorcontrols linear", "colorcontrols:saturation=1.4:brightness=0.05:contrast=1.3:space=linear", None, True),
     ("vibrance 0.6", "vibrance=0.6", "vibrance=intensity=0.6:alternate=1:rlum=0.2126:glum=0.7152:blum=0.0722", True),
     ("vibrance 0.6 linear", "vibrance=0.6:space=linear", None, True),
+    ("colormatrix", "colormatrix:r=0.5,0.3,0.1,0:g=0.1,0.9,-0.2,0:b=0.2,0.1,0.6,0",
+     "colorchannelmixer=rr=0.5:rg=0.3:rb=0.1:gr=0.1:gg=0.9:gb=-0.2:br=0.2:bg=0.1:bb=0.6", True),
+    ("colormatrix alpha+bias linear", "colormatrix:r=0.5,0.3,0.1,0.1:bias=0.1,0,0,0:space=linear", None, True),
+    ("temperature 4000K (ffmpeg: look-alike)", "temperature=4000", "colortemperature=temperature=4000", True),
+    ("temperature 4000K linear", "temperature=4000:space=linear", None, True),
+    ("tonecurve", "tonecurve:p1=0.25,0.15:p3=0.75,0.88", "curves=all='0/0 0.25/0.15 0.5/0.5 0.75/0.88 1/1'", True),
+    ("whitepoint", "whitepoint=#FFE0C0", "colorchannelmixer=rr=1:gg=0.878431:bb=0.752941", True),
+    ("highlightshadow", "highlightshadow:highlight=0.4:shadow=0.6", None, False),
+    ("highlightshadow radius=4", "highlightshadow:highlight=0.4:shadow=0.6:radius=4", None, False),
+    ("monochrome", "monochrome", None, True),
+    ("falsecolor", "falsecolor", None, True),
+    ("colorthreshold", "colorthreshold=0.4", "lutrgb=r='255*gt(val,102)':g='255*gt(val,102)':b='255*gt(val,102)'", True),
+    ("noir", "noir", "colorchannelmixer=.2126:.7152:.0722:0:.2126:.7152:.0722:0:.2126:.7152:.0722,"
+                      "curves=all='0/0 0.25/0.15 0.5/0.5 0.75/0.88 1/1'", True),
+    ("kaleidoscope", "kaleidoscope", None, False),
+    ("affine (rotate+scale)", "affine:transform=0.8,0.3,-0.3,0.8,200,-100", None, False),
+    ("straighten 10 (ffmpeg: rotate only)", "straighten=10", "rotate=-10*PI/180", False),
+    ("crop 960x540", "crop:rect=480,270,960,540", "crop=960:540:480:270", False),
+    ("constantcolor", "constantcolor=#3366CC", None, True),
+    ("overlay 256x128 badge", "overlay:file={badge}:anchor=bottomright:x=32:y=32:opacity=0.8",
+     "movie={badge_png},format=bgra,colorchannelmixer=aa=0.8[b];[in][b]overlay=1632:920:format=rgb", True),
     ("pixelate mode=average", "pixelate:size=8:mode=average", "pixelize=w=8:h=8", False),
     ("pixelate mode=sample", "pixelate:size=8", None, False),
     ("caleido", "caleido", None, False),
@@ -81,7 +102,20 @@ def prepare(frames):
                     for r in range(n):
                         R, G, B = r / (n - 1), g / (n - 1), b / (n - 1)
                         f.write(f"{G ** 0.8:.6f} {0.7 * B + 0.3 * R * R:.6f} {min(1, 0.9 * R + 0.1):.6f}\n")
-    return raw, cube
+    # A 256×128 badge with a soft alpha edge, raw for effects-bench and PNG for ffmpeg.
+    badge = os.path.join(OUT, "badge-256x128.bgra")
+    badge_png = os.path.join(OUT, "badge.png")
+    if not os.path.exists(badge_png):
+        px = bytearray()
+        for y in range(128):
+            for x in range(256):
+                edge = min(x, 255 - x, y, 127 - y)
+                px += bytes([(x * 7) % 256, 200, 40 + y, min(255, edge * 16)])
+        with open(badge, "wb") as f:
+            f.write(px)
+        run(["ffmpeg", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "bgra", "-s", "256x128", "-i", badge,
+             "-frames:v", "1", badge_png])
+    return raw, cube, badge, badge_png
 
 
 def ffmpeg_wall(raw, vf):
@@ -110,9 +144,10 @@ def main():
     run(["swift", "build", "-c", "release", "--product", "effects-bench", "--scratch-path", scratch],
         cwd=ROOT, stdout=subprocess.DEVNULL, env=env)
     bench = os.path.join(ROOT, scratch, "release", "effects-bench")
-    raw, cube = prepare(args.frames)
+    raw, cube, badge, badge_png = prepare(args.frames)
+    files = dict(cube=cube, badge=badge, badge_png=badge_png)
 
-    chains = [c.format(cube=cube) for _, c, _, _ in CASES]
+    chains = [c.format(**files) for _, c, _, _ in CASES]
     out = run([bench, raw, str(W), str(H)] + chains, capture_output=True, text=True,
               env={**os.environ, "RUNS": str(args.runs)}).stdout
     ours = {json.loads(l)["chain"]: json.loads(l) for l in out.splitlines() if l.strip()}
@@ -123,16 +158,16 @@ def main():
         base.append(ffmpeg_wall(raw, "null"))
         for label, _, vf, _ in CASES:
             if vf:
-                theirs.setdefault(label, []).append(ffmpeg_wall(raw, vf.format(cube=cube)))
+                theirs.setdefault(label, []).append(ffmpeg_wall(raw, vf.format(**files)))
     base_med = statistics.median(base)
 
     build = "portable x86-64 build" if cpu == "portable" else f"effects built with VIDFX_TARGET_CPU={cpu}"
     print(f"1920x1080 testsrc2, {args.frames} frames, medians of {args.runs} runs, {os.cpu_count()} cores, {build}")
-    print(f"{'effect':34s} {'vidfx ms':>9s} {'Mpx/s':>8s} {'ffmpeg ms':>10s} {'speed-up':>9s}")
+    print(f"{'effect':40s} {'vidfx ms':>9s} {'Mpx/s':>8s} {'ffmpeg ms':>10s} {'speed-up':>9s}")
     slowest_part = 0.0
     for label, chain, vf, colour in CASES:
-        r = ours[chain.format(cube=cube)]
-        line = f"{label:34s} {r['msPerFrame']:9.2f} {r['mpxPerSecond']:8.0f}"
+        r = ours[chain.format(**files)]
+        line = f"{label:40s} {r['msPerFrame']:9.2f} {r['mpxPerSecond']:8.0f}"
         if vf:
             ff = (statistics.median(theirs[label]) - base_med) / args.frames * 1000
             line += f" {ff:10.2f} {ff / r['msPerFrame']:8.1f}x"

@@ -31,8 +31,22 @@ for i in 0..<(data.count / frameBytes) {
 }
 let runs = Int(ProcessInfo.processInfo.environment["RUNS"] ?? "") ?? 7
 
+// Images for overlay: raw BGRA files named `…-WxH.bgra`.
+let resources = EffectResources(loadImage: { path in
+    let size = path.split(separator: "-").last!.dropLast(5).split(separator: "x").compactMap { Int($0) }
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    var image = Frame(width: size[0], height: size[1])
+    let stride = image.bytesPerRow
+    image.withUnsafeMutableBytes { out in
+        bytes.withUnsafeBytes { src in
+            for y in 0..<size[1] { (out.baseAddress! + y * stride).copyMemory(from: src.baseAddress! + y * size[0] * 4, byteCount: size[0] * 4) }
+        }
+    }
+    return image
+})
+
 for text in args[4...] {
-    let chain = try EffectChain(parsing: text)
+    let chain = try EffectChain(parsing: text, resources: resources)
     for f in frames.prefix(2) { _ = chain.apply(to: f) }  // warm the pool and caches
     var perFrame: [Double] = []
     for _ in 0..<runs {

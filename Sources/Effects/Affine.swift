@@ -17,6 +17,8 @@ public struct Affine: LayerEffect {
     private let t: (Double, Double)
     private let identity: Bool
     private let sampling: Sampling
+    /// Output→source positions, per frame size.
+    private let map = SourceMap()
 
     public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
         let m = parameters.vector("transform")
@@ -33,21 +35,21 @@ public struct Affine: LayerEffect {
             for y in rows { (dst + y * destinationStride).update(from: src.row(y), count: src.width) }
             return
         }
-        let h = Double(src.height)
-        let maxX = Float(src.width - 1), maxY = Float(src.height - 1)
-        let (ia, ib, ic, id) = inverse
-        for y in rows {
-            let out = dst + y * destinationStride
-            // F(p) − t, then src_ci = A⁻¹·q with A⁻¹ = [ia ic; ib id]. In Double and per
-            // pixel (not accumulated) so nearest sampling lands where the formula does.
+        let (w, hgt) = (src.width, src.height), h = Double(hgt)
+        let maxX = Float(w - 1), maxY = Float(hgt - 1)
+        let (ia, ib, ic, id) = inverse, t = self.t, sampling = self.sampling
+        let entries = map.map(width: w, height: hgt) { y, row in
+            // F(p) − t, then src_ci = A⁻¹·q with A⁻¹ = [ia ic; ib id], in Double.
             let qy = h - (Double(y) + 0.5) - t.1
             let rowX = ic * qy - ia * t.0, rowY = h - (id * qy - ib * t.0)
-            for x in 0..<context.width {
+            for x in 0..<w {
                 let px = Double(x) + 0.5
                 let sx = Float(rowX + ia * px), sy = Float(rowY - ib * px)
                 let ux = sx - 0.5, uy = sy - 0.5
-                out[x] = ux >= 0 && ux <= maxX && uy >= 0 && uy <= maxY ? src.sample(sx, sy, sampling) : 0
+                row[x] = ux >= 0 && ux <= maxX && uy >= 0 && uy <= maxY
+                    ? SourceMap.entry(sx, sy, width: w, height: hgt, sampling: sampling) : SourceMap.outside
             }
         }
+        SourceMap.render(entries, src, into: dst, destinationStride: destinationStride, rows: rows, sampling: sampling)
     }
 }

@@ -87,6 +87,12 @@ public struct SourceImage: @unchecked Sendable {
     /// Bilinear sample at position (px, py) in pixel units, where pixel centres sit at
     /// +0.5 (S_bil: clamp to edge). Returns (r, g, b) in 0…255 floats.
     @inline(__always) public func bilinear(_ px: Float, _ py: Float) -> (Float, Float, Float) {
+        let (r, g, b, _) = bilinearTaps(px, py)
+        return (r, g, b)
+    }
+
+    /// ``bilinear(_:_:)`` plus the top-left tap's pixel (for its alpha).
+    @inline(__always) func bilinearTaps(_ px: Float, _ py: Float) -> (Float, Float, Float, UInt32) {
         var ux = px - 0.5, uy = py - 0.5
         ux = ux < 0 ? 0 : (ux > Float(width - 1) ? Float(width - 1) : ux)
         uy = uy < 0 ? 0 : (uy > Float(height - 1) ? Float(height - 1) : uy)
@@ -102,7 +108,7 @@ public struct SourceImage: @unchecked Sendable {
             let bottom = ch(p01, s) + (ch(p11, s) - ch(p01, s)) * fx
             return top + (bottom - top) * fy
         }
-        return (lerp2(16), lerp2(8), lerp2(0))
+        return (lerp2(16), lerp2(8), lerp2(0), p00)
     }
 }
 

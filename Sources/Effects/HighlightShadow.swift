@@ -111,21 +111,26 @@ public struct HighlightShadow: LayerEffect {
         let sum = kernel.reduce(0, +)
         kernel = kernel.map { $0 / sum }
         let lo = max(0, rows.lowerBound - reach), hi = min(h, rows.upperBound + reach)
-        // Horizontal pass over the rows in reach.
+        // Horizontal pass over the rows in reach: each luma row is padded with its edge
+        // values so the taps need no clamping and the loop over x vectorises.
         var horizontal = [Float](repeating: 0, count: (hi - lo) * w)
-        var line = [Float](repeating: 0, count: w)
+        var line = [Float](repeating: 0, count: w + 2 * reach)
         LinearLight.shared.withTables { lin, _ in
-            for y in lo..<hi {
-                line.withUnsafeMutableBufferPointer { HighlightShadow.luma(src.row(y), count: w, linear: linear, lin, into: $0.baseAddress!) }
+            line.withUnsafeMutableBufferPointer { padded in
+                let p = padded.baseAddress!
                 horizontal.withUnsafeMutableBufferPointer { out in
-                    let o = out.baseAddress! + (y - lo) * w
-                    for x in 0..<w {
-                        var acc: Float = 0
-                        for k in 0..<kernel.count {
-                            let sx = min(max(x + k - reach, 0), w - 1)
-                            acc += kernel[k] * line[sx]
+                    kernel.withUnsafeBufferPointer { k in
+                        for y in lo..<hi {
+                            HighlightShadow.luma(src.row(y), count: w, linear: linear, lin, into: p + reach)
+                            p.update(repeating: p[reach], count: reach)
+                            (p + reach + w).update(repeating: p[reach + w - 1], count: reach)
+                            let o = out.baseAddress! + (y - lo) * w
+                            o.update(repeating: 0, count: w)
+                            for t in 0..<k.count {
+                                let weight = k[t], from = p + t
+                                for x in 0..<w { o[x] += weight * from[x] }
+                            }
                         }
-                        o[x] = acc
                     }
                 }
             }

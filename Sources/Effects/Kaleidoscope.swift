@@ -20,6 +20,8 @@ public struct Kaleidoscope: LayerEffect {
     private let angle: Float
     private let cx: Float, cy: Float
     private let sampling: Sampling
+    /// Output→source positions, per frame size.
+    private let map = SourceMap()
 
     public init(parameters: Parameters, resources: EffectResources) {
         count = parameters.int("count")
@@ -30,20 +32,23 @@ public struct Kaleidoscope: LayerEffect {
     }
 
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
-        let centerX = cx * Float(src.width), centerY = cy * Float(src.height)
-        let sector = 2 * Float.pi / Float(count), half = sector / 2, angle = self.angle
-        for y in rows {
-            let out = dst + y * destinationStride
+        let (w, h) = (src.width, src.height)
+        let centerX = cx * Float(w), centerY = cy * Float(h)
+        let sector = 2 * Float.pi / Float(count), half = sector / 2, angle = self.angle, sampling = self.sampling
+        let ca = Foundation.cos(angle), sa = Foundation.sin(angle)
+        let entries = map.map(width: w, height: h) { y, row in
             let dy = Float(y) + 0.5 - centerY
-            for x in 0..<context.width {
+            for x in 0..<w {
                 let dx = Float(x) + 0.5 - centerX
                 let r = (dx * dx + dy * dy).squareRoot()
-                var t = atan2(dy, dx) - angle
+                var t = FastTrig.atan2(dy, dx) - angle
                 t -= sector * (t / sector).rounded(.down)
                 if t > half { t = sector - t }
-                t += angle
-                out[x] = src.sample(centerX + r * cos(t), centerY + r * sin(t), sampling)
+                // t is in [0, π]; rotate (cos t, sin t) by the angle instead of another cos/sin.
+                let (c, s) = FastTrig.cosSin(t)
+                row[x] = SourceMap.entry(centerX + r * (c * ca - s * sa), centerY + r * (s * ca + c * sa), width: w, height: h, sampling: sampling)
             }
         }
+        SourceMap.render(entries, src, into: dst, destinationStride: destinationStride, rows: rows, sampling: sampling)
     }
 }

@@ -15,6 +15,8 @@ public struct Straighten: LayerEffect {
 
     private let angle: Double
     private let sampling: Sampling
+    /// Output→source positions, per frame size.
+    private let map = SourceMap()
 
     public init(parameters: Parameters, resources: EffectResources) {
         angle = parameters.double("angle") * .pi / 180
@@ -30,13 +32,14 @@ public struct Straighten: LayerEffect {
             for y in rows { (dst + y * destinationStride).update(from: src.row(y), count: src.width) }
             return
         }
-        for y in rows {
-            let out = dst + y * destinationStride
+        let (iw, ih) = (src.width, src.height), sampling = self.sampling
+        let entries = map.map(width: iw, height: ih) { y, row in
             let dy = Float(y) + 0.5 - cy
-            for x in 0..<context.width {
+            for x in 0..<iw {
                 let dx = Float(x) + 0.5 - cx
-                out[x] = src.sample(cx + dx * c - dy * sn, cy + dx * sn + dy * c, sampling)
+                row[x] = SourceMap.entry(cx + dx * c - dy * sn, cy + dx * sn + dy * c, width: iw, height: ih, sampling: sampling)
             }
         }
+        SourceMap.render(entries, src, into: dst, destinationStride: destinationStride, rows: rows, sampling: sampling)
     }
 }

@@ -60,6 +60,7 @@ struct EffectsCommand: ParsableCommand {
                 line += p.rangeDescription.padding(toLength: rangeWidth, withPad: " ", startingAt: 0)
                 text += line + p.help + "\n"
             }
+            if let example = d.example { text += "    e.g. -e \"\(example)\"\n" }
         }
         print(text, terminator: "")
     }
@@ -135,12 +136,14 @@ struct EffectJSON: Encodable {
     var category: String
     var summary: String
     var parameters: [Parameter]
+    var example: String?
 
     init(_ d: EffectDescriptor) {
         name = d.name
         kind = d.kind.rawValue
         category = d.category.rawValue
         summary = d.summary
+        example = d.example
         parameters = d.parameters.map { p in
             var options: [String]?
             if case .choice(let o) = p.type { options = o }

@@ -370,6 +370,15 @@ import Testing
             .deletingLastPathComponent().appendingPathComponent("shared").appendingPathComponent(name).path
     }
 
+    @Test(arguments: ["kaleidoscope:count=5", "straighten=7", "affine:transform=0.9,0.1,-0.1,0.9,3,2"])
+    func cachedMapsFollowTheFrameSize(chain: String) throws {
+        // One chain over frames of two sizes, back and forth: each equals a fresh chain's render.
+        let kept = try EffectChain(parsing: chain)
+        for frame in [Fixture.random(), Fixture.random(width: 50, height: 70, seed: 7), Fixture.random()] {
+            #expect(Fixture.sameBytes(kept.apply(to: frame), try EffectChain(parsing: chain).apply(to: frame)))
+        }
+    }
+
     @Test func straightenFollowsTheFormulaAndFFmpeg() throws {
         let source = Fixture.random()
         let t = 12 * Double.pi / 180, w = Double(source.width), h = Double(source.height)
