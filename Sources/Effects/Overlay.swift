@@ -31,7 +31,7 @@ public struct Overlay: ColorEffect {
     public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
         let path = parameters.text("file")
         guard let loader = resources.loadImage else { throw EffectError("\(path): overlay images need an image loader") }
-        do { image = try loader(path) } catch { throw EffectError("\(path): cannot read the overlay image (\(error))") }
+        do { image = try loader(path) } catch { throw EffectError("overlay: \(error)") }
         anchor = parameters.text("anchor")
         offset = (Int(parameters.double("x").rounded()), Int(parameters.double("y").rounded()))
         alphaScale = Float(parameters.double("opacity"))
