@@ -83,22 +83,23 @@ enum Gallery {
         return path
     }
 
-    /// A 96×48 badge PNG with a soft alpha edge and a label, for the overlay tile.
+    /// A 200×80 badge PNG with a soft alpha edge and a label, for the overlay tile.
     static func writeDemoBadge() throws -> String {
-        var badge = Frame(width: 96, height: 48)
+        let (w, h) = (200, 80)
+        var badge = Frame(width: w, height: h)
         let stride = badge.bytesPerRow / 4
         badge.withUnsafeMutableBytes { b in
             let p = b.baseAddress!.assumingMemoryBound(to: UInt32.self)
-            for y in 0..<48 {
-                for x in 0..<96 {
-                    // A rounded rectangle whose alpha fades over its last 4 px.
-                    let dx = max(0, abs(Double(x) - 47.5) - 36), dy = max(0, abs(Double(y) - 23.5) - 12)
-                    let edge = 12 - (dx * dx + dy * dy).squareRoot()
-                    let alpha = UInt32(max(0, min(1, edge / 4)) * 220)
+            for y in 0..<h {
+                for x in 0..<w {
+                    // A rounded rectangle whose alpha fades over its last 6 px.
+                    let dx = max(0, abs(Double(x) - 99.5) - 80), dy = max(0, abs(Double(y) - 39.5) - 20)
+                    let edge = 20 - (dx * dx + dy * dy).squareRoot()
+                    let alpha = UInt32(max(0, min(1, edge / 6)) * 220)
                     p[y * stride + x] = alpha << 24 | 0x00F0_C020
                 }
             }
-            Caption.draw("VIDFX", into: p, stride: stride, width: 96, height: 48, x: 20, y: 14, scale: 2)
+            Caption.draw("VIDFX", into: p, stride: stride, width: w, height: h, x: 40, y: 26, scale: 4, color: 0xFF20_2020)
         }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-gallery-\(UUID().uuidString).png").path
         try ImageWriter.write(badge, to: path, as: .png)
