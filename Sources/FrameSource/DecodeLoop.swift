@@ -63,17 +63,26 @@ final class DecodeLoop: @unchecked Sendable {
         func show(_ ticks: Range<Int64>) throws(FrameSourceError) -> Bool {
             guard !ticks.isEmpty, var h = held else { return true }
             if h.converted == nil {
+                // Demand-driven: convert only when the consumer asks, so one BGRA frame is alive.
+                if queue.demandDriven, !queue.awaitDemand() { return false }
                 h.converted = try converter.convert(picture)
                 held = h
             }
             for k in ticks {
                 var frame = h.converted!
+                if k == ticks.upperBound - 1 {
+                    // The picture's last tick of this range: hand the buffer over, so the
+                    // consumer holds the only reference and can render into it in place.
+                    h.converted = nil
+                    held = h
+                }
                 frame.tick = k
                 frame.time = cadence.time(ofTick: k)
                 frame.sourceTime = h.sourceTime
                 frame.pass = h.pass
                 frame.passStart = h.passStart
-                if !queue.put(frame) { return false }
+                // Moved in, so the queue (then the consumer) holds the only reference.
+                if !queue.put(consume frame) { return false }
             }
             return true
         }

@@ -18,20 +18,34 @@ final class FrameQueue: @unchecked Sendable {
     private var failure: FrameSourceError?
     private var closed = false
     private var waiter: CheckedContinuation<Void, Never>?
+    /// The consumer is waiting on an empty queue (what a demand-driven producer waits for).
+    private var wanted = false
     let capacity: Int
+    /// Capacity 0: the producer makes a frame only once the consumer asks for one
+    /// (``awaitDemand()``), so a single frame is in flight. One slot still carries it.
+    let demandDriven: Bool
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
+        demandDriven = capacity == 0
         slots = Array(repeating: nil, count: self.capacity)
     }
 
+    /// Blocks until the consumer waits for a frame. False when the queue was closed.
+    func awaitDemand() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !wanted && !closed { condition.wait() }
+        return !closed
+    }
+
     /// Adds a frame, waiting for room. Returns false when the consumer has closed the queue.
-    func put(_ frame: Frame) -> Bool {
+    func put(_ frame: consuming Frame) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while count >= capacity && !closed { condition.wait() }
         if closed { return false }
-        slots[(head + count) % capacity] = frame
+        slots[(head + count) % capacity] = consume frame  // moved: no reference left here once the consumer wakes
         count += 1
         wakeConsumer()
         return true
@@ -61,6 +75,7 @@ final class FrameQueue: @unchecked Sendable {
         defer { condition.unlock() }
         while true {
             if let item = takeLocked() { return item }
+            if !wanted { wanted = true; condition.broadcast() }
             condition.wait()
         }
     }
@@ -83,7 +98,12 @@ final class FrameQueue: @unchecked Sendable {
     private func park(_ c: CheckedContinuation<Void, Never>) {
         condition.lock()
         defer { condition.unlock() }
-        if count > 0 || finished || closed { c.resume() } else { waiter = c }
+        if count > 0 || finished || closed {
+            c.resume()
+        } else {
+            waiter = c
+            if !wanted { wanted = true; condition.broadcast() }
+        }
     }
 
     private func takeLocked() -> Item? {
@@ -93,6 +113,7 @@ final class FrameQueue: @unchecked Sendable {
             slots[head] = nil  // release the buffer as soon as the consumer has it
             head = (head + 1) % capacity
             count -= 1
+            wanted = false
             condition.broadcast()  // room for the producer
             return .frame(frame)
         }

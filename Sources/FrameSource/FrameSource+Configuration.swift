@@ -67,7 +67,9 @@ extension FrameSource {
         public var colorRange: ColorRange = .auto
         /// Scale non-square pixels to square (default true), widening or narrowing the width.
         public var squarePixels = true
-        /// How many frames decoding may run ahead of the consumer (default 3).
+        /// How many frames decoding may run ahead of the consumer (default 3). 0 converts
+        /// each frame only when the consumer asks for it: one BGRA frame in flight, the
+        /// least memory, for consumers that hand their work to another thread (apply).
         public var prefetch = 3
         /// Decoder threads; nil lets FFmpeg choose (one more than the cores). Fewer
         /// threads hold fewer frames in flight, worth it when something else (an
@@ -117,7 +119,7 @@ extension FrameSource.Configuration {
         if let duration, duration <= Rational(0) { throw bad("duration must be positive (got \(duration.seconds) s)") }
         if let outputLimit, outputLimit <= Rational(0) { throw bad("output limit must be positive (got \(outputLimit.seconds) s)") }
         if case .count(let n) = loop, n < 1 { throw bad("loop count must be at least 1 (got \(n))") }
-        guard prefetch >= 1 else { throw bad("prefetch must be at least 1") }
+        guard prefetch >= 0 else { throw bad("prefetch must be 0 or more") }
         guard ioTimeout > .zero else { throw bad("timeout must be positive") }
         for header in httpHeaders {
             let parts = header.split(separator: ":", maxSplits: 1)

@@ -59,13 +59,15 @@ struct Apply: ParsableCommand {
         network.apply(to: &configuration)
         let quiet = render.quiet
         configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
-        // Three stages already overlap (decode, effects, encode); deeper queues only add
-        // 8 MB per 1080p frame in flight, and x264 holds its own lookahead.
-        configuration.prefetch = 1
-        // The encoder is the bottleneck and wants the cores; two decoder threads keep
-        // ahead of it with one frame thread's memory less than FFmpeg's default three.
-        // (One thread saved 4 MB more but cost 10–15% of the wall time.)
-        configuration.decoderThreads = 2
+        // Demand-driven: a frame is converted to BGRA only when this loop asks for the
+        // next one, so a single 8 MB BGRA frame is alive. Decoding (FFmpeg's threads) and
+        // encoding (its own thread, behind a queue of YUV pictures) still overlap, and
+        // x264 is the bottleneck.
+        configuration.prefetch = 0
+        // The encoder is the bottleneck and wants the cores. With demand-driven conversion
+        // one decoder thread keeps ahead of it; each extra frame thread holds its own
+        // reference pictures (about 4 MB at 1080p) and bought no wall time here.
+        configuration.decoderThreads = 1
         let source = try FrameSource(input, configuration: configuration)
         defer { source.close() }
 
@@ -96,8 +98,8 @@ struct Apply: ParsableCommand {
         let line = ProgressLine(style: render.progress.style, quiet: render.quiet, total: configuration.expectedTicks(for: source.info),
                                 frameRate: configuration.frameRate.seconds)
         // Effects and the conversion to YUV run here while the encoder thread compresses
-        // the previous frames; the queue holds YUV pictures, a third the size of BGRA.
-        let encoder = EncodeThread(sink: sink, capacity: 2)
+        // the previous frame; one YUV picture (3 MB at 1080p) waits in between.
+        let encoder = EncodeThread(sink: sink, capacity: 1)
         var rendered = 0
         var failure: (any Error)?
         do {

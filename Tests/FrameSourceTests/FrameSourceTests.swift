@@ -49,6 +49,31 @@ import Testing
         #expect(repeats == 90 - 72)  // 72 source frames spread over 90 ticks
     }
 
+    /// The consumer gets the only reference to a picture's last tick, so effects can
+    /// render in place; earlier repeats share the buffer and must not be written.
+    @Test(arguments: [3, 0])
+    func lastRepeatOfAPictureIsUniquelyOwned(prefetch: Int) throws {
+        let source = try FrameSource(TestMedia.path("h264-24fps.mp4"), configuration: {
+            var c = FrameSource.Configuration(); c.prefetch = prefetch; return c
+        }())
+        defer { source.close() }
+        var unique = 0, ticks = 0
+        while var frame = try source.nextFrame() {
+            ticks += 1
+            if frame.isUniquelyReferenced() { unique += 1 }
+        }
+        #expect(ticks == 90)
+        #expect(unique == 72)  // one per source picture
+    }
+
+    /// prefetch 0 converts on demand: the same ticks and pixels as reading ahead.
+    @Test func demandDrivenSourceDeliversTheSameFrames() throws {
+        let ahead = try TestMedia.frames("h264-25fps.mp4")
+        let onDemand = try TestMedia.frames("h264-25fps.mp4") { $0.prefetch = 0 }
+        #expect(onDemand.count == ahead.count)
+        #expect(zip(onDemand, ahead).allSatisfy { $0.tick == $1.tick && $0.sourceTime == $1.sourceTime && $0.packedBytes() == $1.packedBytes() })
+    }
+
     @Test(arguments: [Rational(24), Rational(60), Rational(30000, 1001), Rational(15)])
     func otherOutputRates(rate: Rational) throws {
         let frames = try TestMedia.frames("h264-30fps.mp4") { $0.frameRate = rate }
@@ -384,6 +409,7 @@ import Testing
     @Test func badConfiguration() throws {
         #expect(openError(TestMedia.path("h264-30fps.mp4")) { $0.frameRate = Rational(0) }?.kind == .invalidConfiguration)
         #expect(openError(TestMedia.path("h264-30fps.mp4")) { $0.loop = .count(0) }?.kind == .invalidConfiguration)
+        #expect(openError(TestMedia.path("h264-30fps.mp4")) { $0.prefetch = -1 }?.kind == .invalidConfiguration)
     }
 }
 
