@@ -84,4 +84,15 @@ static inline int vfx_channel_count(const AVCodecParameters *par) {
 static inline uint8_t *vfx_frame_plane(const AVFrame *f, int i) { return f->data[i]; }
 static inline int vfx_frame_linesize(const AVFrame *f, int i) { return f->linesize[i]; }
 
+/// Gives `f` (format, width and height set) its planes from one buffer of `pool`, laid out
+/// with rows aligned to `align` bytes. The pool's buffers must hold
+/// av_image_get_buffer_size(format, width, height, align) bytes. 0 or an AVERROR.
+static inline int vfx_frame_pooled_buffer(AVFrame *f, AVBufferPool *pool, int align) {
+    f->buf[0] = av_buffer_pool_get(pool);
+    if (!f->buf[0]) return AVERROR(ENOMEM);
+    int r = av_image_fill_arrays(f->data, f->linesize, f->buf[0]->data, (enum AVPixelFormat)f->format,
+                                 f->width, f->height, align);
+    return r < 0 ? r : 0;
+}
+
 #endif

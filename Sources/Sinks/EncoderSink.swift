@@ -82,6 +82,9 @@ public final class EncoderSink {
     private var colorspace = AVCOL_SPC_UNSPECIFIED
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var scaler: OpaquePointer?
+    /// Buffers for the encoder's pictures, reused: a fresh 3 MB allocation per 1080p frame
+    /// was mapped, zeroed by the kernel and unmapped every time (2% of `apply`'s CPU).
+    private var picturePool: OpaquePointer?
     private var scalerKey: (Int, Int) = (0, 0)
     private var audio: (any AudioPath)?
     private var audioDescription: String?
@@ -117,6 +120,7 @@ public final class EncoderSink {
         avcodec_free_context(&encoder)
         sws_freeContext(scaler)
         scaler = nil
+        av_buffer_pool_uninit(&picturePool)  // buffers still queued are freed when released
         if let m = muxer {
             if m.pointee.pb != nil { avio_closep(&m.pointee.pb) }
             avformat_free_context(m)
@@ -157,7 +161,11 @@ public final class EncoderSink {
         pic.pointee.height = Int32(height)
         pic.pointee.colorspace = colorspace
         pic.pointee.color_range = AVCOL_RANGE_MPEG
-        let r = av_frame_get_buffer(pic, 0)
+        if picturePool == nil {
+            let bytes = av_image_get_buffer_size(codec.pixelFormat, Int32(width), Int32(height), 64)
+            picturePool = av_buffer_pool_init(Int(max(bytes, 0)), nil)
+        }
+        let r = vfx_frame_pooled_buffer(pic, picturePool, 64)
         if r < 0 { throw SinkError.ffmpeg(settings.output, "out of memory", r) }
         try convert(frame, into: pic)
         pic.pointee.pts = frame.tick
