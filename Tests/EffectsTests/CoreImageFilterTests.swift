@@ -331,7 +331,7 @@ import Testing
 
     @Test func kaleidoscopeMatchesTheOracle() throws {
         let source = Fixture.random()
-        let oracle = try String(contentsOfFile: Self.sharedSpec("effects-oracles/kaleidoscope-count6-angle0.3.ffmpeg.txt"), encoding: .utf8)
+        let oracle = try String(contentsOfFile: Self.oracle("kaleidoscope-count6-angle0.3.ffmpeg.txt"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let ours = try Fixture.apply("kaleidoscope:count=6:angle=0.3rad:sample=nearest", to: source)
         #expect(Fixture.difference(ours, try Fixture.ffmpeg(source, filter: oracle + ",format=bgra")) == 0)
@@ -365,9 +365,11 @@ import Testing
         return (ch(\.r), ch(\.g), ch(\.b))
     }
 
-    static func sharedSpec(_ name: String) -> String {
+    /// An FFmpeg oracle string from the spec (`effects-spec.md`'s `effects-oracles`),
+    /// kept in `testmedia/oracles` so a bare clone runs the test.
+    static func oracle(_ name: String) -> String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared").appendingPathComponent(name).path
+            .appendingPathComponent("testmedia/oracles").appendingPathComponent(name).path
     }
 
     @Test(arguments: ["kaleidoscope:count=5", "straighten=7", "affine:transform=0.9,0.1,-0.1,0.9,3,2"])
