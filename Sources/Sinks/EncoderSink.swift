@@ -8,7 +8,8 @@ import Glibc
 
 /// Encodes frames into a video file (libavcodec + libavformat), keeping the input's
 /// audio by copying its packets. Writes to a temporary file beside the target and
-/// renames it into place in ``finish()``; ``abandon()`` removes it.
+/// renames it into place in ``finish()``; ``abandon()`` removes it. An output of `-`
+/// (standard output) or an existing pipe or device is written straight through.
 public final class EncoderSink {
     /// How the picture is fitted into an output size of another aspect.
     public enum Fit: String, Sendable, CaseIterable {
@@ -22,8 +23,10 @@ public final class EncoderSink {
 
     /// What to write.
     public struct Settings: Sendable {
-        /// Final output path.
+        /// Final output path; `-` for standard output.
         public var output: String
+        /// Container; nil for the output's extension (Matroska for `-`).
+        public var container: OutputContainer?
         /// Video codec; nil for the extension's default (H.264, or VP9 for .webm).
         public var codec: VideoCodec?
         /// Constant rate factor (quality); codec default when nil.
@@ -76,6 +79,9 @@ public final class EncoderSink {
     public private(set) var notes: [String] = []
 
     private let temporary: String
+    /// Written straight to standard output, a pipe or a device: no temporary, no rename.
+    private let direct: Bool
+    private let container: OutputContainer
     private var muxer: UnsafeMutablePointer<AVFormatContext>?
     private var encoder: UnsafeMutablePointer<AVCodecContext>?
     private var stream: UnsafeMutablePointer<AVStream>?
@@ -99,14 +105,25 @@ public final class EncoderSink {
     public init(settings: Settings) throws(SinkError) {
         self.settings = settings
         let url = URL(fileURLWithPath: settings.output)
-        temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).vidfx-\(getpid()).part").path
-        let ext = url.pathExtension
-        guard let c = settings.codec ?? VideoCodec.forExtension(ext) else {
-            throw SinkError(path: settings.output, reason: "unknown container '.\(ext)' (use .mp4, .mov, .mkv or .webm)")
+        var info = stat()
+        direct = settings.output == "-" || (stat(settings.output, &info) == 0 && info.st_mode & S_IFMT != S_IFREG)
+        if settings.output == "-" {
+            temporary = "pipe:1"
+            signal(SIGPIPE, SIG_IGN)  // a reader that quits is EPIPE, reported as such
+        } else if direct {
+            temporary = settings.output
+            signal(SIGPIPE, SIG_IGN)
+        } else {
+            temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).vidfx-\(getpid()).part").path
         }
-        codec = c
-        guard av_guess_format(nil, settings.output, nil) != nil else {
-            throw SinkError(path: settings.output, reason: "no muxer for '.\(ext)'")
+        let ext = url.pathExtension
+        guard let container = settings.container ?? OutputContainer(extension: ext) ?? (direct ? .mkv : nil) else {
+            throw SinkError(path: settings.output, reason: "unknown container '.\(ext)' (use .mp4, .mov, .mkv, .webm or .ts, or --container)")
+        }
+        self.container = container
+        codec = settings.codec ?? container.defaultCodec
+        guard av_guess_format(container.formatName, nil, nil) != nil else {
+            throw SinkError(path: settings.output, reason: "no \(container.formatName) muxer in this FFmpeg build")
         }
     }
 
@@ -204,7 +221,7 @@ public final class EncoderSink {
         if r < 0 { throw SinkError.ffmpeg(settings.output, "finishing the file failed", r) }
         let audioNote = audioDescription
         avio_closep(&mux.pointee.pb)
-        guard rename(temporary, settings.output) == 0 else {
+        guard direct || rename(temporary, settings.output) == 0 else {
             let why = String(cString: strerror(errno))
             unlink(temporary)
             throw SinkError(path: settings.output, reason: "cannot move the finished file into place (\(why))")
@@ -217,7 +234,7 @@ public final class EncoderSink {
     /// Drops the output: nothing is left at the target or beside it.
     public func abandon() {
         if let m = muxer, m.pointee.pb != nil { avio_closep(&m.pointee.pb) }
-        unlink(temporary)
+        if !direct { unlink(temporary) }
         finished = true
     }
 
@@ -242,7 +259,7 @@ public final class EncoderSink {
         guard let encoderCodec = codec.encoderNames.lazy.compactMap({ avcodec_find_encoder_by_name($0) }).first else {
             throw SinkError(path: path, reason: "no \(codec.rawValue) encoder in this FFmpeg build")
         }
-        let oformat = av_guess_format(nil, path, nil)
+        let oformat = av_guess_format(container.formatName, nil, nil)
         var r = avformat_alloc_output_context2(&muxer, oformat, nil, temporary)
         guard r >= 0, let mux = muxer else { throw SinkError.ffmpeg(path, "cannot set up the container", r) }
         encoder = avcodec_alloc_context3(encoderCodec)
@@ -309,7 +326,12 @@ public final class EncoderSink {
 
         r = avio_open(&mux.pointee.pb, temporary, AVIO_FLAG_WRITE)
         if r < 0 { throw SinkError.ffmpeg(path, "cannot create the output", r) }
-        r = avformat_write_header(mux, nil)
+        var muxOptions: OpaquePointer?
+        defer { av_dict_free(&muxOptions) }
+        if direct && container.needsFragmentsToStream {
+            av_dict_set(&muxOptions, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
+        }
+        r = avformat_write_header(mux, &muxOptions)
         if r < 0 { throw SinkError.ffmpeg(path, "cannot write the container header", r) }
         headerWritten = true
         packet = av_packet_alloc()
@@ -328,6 +350,7 @@ public final class EncoderSink {
             av_packet_rescale_ts(pkt, enc.pointee.time_base, st.pointee.time_base)  // after the header: mp4 changes it
             pkt.pointee.stream_index = st.pointee.index
             let w = av_interleaved_write_frame(mux, pkt)
+            if w == vfx_averror(EPIPE) { throw SinkError(path: settings.output, reason: SinkError.readerClosed) }
             if w < 0 { throw SinkError.ffmpeg(settings.output, "writing failed", w) }
         }
     }

@@ -15,6 +15,12 @@ public struct SinkError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(path): \(reason)" }
 
+    /// The reason given when the program reading a pipe has gone away.
+    public static let readerClosed = "the reader closed the pipe"
+
+    /// True when writing stopped because the reader of a pipe went away.
+    public var isReaderClosed: Bool { reason == Self.readerClosed }
+
     /// An error from an FFmpeg return code.
     static func ffmpeg(_ path: String, _ what: String, _ code: Int32) -> SinkError {
         var buffer = [UInt8](repeating: 0, count: 128)

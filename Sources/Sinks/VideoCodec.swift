@@ -4,13 +4,9 @@ import CFFmpeg
 public enum VideoCodec: String, Sendable, CaseIterable {
     case h264, hevc, vp9, av1, prores
 
-    /// The codec for an output file's extension: H.264 for mp4/mov/mkv, VP9 for webm.
+    /// The codec for an output file's extension: H.264 for mp4/mov/mkv/ts, VP9 for webm.
     public static func forExtension(_ ext: String) -> VideoCodec? {
-        switch ext.lowercased() {
-        case "mp4", "m4v", "mov", "mkv": return .h264
-        case "webm": return .vp9
-        default: return nil
-        }
+        OutputContainer(extension: ext)?.defaultCodec
     }
 
     /// FFmpeg encoder names, best first.

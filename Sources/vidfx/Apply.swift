@@ -14,15 +14,20 @@ struct Apply: ParsableCommand {
         Audio is copied when the container takes it and the clip is whole; transcoded (AAC, or Opus for WebM) \
         when it must be, or when --start/--duration/--loop cut it, so seams stay sample-accurate. \
         The output is written beside the target and renamed into place when complete; Ctrl-C finalizes \
-        what was rendered into a playable file (exit 130).
+        what was rendered into a playable file (exit 130). \
+        `-o -` streams to standard output (Matroska unless --container says otherwise; MP4 and MOV are \
+        fragmented), e.g. `vidfx apply in.mp4 -e sepia -o - | ffplay -`.
         """
     )
 
     @Argument(help: "Video file or http(s) URL.")
     var input: String
 
-    @Option(name: .shortAndLong, help: "Output video file.")
+    @Option(name: .shortAndLong, help: "Output video file, or - for standard output.")
     var output: String
+
+    @Option(help: "Container: mp4, mov, mkv, webm or ts (default: from the extension; mkv for -).")
+    var container: OutputContainer?
 
     @Option(help: "Video codec: h264, hevc, vp9, av1 or prores (default: from the extension).")
     var codec: VideoCodec?
@@ -52,6 +57,9 @@ struct Apply: ParsableCommand {
 
     func run() throws {
         try OutputSafety.check(output: output, input: input, overwrite: render.yes)
+        if output == "-" && isatty(STDOUT_FILENO) != 0 {
+            throw CommandFailure(message: "-: standard output is a terminal; pipe the video into a player or a file (| ffplay -)")
+        }
         let chain = try EffectChainParsing.chain(render.effects)
         var configuration = FrameSource.Configuration()
         timeline.apply(to: &configuration)
@@ -72,6 +80,7 @@ struct Apply: ParsableCommand {
         defer { source.close() }
 
         var settings = EncoderSink.Settings(output: output)
+        settings.container = container
         settings.codec = codec
         settings.crf = crf
         settings.preset = preset
@@ -116,6 +125,13 @@ struct Apply: ParsableCommand {
         }
         let encoded = encoder.finish()
         line.end(frames: rendered)
+        let target = output == "-" ? "stdout" : output
+        if let e = encoder.error as? SinkError, e.isReaderClosed {
+            // The player reading the pipe was closed: the end of the show, not a failure.
+            sink.abandon()
+            if !render.quiet { Console.note("the reader closed \(target) after \(encoded) frames") }
+            return
+        }
         if let error = encoder.error ?? failure {
             sink.abandon()
             if let e = error as? SinkError { throw CommandFailure(message: e.description) }
@@ -126,11 +142,11 @@ struct Apply: ParsableCommand {
         if !render.quiet { for note in sink.notes { Console.note(note) } }
         let seconds = Double(encoded) / configuration.frameRate.seconds
         if let sig = interruption.signal {
-            Console.note(String(format: "interrupted: wrote the first %.2f s (%d frames) to %@, a complete, playable file", seconds, encoded, output))
+            Console.note(String(format: "interrupted: wrote the first %.2f s (%d frames) to %@, a complete, playable file", seconds, encoded, target))
             throw ExitCode(128 + sig)
         }
         if !render.quiet {
-            Console.note("wrote \(output): \(summary.frames) frames, \(summary.width)x\(summary.height) \(summary.codec), "
+            Console.note("wrote \(target): \(summary.frames) frames, \(summary.width)x\(summary.height) \(summary.codec), "
                          + String(format: "%.2f s", seconds) + (summary.audio.map { ", audio \($0)" } ?? ", no audio"))
         }
     }

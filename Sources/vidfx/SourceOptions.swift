@@ -43,6 +43,7 @@ struct RateArgument: ExpressibleByArgument {
 extension FrameSource.ColorMatrix: ExpressibleByArgument {}
 extension FrameSource.ColorRange: ExpressibleByArgument {}
 extension VideoCodec: ExpressibleByArgument {}
+extension OutputContainer: ExpressibleByArgument {}
 extension EncoderSink.Fit: ExpressibleByArgument {}
 
 /// How the input is decoded to RGB (shared by every command that reads video).

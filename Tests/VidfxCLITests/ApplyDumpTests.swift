@@ -198,6 +198,46 @@ enum CLIProcess {
         #expect(frames > 0 && frames < 2000 * 90)
     }
 
+    /// `-o -` streams: Matroska by default, fragmented MP4 or MPEG-TS when asked, audio kept.
+    @Test(arguments: [(nil as String?, "matroska,webm"), ("mp4", "mov,mp4,m4a,3gp,3g2,mj2"), ("ts", "mpegts")])
+    func streamsToStandardOutput(container: String?, formatName: String) throws {
+        let dir = Scratch()
+        let r = try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", "sepia", "-o", "-"] + (container.map { ["--container", $0] } ?? []))
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("wrote stdout: 90 frames"), "\(r.stderr)")
+        let out = dir.path("piped")
+        try r.stdout.write(to: URL(fileURLWithPath: out))
+        let p = try Probe(out)
+        #expect(p.video["codec_name"] == "h264" && p.video["pix_fmt"] == "yuv420p" && p.video["nb_read_frames"] == "90")
+        #expect(p.audio["codec_name"] == "aac")
+        let format = try CLIProcess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries", "format=format_name", "-of", "default=nw=1:nk=1", out])
+        #expect(String(decoding: format, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == formatName)
+        #expect(dir.contents == ["piped"])
+    }
+
+    /// A player that quits early ends the render quietly: exit 0, and it is said.
+    @Test func readerClosingThePipeEndsQuietly() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "\"$0\" apply \"$1\" -o - --loop 50 | head -c 20000 > /dev/null", CLI.executable.path,
+                       CLI.testmedia.path + "/h264-30fps.mp4"]
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(message)")
+        #expect(message.contains("the reader closed stdout after"), "\(message)")
+        #expect(!message.contains("wrote stdout"))
+    }
+
+    @Test func devicesAreWrittenStraightThrough() throws {
+        let r = try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-o", "/dev/null", "--duration", "1"])
+        #expect(r.status == 0 && r.stderr.contains("wrote /dev/null: 30 frames"), "\(r.stderr)")
+        let bad = try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-o", "out.avi"])
+        #expect(bad.status != 0 && bad.stderr.contains("unknown container '.avi'"), "\(bad.stderr)")
+    }
+
     @Test func fullDiskLeavesNoFile() throws {
         let dir = Scratch()
         let out = dir.path("big.mp4")
