@@ -44,7 +44,7 @@ let package = Package(
         // Where frames go: image files now; encoder and preview sinks later.
         // zlib, for PNG frames streamed straight to their files.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "Sinks", dependencies: ["FrameCore", "CFFmpeg", "CZlib"], swiftSettings: strict + tuning),
+        .target(name: "Sinks", dependencies: ["FrameCore", "CFFmpeg", "CFFmpegShim", "CZlib"], swiftSettings: strict + tuning),
         // The preview window: SDL2 (what ffplay uses), kept out of the Sinks library so
         // that users of Sinks need no libsdl2-dev.
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),

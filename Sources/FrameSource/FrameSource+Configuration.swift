@@ -67,6 +67,11 @@ extension FrameSource {
         public var colorRange: ColorRange = .auto
         /// Scale non-square pixels to square (default true), widening or narrowing the width.
         public var squarePixels = true
+        /// Read standard input (`-`) through a spool: an unlinked temporary file filled as
+        /// the input arrives, so that another reader of `-` in this process (the audio of
+        /// `apply`, through `Sinks`) can read it too, and the demuxer can seek back in
+        /// it (an MP4 with its index at the end). Costs disk space the size of the input.
+        public var spoolStandardInput = false
         /// How many frames decoding may run ahead of the consumer (default 3). 0 converts
         /// each frame only when the consumer asks for it: one BGRA frame in flight, the
         /// least memory, for consumers that hand their work to another thread (apply).

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CFFmpegShim
 import Foundation
 import FrameCore
 import Synchronization
@@ -61,7 +62,21 @@ final class VideoDecoder {
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
         for (key, value) in configuration.networkOptions(for: input) { av_dict_set(&options, key, value, 0) }
-        let url = VideoDecoder.ffmpegURL(for: input)
+        var url = VideoDecoder.ffmpegURL(for: input)
+        if input == "-" && configuration.spoolStandardInput {
+            // Waits for more input stop only for stop(): a pipe may pause as long as it likes.
+            let io = vfx_stdin_reader({ opaque in
+                guard let opaque else { return 0 }
+                return Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().stopRequested ? 1 : 0
+            }, Unmanaged.passUnretained(interrupt).toOpaque())
+            guard let io else {
+                throw FrameSourceError(input: input, kind: .invalidData, reason: "cannot spool standard input (\(String(cString: strerror(errno))))")
+            }
+            handles.customIO = io
+            ctx.pointee.pb = io.assumingMemoryBound(to: AVIOContext.self)
+            ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+            url = ""
+        }
         var r = avformat_open_input(&handles.format, url, nil, &options)
         if r < 0 {
             interrupt.watch(nil)
@@ -131,6 +146,8 @@ final class VideoDecoder {
         var packet: UnsafeMutablePointer<AVPacket>?
         /// FFmpeg's interrupt callback points at this; it must outlive `format`.
         var interrupt: InterruptFlag?
+        /// Our own reader of standard input's spool, when `format` reads through it.
+        var customIO: UnsafeMutableRawPointer?
 
         init() { VideoDecoder.liveCount.add(1, ordering: .relaxed) }
 
@@ -139,6 +156,7 @@ final class VideoDecoder {
             avcodec_free_context(&codec)
             interrupt?.unwatch(format)
             avformat_close_input(&format)
+            vfx_stdin_reader_free(customIO)  // FFmpeg leaves custom I/O to its owner
             VideoDecoder.liveCount.subtract(1, ordering: .relaxed)
         }
     }

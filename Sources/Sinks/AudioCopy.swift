@@ -7,6 +7,7 @@ import FrameCore
 final class AudioCopy {
     private let input: String
     private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var customIO: UnsafeMutableRawPointer?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private let streamIndex: Int32
     private let inTimeBase: AVRational
@@ -29,18 +30,12 @@ final class AudioCopy {
         self.input = input
         self.start = start
         self.end = duration.map { start + $0 }
-        var ctx: UnsafeMutablePointer<AVFormatContext>?
-        let url = input == "-" ? "pipe:0" : input
-        var dict: OpaquePointer?
-        defer { av_dict_free(&dict) }
-        for (key, value) in options { av_dict_set(&dict, key, value, 0) }
-        var r = avformat_open_input(&ctx, url, nil, &dict)
-        guard r >= 0, let ctx else { throw SinkError.ffmpeg(input, "cannot open for audio", r) }
+        let ctx = try AudioInput.open(input, options: options, customIO: &customIO)
         format = ctx
-        r = avformat_find_stream_info(ctx, nil)
+        let r = avformat_find_stream_info(ctx, nil)
         let best = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         guard r >= 0, best >= 0 else {
-            avformat_close_input(&format)
+            AudioInput.close(&format, customIO: &customIO)
             return nil
         }
         streamIndex = best
@@ -51,7 +46,7 @@ final class AudioCopy {
 
     deinit {
         av_packet_free(&packet)
-        avformat_close_input(&format)
+        AudioInput.close(&format, customIO: &customIO)
     }
 
     /// Writes every packet whose output time is before `time`, for a video frame of

@@ -17,6 +17,7 @@ extension AudioCopy: AudioPath {}
 final class AudioTranscode: AudioPath {
     private let input: String
     private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var customIO: UnsafeMutableRawPointer?
     private var decoder: UnsafeMutablePointer<AVCodecContext>?
     private(set) var encoder: UnsafeMutablePointer<AVCodecContext>?
     private var resampler: OpaquePointer?
@@ -49,13 +50,9 @@ final class AudioTranscode: AudioPath {
         self.input = input
         self.start = start
         self.end = duration.map { start + $0 }
-        let url = input == "-" ? "pipe:0" : input
-        var dict: OpaquePointer?
-        defer { av_dict_free(&dict) }
-        for (key, value) in options { av_dict_set(&dict, key, value, 0) }
-        var r = avformat_open_input(&format, url, nil, &dict)
-        guard r >= 0, let fmt = format else { throw SinkError.ffmpeg(input, "cannot open for audio", r) }
-        r = avformat_find_stream_info(fmt, nil)
+        let fmt = try AudioInput.open(input, options: options, customIO: &customIO)
+        format = fmt
+        var r = avformat_find_stream_info(fmt, nil)
         let best = av_find_best_stream(fmt, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         guard r >= 0, best >= 0 else { return nil }
         streamIndex = best
@@ -114,7 +111,7 @@ final class AudioTranscode: AudioPath {
         swr_free(&resampler)
         avcodec_free_context(&encoder)
         avcodec_free_context(&decoder)
-        avformat_close_input(&format)
+        AudioInput.close(&format, customIO: &customIO)
     }
 
     /// Output sample index of an output time.

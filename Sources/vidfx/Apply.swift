@@ -20,7 +20,7 @@ struct Apply: ParsableCommand {
         """
     )
 
-    @Argument(help: "Video file or http(s) URL.")
+    @Argument(help: "Video file, http(s) URL, or - for standard input.")
     var input: String
 
     @Option(name: .shortAndLong, help: "Output video file, or - for standard output.")
@@ -76,6 +76,8 @@ struct Apply: ParsableCommand {
         // one decoder thread keeps ahead of it; each extra frame thread holds its own
         // reference pictures (about 4 MB at 1080p) and bought no wall time here.
         configuration.decoderThreads = 1
+        // Standard input is read once; a spool lets the audio reader read it too.
+        configuration.spoolStandardInput = input == "-" && !noAudio
         let source = try FrameSource(input, configuration: configuration)
         defer { source.close() }
 
@@ -88,11 +90,7 @@ struct Apply: ParsableCommand {
         settings.size = size.map { ($0.width, $0.height) }
         settings.fit = fit
         settings.frameRate = configuration.frameRate
-        if input == "-" && !noAudio && !source.info.audio.isEmpty && !render.quiet {
-            // The audio is read by a second demuxer of the input, and stdin can be read once.
-            Console.note("audio from standard input is not kept; give a file to keep it")
-        }
-        if !noAudio && !source.info.audio.isEmpty && input != "-" {
+        if !noAudio && !source.info.audio.isEmpty {
             settings.audioInput = input
             settings.audioInputOptions = configuration.networkOptions(for: input)
             settings.audioStart = configuration.start

@@ -215,6 +215,29 @@ enum CLIProcess {
         #expect(dir.contents == ["piped"])
     }
 
+    /// Standard input keeps its audio (read through the spool shared with the video), even
+    /// an MP4 with its index at the end, which FFmpeg alone cannot read from a pipe; and it
+    /// loops, since the spool can be rewound.
+    @Test(arguments: [([] as [String], 90, 3.0), (["--loop", "2"], 180, 6.0)])
+    func standardInputKeepsItsAudio(extra: [String], frames: Int, seconds: Double) throws {
+        let dir = Scratch()
+        let out = dir.path("in.mp4")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "f=$1 o=$2; shift 2; cat \"$f\" | \"$0\" apply - -e sepia -o \"$o\" -q \"$@\"", CLI.executable.path,
+                       CLI.testmedia.path + "/h264-30fps.mp4", out] + extra
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(message)")
+        let probe = try Probe(out)
+        #expect(probe.video["nb_read_frames"] == String(frames))
+        #expect(probe.audio["codec_name"] == "aac")
+        #expect(abs(try CLIProcess.audioSeconds(out) - seconds) < 1.0 / 30)
+    }
+
     /// A player that quits early ends the render quietly: exit 0, and it is said.
     @Test func readerClosingThePipeEndsQuietly() throws {
         let p = Process()
