@@ -40,6 +40,11 @@ final class VideoDecoder {
 
     init(input: String, configuration: FrameSource.Configuration, interrupt: InterruptFlag) throws(FrameSourceError) {
         _ = FFmpegLog.installed
+        if input == "-" && isatty(STDIN_FILENO) != 0 {
+            // Reading would wait for keystrokes; nobody types a video.
+            throw FrameSourceError(input: input, kind: .invalidConfiguration,
+                                   reason: "standard input is a terminal, not a video (pipe one in: cat clip.mp4 | vidfx …)")
+        }
         self.input = input
         self.interrupt = interrupt
         self.warn = configuration.warningHandler ?? { _ in }

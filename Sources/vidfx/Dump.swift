@@ -79,6 +79,9 @@ struct Dump: ParsableCommand {
         let quiet = render.quiet
         configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
         if output != "-" { try OutputSafety.check(output: output, input: input, overwrite: render.yes, folder: !rawFile) }
+        if output == "-" && isatty(STDOUT_FILENO) != 0 {
+            throw CommandFailure(message: "-: standard output is a terminal; pipe the frames into a program (| ffplay -f rawvideo …)")
+        }
 
         let times: [Rational]
         if let at {

@@ -164,6 +164,30 @@ struct CLI {
         #expect(message.contains("cannot rewind the input to loop"))
     }
 
+    /// A terminal is neither a video to read nor a place to write one: said at once,
+    /// rather than waiting for keystrokes or filling the screen with bytes.
+    @Test(arguments: [("probe -", "standard input is a terminal, not a video"),
+                      ("apply - -o never.mp4", "standard input is a terminal, not a video"),
+                      ("apply testmedia/h264-30fps.mp4 -o -", "standard output is a terminal"),
+                      ("dump testmedia/h264-30fps.mp4 --format bgra -o -", "standard output is a terminal")])
+    func terminalsAreRefused(arguments: String, message: String) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        // script runs the command on a pseudo-terminal: stdin and stdout are ttys there.
+        p.arguments = ["-qec", "\"\(CLI.executable.path)\" \(arguments)", "/dev/null"]
+        p.currentDirectoryURL = CLI.directory
+        p.standardInput = FileHandle.nullDevice
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus != 0)
+        #expect(text.contains(message), "\(text)")
+        #expect(!FileManager.default.fileExists(atPath: CLI.directory.appendingPathComponent("never.mp4").path))
+    }
+
     @Test func rawToADevice() throws {
         let r = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--format", "bgra", "-o", "/dev/null"])
         #expect(r.status == 0 && r.stderr.contains("90 frames"))
