@@ -68,6 +68,8 @@ struct Dump: ParsableCommand {
     func run() throws {
         let chain = try EffectChainParsing.chain(render.effects)
         var configuration = FrameSource.Configuration()
+        // Standard input through a spool: seekable (an MP4 indexed at the end) and re-readable.
+        configuration.spoolStandardInput = true
         timeline.apply(to: &configuration)
         color.apply(to: &configuration)
         network.apply(to: &configuration)

@@ -19,6 +19,8 @@ struct Probe: ParsableCommand {
 
     func run() throws {
         var configuration = FrameSource.Configuration()
+        // Standard input through a spool: seekable (an MP4 indexed at the end) and re-readable.
+        configuration.spoolStandardInput = true
         color.apply(to: &configuration)
         network.apply(to: &configuration)
         let source = try FrameSource(input, configuration: configuration)
