@@ -25,7 +25,7 @@ struct Dump: ParsableCommand {
         case png, jpg, ppm, bgra
     }
 
-    @Argument(help: "Video or image file, or http(s) URL.")
+    @Argument(help: "Video or image file, http(s) URL, or - for standard input.")
     var input: String
 
     @Option(name: .shortAndLong, help: "Output folder; a .bgra/.raw file or - (stdout) for raw BGRA.")

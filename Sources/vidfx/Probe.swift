@@ -8,7 +8,7 @@ struct Probe: ParsableCommand {
         abstract: "Show what a video contains: size, rate, codecs, colour, rotation, audio."
     )
 
-    @Argument(help: "Video or image file, or http(s) URL.")
+    @Argument(help: "Video or image file, http(s) URL, or - for standard input.")
     var input: String
 
     @Flag(help: "Print JSON for scripts instead of text.")
