@@ -126,10 +126,13 @@ public struct EffectResources: Sendable {
 
 /// Packing helpers for BGRA in a `UInt32`.
 @usableFromInline enum Pixel {
-    /// Q(v): round half up and clamp a 0…255 float to a byte.
+    /// Q(v): round half up and clamp a 0…255 float to a byte. The whole float in 0…255
+    /// is read from the mantissa (adding 2²³ puts it in the low bits) rather than by a
+    /// checked Float→UInt32 conversion, whose trap branch kept the loops scalar.
     @inline(__always) @usableFromInline static func quantize(_ v: Float) -> UInt32 {
         let r = (v + 0.5).rounded(.down)
-        return r <= 0 ? 0 : (r >= 255 ? 255 : UInt32(r))
+        let c = r < 0 ? 0 : (r > 255 ? 255 : r)
+        return (c + 8_388_608).bitPattern & 0xFF
     }
 
     @inline(__always) @usableFromInline static func pack(r: UInt32, g: UInt32, b: UInt32, a: UInt32) -> UInt32 {
