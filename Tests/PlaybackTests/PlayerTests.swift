@@ -190,8 +190,10 @@ func source(_ name: String, loopForever: Bool = false, limit: Rational? = nil) t
         let latency = stoppedAt.withLock { $0.map { $0.duration(to: returned) } } ?? .seconds(99)
         #expect(report.stoppedEarly)
         #expect(sink.shown.count >= 5, "it played before the stop")
-        // One tick is 33 ms; allow for a loaded machine's scheduling on top.
-        #expect(latency < .milliseconds(33 + 20), "returned \(latency) after stop()")
+        // A hang check, not a benchmark: the clip loops forever, so without the stop
+        // run() never returns. The player polls every 5 ms; the slack is for a CI
+        // machine running other suites under AddressSanitizer on both cores.
+        #expect(latency < .milliseconds(500), "returned \(latency) after stop()")
     }
 }
 

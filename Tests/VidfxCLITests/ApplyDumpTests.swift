@@ -185,10 +185,14 @@ enum CLIProcess {
         p.arguments = ["apply", CLI.testmedia.path + "/h264-30fps.mp4", "-o", out, "--loop", "2000", "-q"]
         p.standardError = FileHandle.nullDevice
         try p.run()
-        // Wait until encoding is under way (the temporary file exists and grows).
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, !(dir.contents.contains { $0.hasSuffix(".part") }) { usleep(50_000) }
-        usleep(800_000)
+        // Wait until encoded frames reach the temporary file (not a fixed delay: a loaded
+        // machine running ASan may take seconds to get the encoder going).
+        func partBytes() -> Int {
+            guard let part = dir.contents.first(where: { $0.hasSuffix(".part") }) else { return 0 }
+            return ((try? FileManager.default.attributesOfItem(atPath: dir.path(part)))?[.size] as? Int) ?? 0
+        }
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, partBytes() < 200_000 { usleep(50_000) }
         kill(p.processIdentifier, SIGINT)
         p.waitUntilExit()
         #expect(p.terminationStatus == 130)

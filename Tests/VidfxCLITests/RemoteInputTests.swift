@@ -193,7 +193,8 @@ final class MediaServer {
         let numbers = (0..<y4m.frames.count).map { y4m.number($0) }
         #expect(numbers.first == 60 && numbers.allSatisfy { (60...89).contains($0) }, "\(numbers)")
         let seam = numbers.indices.dropLast().first { numbers[$0] > numbers[$0 + 1] }
-        #expect(seam.map { numbers[$0] >= 85 && numbers[$0 + 1] <= 64 } == true, "\(numbers)")
+        // Slack of a third of a second either side of the seam for dropped ticks.
+        #expect(seam.map { numbers[$0] >= 80 && numbers[$0 + 1] <= 69 } == true, "\(numbers)")
         #expect(r.stderr.contains("shown"), "\(r.stderr)")
         #expect(server.requests.contains { $0.contains("h264-30fps-faststart.mp4") })
     }
