@@ -11,7 +11,11 @@ let strict: [SwiftSetting] = [
 /// machine (AVX2/AVX-512 instead of baseline SSE2). The binary then runs only on CPUs
 /// like it; unset (the default) builds portable code. Root builds only: SwiftPM does
 /// not accept unsafe flags from dependencies, so dependents always get the default.
-let tuning: [SwiftSetting] = Context.environment["VIDFX_TARGET_CPU"].flatMap { $0.isEmpty ? nil : [.unsafeFlags(["-target-cpu", $0])] } ?? []
+/// A tuned build also defines VIDFX_TUNED: the pixel loops may then use instructions
+/// baseline x86-64 lacks (SSE4.1's roundps for floor), where portable code needs tricks.
+let tuning: [SwiftSetting] = Context.environment["VIDFX_TARGET_CPU"].flatMap {
+    $0.isEmpty ? nil : [.unsafeFlags(["-target-cpu", $0]), .define("VIDFX_TUNED")]
+} ?? []
 
 let package = Package(
     name: "vidfx",
