@@ -2,11 +2,30 @@
 #include <libavutil/log.h>
 #include <stdatomic.h>
 #include <stdarg.h>
+#include <string.h>
 
 static _Atomic(vfx_log_sink) current_sink;
 static atomic_int current_max = AV_LOG_WARNING;
 
+// Error lines from the network protocols (resolver, TCP, TLS), counted per thread: the
+// thread that opens an input is the one FFmpeg logs on, and its interrupt callback can
+// then stop the retries that would otherwise hide "connection refused" until a timeout.
+static _Thread_local int network_errors;
+
+static int is_network_context(void *avcl) {
+    if (!avcl) return 0;
+    const AVClass *cls = *(const AVClass **)avcl;
+    if (!cls) return 0;
+    // Protocols log through their URLContext, whose item name is the protocol's.
+    const char *n = cls->item_name ? cls->item_name(avcl) : cls->class_name;
+    if (!n) return 0;
+    return !strcmp(n, "tcp") || !strcmp(n, "tls") || !strcmp(n, "udp") || !strcmp(n, "unix");
+}
+
+int vfx_network_errors(void) { return network_errors; }
+
 static void forward(void *avcl, int level, const char *fmt, va_list vl) {
+    if (level <= AV_LOG_ERROR && is_network_context(avcl)) network_errors++;
     if (level > atomic_load(&current_max)) return;
     vfx_log_sink sink = atomic_load(&current_sink);
     if (!sink) return;

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CFFmpegShim
 import Synchronization
 
 #if canImport(Glibc)
@@ -18,6 +19,11 @@ final class InterruptFlag: Sendable {
     /// FFmpeg call such as reading a whole file to find an index at its end.
     private let watched = Atomic<UInt>(0)
     private let bytesSeen = Atomic<Int64>(-1)
+
+    /// While opening a network input and before its first byte: the opening thread's
+    /// count of network error lines (-1 when disarmed). See ``armFailFast()``.
+    private let failFastBaseline = Atomic<Int>(-1)
+    private let networkFailure = Atomic<Bool>(false)
 
     init(timeout: Duration) {
         let (s, atto) = timeout.components
@@ -54,6 +60,23 @@ final class InterruptFlag: Sendable {
         _ = watched.compareExchange(expected: UInt(bitPattern: context), desired: 0, ordering: .relaxed)
     }
 
+    /// Call on the thread about to open a network input. Until its first byte arrives, a
+    /// resolver, TCP or TLS error that FFmpeg logs ends the open at once: FFmpeg's
+    /// reconnect logic would retry a refused connection or an unknown host until the
+    /// timeout and then report only "no data". Once data has flowed, a failed reconnect
+    /// is worth retrying, so the check disarms itself.
+    func armFailFast() {
+        networkFailure.store(false, ordering: .relaxed)
+        failFastBaseline.store(Int(vfx_network_errors()), ordering: .relaxed)
+    }
+
+    /// Ends the open phase of ``armFailFast()``.
+    func disarmFailFast() { failFastBaseline.store(-1, ordering: .relaxed) }
+
+    /// True when a read was interrupted because the network failed before any data
+    /// (the reason is the opening thread's last FFmpeg error line).
+    var failedBeforeData: Bool { networkFailure.load(ordering: .relaxed) }
+
     /// Polled by FFmpeg from whichever thread is reading.
     var shouldInterrupt: Bool {
         if stopped.load(ordering: .relaxed) { return true }
@@ -62,6 +85,15 @@ final class InterruptFlag: Sendable {
             if n != bytesSeen.load(ordering: .relaxed) {
                 bytesSeen.store(n, ordering: .relaxed)
                 touch()
+            }
+        }
+        let baseline = failFastBaseline.load(ordering: .relaxed)
+        if baseline >= 0 {
+            if bytesSeen.load(ordering: .relaxed) > 0 {
+                disarmFailFast()
+            } else if Int(vfx_network_errors()) > baseline {
+                networkFailure.store(true, ordering: .relaxed)
+                return true
             }
         }
         if InterruptFlag.now() - lastProgress.load(ordering: .relaxed) > timeoutNanoseconds {

@@ -82,7 +82,9 @@ final class VideoDecoder {
             ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
             url = ""
         }
+        if !configuration.networkOptions(for: input).isEmpty { interrupt.armFailFast() }
         var r = avformat_open_input(&handles.format, url, nil, &options)
+        interrupt.disarmFailFast()
         if r < 0 {
             interrupt.watch(nil)
             handles.format = nil  // FFmpeg freed it
@@ -188,7 +190,8 @@ final class VideoDecoder {
                 if interrupt.stopRequested { return false }
                 if rd != VFX_AVERROR_EOF {
                     if interrupt.timedOut {
-                        throw FrameSourceError(input: input, kind: .network, reason: "no data for \(interrupt.timeoutDescription); giving up")
+                        let cause = FFmpegLog.lastError().map { " (\($0))" } ?? ""
+                        throw FrameSourceError(input: input, kind: .network, reason: "no data for \(interrupt.timeoutDescription); giving up\(cause)")
                     }
                     readError = FFmpegLog.message(rd)
                 }
@@ -255,8 +258,13 @@ final class VideoDecoder {
 
     /// Turns an FFmpeg error code into a FrameSourceError that says what happened.
     static func error(_ input: String, _ code: Int32, context: String, interrupt: InterruptFlag) -> FrameSourceError {
+        if interrupt.failedBeforeData {
+            return FrameSourceError(input: input, kind: .network, reason: "\(context): \(FFmpegLog.lastError() ?? "network error")")
+        }
         if interrupt.timedOut {
-            return FrameSourceError(input: input, kind: .network, reason: "\(context): no data for \(interrupt.timeoutDescription)")
+            // What the network last said, if anything ("Connection refused" while retrying).
+            let cause = FFmpegLog.lastError().map { " (\($0))" } ?? ""
+            return FrameSourceError(input: input, kind: .network, reason: "\(context): no data for \(interrupt.timeoutDescription)\(cause)")
         }
         let kind: FrameSourceError.Kind
         var message = FFmpegLog.message(code)

@@ -133,6 +133,21 @@ final class MediaServer {
         #expect(r.frames.isEmpty)
     }
 
+    /// A refused connection or a failed TLS handshake ends the open at once and names the
+    /// cause, rather than retrying until the timeout and saying only "no data". FFmpeg's
+    /// reconnect backoff alone takes 4 s here, so with a 2 s timeout the old behaviour
+    /// could only end in "no data for 2 s"; the message tells the two apart, not a clock.
+    @Test(arguments: [("refused", "Connection refused"), ("tls", "TLS")])
+    func unreachableServersFailAtOnceNamingTheCause(kind: String, cause: String) throws {
+        let url = kind == "refused" ? "http://127.0.0.1:1/clip.mp4"
+            : server.url("files/h264-30fps.mp4").replacingOccurrences(of: "http://", with: "https://")
+        let r = try dump(url, ["--timeout", "2"])
+        #expect(r.status != 0)
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains(url) && lines[0].contains(cause) && !lines[0].contains("no data"), "\(r.stderr)")
+        #expect(r.frames.isEmpty)
+    }
+
     @Test func stalledServerFailsWithinTheTimeout() throws {
         let url = server.url("stall/20000/h264-30fps.mp4")
         let r = try dump(url, ["--timeout", "2"])

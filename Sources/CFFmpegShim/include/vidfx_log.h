@@ -8,4 +8,8 @@ typedef void (*vfx_log_sink)(int level, const char *line);
 /// av_log_set_callback takes a va_list, which Swift cannot receive, hence this C file.
 void vfx_install_log_sink(vfx_log_sink sink, int max_level);
 
+/// How many error lines the network protocols (tcp, tls, udp, unix) have logged on the
+/// calling thread so far. Compare before and after an operation.
+int vfx_network_errors(void);
+
 #endif
