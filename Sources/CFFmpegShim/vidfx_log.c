@@ -11,6 +11,8 @@ static atomic_int current_max = AV_LOG_WARNING;
 // thread that opens an input is the one FFmpeg logs on, and its interrupt callback can
 // then stop the retries that would otherwise hide "connection refused" until a timeout.
 static _Thread_local int network_errors;
+static _Thread_local char last_network_error[512];
+static _Thread_local int has_last_network_error;
 
 static int is_network_context(void *avcl) {
     if (!avcl) return 0;
@@ -24,15 +26,28 @@ static int is_network_context(void *avcl) {
 
 int vfx_network_errors(void) { return network_errors; }
 
+const char *vfx_last_network_error(void) { return has_last_network_error ? last_network_error : NULL; }
+
+void vfx_forget_network_error(void) { has_last_network_error = 0; }
+
 static void forward(void *avcl, int level, const char *fmt, va_list vl) {
-    if (level <= AV_LOG_ERROR && is_network_context(avcl)) network_errors++;
-    if (level > atomic_load(&current_max)) return;
+    int network = level <= AV_LOG_ERROR && is_network_context(avcl);
     vfx_log_sink sink = atomic_load(&current_sink);
-    if (!sink) return;
+    int wanted = sink && level <= atomic_load(&current_max);
+    if (!network && !wanted) return;
     char line[1024];
     int print_prefix = 0;  // no "[mov,mp4 @ 0x…]" context prefix: messages name the input themselves
     av_log_format_line2(avcl, level, fmt, vl, line, sizeof line, &print_prefix);
-    sink(level, line);
+    if (network) {
+        network_errors++;
+        size_t n = strlen(line);
+        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ')) n--;
+        if (n >= sizeof last_network_error) n = sizeof last_network_error - 1;
+        memcpy(last_network_error, line, n);
+        last_network_error[n] = 0;
+        has_last_network_error = 1;
+    }
+    if (wanted) sink(level, line);
 }
 
 void vfx_install_log_sink(vfx_log_sink sink, int max_level) {

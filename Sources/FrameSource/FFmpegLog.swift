@@ -35,11 +35,19 @@ enum FFmpegLog {
     static func clear() {
         _ = installed
         Thread.current.threadDictionary.removeObject(forKey: threadKey)
+        vfx_forget_network_error()
     }
 
     /// The calling thread's last FFmpeg error line since `clear()`, if any.
     static func lastError() -> String? {
         Thread.current.threadDictionary[threadKey] as? String
+    }
+
+    /// The calling thread's last error line from a network protocol (resolver, TCP,
+    /// TLS), if any: what a network failure was, where a demuxer's later complaint
+    /// ("moov atom not found" after an interrupted read) would only mislead.
+    static func lastNetworkError() -> String? {
+        vfx_last_network_error().map { String(cString: $0) }
     }
 
     /// FFmpeg's text for an error code.

@@ -72,6 +72,13 @@ extension FrameSource {
         /// `apply`, through `Sinks`) can read it too, and the demuxer can seek back in
         /// it (an MP4 with its index at the end). Costs disk space the size of the input.
         public var spoolStandardInput = false
+        /// Read an http(s) input through a download that other readers of the same URL
+        /// in this process join (the audio of `apply`, through `Sinks`), so the input
+        /// crosses the network once: blocks are kept in an unlinked temporary file while
+        /// any reader is open, and seeks still become range requests. Not for playlists
+        /// (.m3u8, .mpd), whose segments the demuxer fetches itself, nor for inputs of
+        /// unknown size (live, chunked), which are read the ordinary way.
+        public var shareNetworkInput = false
         /// How many frames decoding may run ahead of the consumer (default 3). 0 converts
         /// each frame only when the consumer asks for it: one BGRA frame in flight, the
         /// least memory, for consumers that hand their work to another thread (apply).

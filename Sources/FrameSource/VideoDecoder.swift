@@ -83,6 +83,23 @@ final class VideoDecoder {
             url = ""
         }
         if !configuration.networkOptions(for: input).isEmpty { interrupt.armFailFast() }
+        if configuration.shareNetworkInput && VideoDecoder.isShareable(input) {
+            var error: Int32 = 0
+            let io = vfx_shared_reader(url, &options, { opaque in
+                guard let opaque else { return 0 }
+                return Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt ? 1 : 0
+            }, Unmanaged.passUnretained(interrupt).toOpaque(), &error)
+            if let io {
+                // The URL stays the format's name (relative references resolve against it).
+                handles.customIO = io
+                ctx.pointee.pb = io.assumingMemoryBound(to: AVIOContext.self)
+                ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+            } else if error < 0 {
+                interrupt.disarmFailFast()
+                interrupt.watch(nil)
+                throw VideoDecoder.error(input, error, context: "cannot open", interrupt: interrupt)
+            }
+        }
         var r = avformat_open_input(&handles.format, url, nil, &options)
         interrupt.disarmFailFast()
         if r < 0 {
@@ -163,7 +180,7 @@ final class VideoDecoder {
             avcodec_free_context(&codec)
             interrupt?.unwatch(format)
             avformat_close_input(&format)
-            vfx_stdin_reader_free(customIO)  // FFmpeg leaves custom I/O to its owner
+            VideoDecoder.freeReader(customIO)  // FFmpeg leaves custom I/O to its owner
             VideoDecoder.liveCount.subtract(1, ordering: .relaxed)
         }
     }
@@ -190,7 +207,7 @@ final class VideoDecoder {
                 if interrupt.stopRequested { return false }
                 if rd != VFX_AVERROR_EOF {
                     if interrupt.timedOut {
-                        let cause = FFmpegLog.lastError().map { " (\($0))" } ?? ""
+                        let cause = FFmpegLog.lastNetworkError().map { " (\($0))" } ?? ""
                         throw FrameSourceError(input: input, kind: .network, reason: "no data for \(interrupt.timeoutDescription); giving up\(cause)")
                     }
                     readError = FFmpegLog.message(rd)
@@ -249,6 +266,20 @@ final class VideoDecoder {
         if skippedDamage == 1 { warn("\(input): skipping damaged video data (\(FFmpegLog.message(code)))") }
     }
 
+    /// Whether `input` may be read through a shared download: http(s), and not a
+    /// playlist (an HLS or DASH demuxer opens its segments itself, with options it
+    /// copies from the playlist's own connection, which a shared reader does not have).
+    static func isShareable(_ input: String) -> Bool {
+        guard input.hasPrefix("http:") || input.hasPrefix("https:") else { return false }
+        let path = (input.split(separator: "?", maxSplits: 1).first.map(String.init) ?? input).lowercased()
+        return !path.hasSuffix(".m3u8") && !path.hasSuffix(".m3u") && !path.hasSuffix(".mpd")
+    }
+
+    /// Frees a reader made by the spool or the shared download.
+    static func freeReader(_ io: UnsafeMutableRawPointer?) {
+        if vfx_is_shared_reader(io) != 0 { vfx_shared_reader_free(io) } else { vfx_stdin_reader_free(io) }
+    }
+
     /// The path or URL FFmpeg should open for a user's input string.
     static func ffmpegURL(for input: String) -> String {
         if input == "-" { return "pipe:0" }
@@ -259,11 +290,11 @@ final class VideoDecoder {
     /// Turns an FFmpeg error code into a FrameSourceError that says what happened.
     static func error(_ input: String, _ code: Int32, context: String, interrupt: InterruptFlag) -> FrameSourceError {
         if interrupt.failedBeforeData {
-            return FrameSourceError(input: input, kind: .network, reason: "\(context): \(FFmpegLog.lastError() ?? "network error")")
+            return FrameSourceError(input: input, kind: .network, reason: "\(context): \(FFmpegLog.lastNetworkError() ?? "network error")")
         }
         if interrupt.timedOut {
             // What the network last said, if anything ("Connection refused" while retrying).
-            let cause = FFmpegLog.lastError().map { " (\($0))" } ?? ""
+            let cause = FFmpegLog.lastNetworkError().map { " (\($0))" } ?? ""
             return FrameSourceError(input: input, kind: .network, reason: "\(context): no data for \(interrupt.timeoutDescription)\(cause)")
         }
         let kind: FrameSourceError.Kind

@@ -18,13 +18,19 @@ enum AudioInput {
             customIO = io
             ctx.pointee.pb = io.assumingMemoryBound(to: AVIOContext.self)
             ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        } else if let io = vfx_shared_join(input, nil, nil) {
+            // The video reader's download of this URL (`shareNetworkInput`): read it
+            // from there instead of downloading the input a second time.
+            customIO = io
+            ctx.pointee.pb = io.assumingMemoryBound(to: AVIOContext.self)
+            ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
         }
         var dict: OpaquePointer?
         defer { av_dict_free(&dict) }
         for (key, value) in options { av_dict_set(&dict, key, value, 0) }
         let r = avformat_open_input(&format, input == "-" ? "" : input, nil, &dict)  // frees the context on failure
         guard r >= 0, let opened = format else {
-            vfx_stdin_reader_free(customIO)  // a custom reader is the caller's to free
+            freeReader(customIO)  // a custom reader is the caller's to free
             customIO = nil
             throw SinkError.ffmpeg(input, "cannot open for audio", r)
         }
@@ -34,7 +40,11 @@ enum AudioInput {
     /// Closes what ``open(_:options:customIO:)`` opened.
     static func close(_ format: inout UnsafeMutablePointer<AVFormatContext>?, customIO: inout UnsafeMutableRawPointer?) {
         avformat_close_input(&format)
-        vfx_stdin_reader_free(customIO)
+        freeReader(customIO)
         customIO = nil
+    }
+
+    private static func freeReader(_ io: UnsafeMutableRawPointer?) {
+        if vfx_is_shared_reader(io) != 0 { vfx_shared_reader_free(io) } else { vfx_stdin_reader_free(io) }
     }
 }

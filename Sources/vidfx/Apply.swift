@@ -78,6 +78,8 @@ struct Apply: ParsableCommand {
         configuration.decoderThreads = 1
         // Standard input is read once; a spool lets the audio reader read it too.
         configuration.spoolStandardInput = input == "-" && !noAudio
+        // A URL is downloaded once: the audio reader joins the video reader's download.
+        configuration.shareNetworkInput = !noAudio
         let source = try FrameSource(input, configuration: configuration)
         defer { source.close() }
 

@@ -194,6 +194,22 @@ final class MediaServer {
         #expect(String(decoding: streams.stdout, as: UTF8.self).contains("aac"), "audio came through the second reader")
     }
 
+    /// apply reads a URL's video and audio from one download: the audio reader joins the
+    /// video reader's (`shareNetworkInput`), so the file is requested from its start once,
+    /// not once per reader, also when the index is at the end and when the connection drops.
+    @Test(arguments: ["files/h264-30fps.mp4", "files/h264-30fps-faststart.mp4", "drop-once/30000/h264-30fps.mp4"])
+    func applyDownloadsAURLOnce(path: String) throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-remote-\(UUID().uuidString).mp4")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let apply = try CLI.run(["apply", server.url(path), "-e", "sepia", "-o", out.path, "-q"])
+        #expect(apply.status == 0, "\(apply.stderr)")
+        let probe = try Probe(out.path)
+        #expect(probe.video["nb_read_frames"] == "90" && probe.audio["codec_name"] == "aac")
+        #expect(abs(try CLIProcess.audioSeconds(out.path) - 3) < 1.0 / 30, "the whole soundtrack came through")
+        let fromStart = server.requests.filter { $0.hasPrefix("GET /\(path)") && $0.hasSuffix("bytes=0-") }
+        #expect(fromStart.count == 1, "one download: \(server.requests)")
+    }
+
     /// preview reads URLs through the same source: two seconds of y4m from the server,
     /// looping the 3 s clip's first second back, every frame whole.
     @Test func previewPlaysAURL() throws {

@@ -12,4 +12,11 @@ void vfx_install_log_sink(vfx_log_sink sink, int max_level);
 /// calling thread so far. Compare before and after an operation.
 int vfx_network_errors(void);
 
+/// The last of those lines on the calling thread (trimmed), or NULL if there was none.
+/// Valid until the thread's next FFmpeg log call.
+const char *vfx_last_network_error(void);
+
+/// Makes vfx_last_network_error return NULL until the next such line on this thread.
+void vfx_forget_network_error(void);
+
 #endif
