@@ -1,4 +1,5 @@
 #include "vidfx_shared.h"
+#include "vidfx_spool.h"
 #include <libavformat/avio.h>
 #include <libavutil/dict.h>
 #include <libavutil/error.h>
@@ -196,13 +197,10 @@ void *vfx_shared_join(const char *url, int (*interrupt)(void *), void *opaque) {
     return io;
 }
 
-int vfx_is_shared_reader(void *avio) {
-    return avio && ((AVIOContext *)avio)->read_packet == read_shared;
-}
-
-void vfx_shared_reader_free(void *avio) {
+void vfx_reader_free(void *avio) {
     if (!avio) return;
     AVIOContext *io = avio;
+    if (io->read_packet != read_shared) { vfx_stdin_reader_free(avio); return; }
     reader *r = io->opaque;
     download *d = r->d, *last = NULL;
     pthread_mutex_lock(&registry);

@@ -54,13 +54,8 @@ final class VideoDecoder {
         guard let ctx = handles.format else {
             throw FrameSourceError(input: input, kind: .invalidData, reason: "out of memory")
         }
-        ctx.pointee.interrupt_callback = AVIOInterruptCB(
-            callback: { opaque in
-                guard let opaque else { return 0 }
-                return Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt ? 1 : 0
-            },
-            opaque: Unmanaged.passUnretained(interrupt).toOpaque()
-        )
+        ctx.pointee.interrupt_callback = AVIOInterruptCB(callback: VideoDecoder.pollInterrupt,
+                                                         opaque: Unmanaged.passUnretained(interrupt).toOpaque())
         interrupt.touch()
         interrupt.watch(ctx)
         FFmpegLog.clear()
@@ -85,10 +80,7 @@ final class VideoDecoder {
         if !configuration.networkOptions(for: input).isEmpty { interrupt.armFailFast() }
         if configuration.shareNetworkInput && VideoDecoder.isShareable(input) {
             var error: Int32 = 0
-            let io = vfx_shared_reader(url, &options, { opaque in
-                guard let opaque else { return 0 }
-                return Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt ? 1 : 0
-            }, Unmanaged.passUnretained(interrupt).toOpaque(), &error)
+            let io = vfx_shared_reader(url, &options, VideoDecoder.pollInterrupt, Unmanaged.passUnretained(interrupt).toOpaque(), &error)
             if let io {
                 // The URL stays the format's name (relative references resolve against it).
                 handles.customIO = io
@@ -180,7 +172,7 @@ final class VideoDecoder {
             avcodec_free_context(&codec)
             interrupt?.unwatch(format)
             avformat_close_input(&format)
-            VideoDecoder.freeReader(customIO)  // FFmpeg leaves custom I/O to its owner
+            vfx_reader_free(customIO)  // FFmpeg leaves custom I/O to its owner
             VideoDecoder.liveCount.subtract(1, ordering: .relaxed)
         }
     }
@@ -207,8 +199,8 @@ final class VideoDecoder {
                 if interrupt.stopRequested { return false }
                 if rd != VFX_AVERROR_EOF {
                     if interrupt.timedOut {
-                        let cause = FFmpegLog.lastNetworkError().map { " (\($0))" } ?? ""
-                        throw FrameSourceError(input: input, kind: .network, reason: "no data for \(interrupt.timeoutDescription); giving up\(cause)")
+                        throw FrameSourceError(input: input, kind: .network,
+                                               reason: "no data for \(interrupt.timeoutDescription); giving up\(VideoDecoder.networkCause)")
                     }
                     readError = FFmpegLog.message(rd)
                 }
@@ -275,10 +267,15 @@ final class VideoDecoder {
         return !path.hasSuffix(".m3u8") && !path.hasSuffix(".m3u") && !path.hasSuffix(".mpd")
     }
 
-    /// Frees a reader made by the spool or the shared download.
-    static func freeReader(_ io: UnsafeMutableRawPointer?) {
-        if vfx_is_shared_reader(io) != 0 { vfx_shared_reader_free(io) } else { vfx_stdin_reader_free(io) }
+    /// FFmpeg's interrupt callback over an ``InterruptFlag`` (passed unretained as `opaque`).
+    static let pollInterrupt: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { opaque in
+        guard let opaque else { return 0 }
+        return Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt ? 1 : 0
     }
+
+    /// What the network last said on this thread, as a suffix for a timeout's message
+    /// ("Connection refused" while retrying), or "".
+    static var networkCause: String { FFmpegLog.lastNetworkError().map { " (\($0))" } ?? "" }
 
     /// The path or URL FFmpeg should open for a user's input string.
     static func ffmpegURL(for input: String) -> String {
@@ -293,9 +290,7 @@ final class VideoDecoder {
             return FrameSourceError(input: input, kind: .network, reason: "\(context): \(FFmpegLog.lastNetworkError() ?? "network error")")
         }
         if interrupt.timedOut {
-            // What the network last said, if anything ("Connection refused" while retrying).
-            let cause = FFmpegLog.lastNetworkError().map { " (\($0))" } ?? ""
-            return FrameSourceError(input: input, kind: .network, reason: "\(context): no data for \(interrupt.timeoutDescription)\(cause)")
+            return FrameSourceError(input: input, kind: .network, reason: "\(context): no data for \(interrupt.timeoutDescription)\(networkCause)")
         }
         let kind: FrameSourceError.Kind
         var message = FFmpegLog.message(code)

@@ -30,7 +30,7 @@ enum AudioInput {
         for (key, value) in options { av_dict_set(&dict, key, value, 0) }
         let r = avformat_open_input(&format, input == "-" ? "" : input, nil, &dict)  // frees the context on failure
         guard r >= 0, let opened = format else {
-            freeReader(customIO)  // a custom reader is the caller's to free
+            vfx_reader_free(customIO)  // a custom reader is the caller's to free
             customIO = nil
             throw SinkError.ffmpeg(input, "cannot open for audio", r)
         }
@@ -40,11 +40,7 @@ enum AudioInput {
     /// Closes what ``open(_:options:customIO:)`` opened.
     static func close(_ format: inout UnsafeMutablePointer<AVFormatContext>?, customIO: inout UnsafeMutableRawPointer?) {
         avformat_close_input(&format)
-        freeReader(customIO)
+        vfx_reader_free(customIO)
         customIO = nil
-    }
-
-    private static func freeReader(_ io: UnsafeMutableRawPointer?) {
-        if vfx_is_shared_reader(io) != 0 { vfx_shared_reader_free(io) } else { vfx_stdin_reader_free(io) }
     }
 }

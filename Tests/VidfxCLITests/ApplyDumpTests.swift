@@ -42,6 +42,22 @@ enum CLIProcess {
         try Subprocess.run(executable, arguments).output
     }
 
+    /// Runs `script` with /bin/sh, `$0` being the vidfx executable and `$1`… `arguments`
+    /// (for pipes, limits and redirections around the CLI).
+    static func shell(_ script: String, _ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", script, CLI.executable.path] + arguments
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let bytes = out.fileHandleForReading.readDataToEndOfFile()  // small stderr: read after
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return (p.terminationStatus, bytes, message)
+    }
+
     /// Where the video and the audio end on the file's timeline: the latest packet
     /// time + duration of each (encoder priming sits before the start, so this is what
     /// a player's sync sees).
@@ -226,16 +242,9 @@ enum CLIProcess {
     func standardInputKeepsItsAudio(extra: [String], frames: Int, seconds: Double) throws {
         let dir = Scratch()
         let out = dir.path("in.mp4")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "f=$1 o=$2; shift 2; cat \"$f\" | \"$0\" apply - -e sepia -o \"$o\" -q \"$@\"", CLI.executable.path,
-                       CLI.testmedia.path + "/h264-30fps.mp4", out] + extra
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(message)")
+        let r = try CLIProcess.shell("f=$1 o=$2; shift 2; cat \"$f\" | \"$0\" apply - -e sepia -o \"$o\" -q \"$@\"",
+                                     [CLI.testmedia.path + "/h264-30fps.mp4", out] + extra)
+        #expect(r.status == 0, "\(r.stderr)")
         let probe = try Probe(out)
         #expect(probe.video["nb_read_frames"] == String(frames))
         #expect(probe.audio["codec_name"] == "aac")
@@ -244,18 +253,11 @@ enum CLIProcess {
 
     /// A player that quits early ends the render quietly: exit 0, and it is said.
     @Test func readerClosingThePipeEndsQuietly() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "\"$0\" apply \"$1\" -o - --loop 50 | head -c 20000 > /dev/null", CLI.executable.path,
-                       CLI.testmedia.path + "/h264-30fps.mp4"]
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(message)")
-        #expect(message.contains("the reader closed stdout after"), "\(message)")
-        #expect(!message.contains("wrote stdout"))
+        let r = try CLIProcess.shell("\"$0\" apply \"$1\" -o - --loop 50 | head -c 20000 > /dev/null",
+                                     [CLI.testmedia.path + "/h264-30fps.mp4"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("the reader closed stdout after"), "\(r.stderr)")
+        #expect(!r.stderr.contains("wrote stdout"))
     }
 
     @Test func devicesAreWrittenStraightThrough() throws {
@@ -269,16 +271,10 @@ enum CLIProcess {
         let dir = Scratch()
         let out = dir.path("big.mp4")
         // A 64 KiB file-size limit stands in for a full disk: writes fail with EFBIG.
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "ulimit -f 64; exec \"$0\" apply \"$1\" -o \"$2\" --loop 20 -q", CLI.executable.path,
-                       CLI.testmedia.path + "/h264-30fps.mp4", out]
-        let err = Pipe()
-        p.standardError = err
-        try p.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 1)
+        let r = try CLIProcess.shell("ulimit -f 64; exec \"$0\" apply \"$1\" -o \"$2\" --loop 20 -q",
+                                     [CLI.testmedia.path + "/h264-30fps.mp4", out])
+        let message = r.stderr
+        #expect(r.status == 1)
         #expect(message.contains(out) && message.lowercased().contains("too large"), "\(message)")
         #expect(message.split(separator: "\n").count == 1)
         #expect(dir.contents.isEmpty)

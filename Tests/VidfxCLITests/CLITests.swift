@@ -150,17 +150,8 @@ struct CLI {
     /// cannot read from a pipe) dumps, loops, and gives stills at several times.
     @Test func standardInput() throws {
         func run(_ command: String) throws -> (status: Int32, bytes: Data, message: String) {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/bin/sh")
-            p.arguments = ["-c", "cat \"$1\" | \"$0\" \(command)", CLI.executable.path, CLI.testmedia.path + "/h264-30fps.mp4"]
-            let out = Pipe(), err = Pipe()
-            p.standardOutput = out
-            p.standardError = err
-            try p.run()
-            let bytes = out.fileHandleForReading.readDataToEndOfFile()
-            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
-            return (p.terminationStatus, bytes, message)
+            let r = try CLIProcess.shell("cat \"$1\" | \"$0\" \(command)", [CLI.testmedia.path + "/h264-30fps.mp4"])
+            return (r.status, r.stdout, r.stderr)
         }
         let looped = try run("dump - --format bgra -o - --loop 2")
         #expect(looped.status == 0, "\(looped.message)")

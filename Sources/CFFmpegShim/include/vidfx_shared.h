@@ -21,10 +21,8 @@ void *vfx_shared_reader(const char *url, void *options, int (*interrupt)(void *)
 /// there is none (then open the input the ordinary way).
 void *vfx_shared_join(const char *url, int (*interrupt)(void *), void *opaque);
 
-/// Whether `avio` is a reader made here.
-int vfx_is_shared_reader(void *avio);
-
-/// Frees a reader (its AVIOContext and buffer); the last one ends the download.
-void vfx_shared_reader_free(void *avio);
+/// Frees a custom reader, whichever made it: a shared download's (the last one ends the
+/// download) or standard input's spool (vfx_stdin_reader). NULL is ignored.
+void vfx_reader_free(void *avio);
 
 #endif
