@@ -103,15 +103,33 @@ extension FrameSource {
     }
 }
 
+extension FrameSource {
+    /// The protocols a remote input may use for what it names inside itself.
+    public static let remoteProtocols = "http,https,tls,tcp,crypto,httpproxy"
+
+    /// Whether `input` is fetched over the network (http or https).
+    public static func isRemote(_ input: String) -> Bool {
+        let lower = input.prefix(8).lowercased()
+        return lower.hasPrefix("http:") || lower.hasPrefix("https:")
+    }
+}
+
 extension FrameSource.Configuration {
     /// FFmpeg's protocol options for `input`: for http(s), the timeout, reconnects
     /// that resume at the dropped byte and back off until the delay would pass 4 s
     /// (each wait also bounded by the timeout through the interrupt callback), headers
     /// and user agent. Other inputs need none. Exposed so
     /// that a second reader of the same input (the audio of `apply`) opens it alike.
+    ///
+    /// Every remote input, and standard input, also gets `protocol_whitelist`
+    /// (``FrameSource/remoteProtocols``): what such an input names inside itself (an HLS
+    /// playlist's segments, init section, variants and keys) may only be fetched over
+    /// the network, never from local files or through `concat:`, `subfile:` or `data:`.
     public func networkOptions(for input: String) -> [(String, String)] {
-        guard input.hasPrefix("http:") || input.hasPrefix("https:") else { return [] }
+        if input == "-" { return [("protocol_whitelist", FrameSource.remoteProtocols)] }
+        guard FrameSource.isRemote(input) else { return [] }
         var options: [(String, String)] = [
+            ("protocol_whitelist", FrameSource.remoteProtocols),
             ("rw_timeout", String(ioTimeout.microseconds)),
             ("reconnect", "1"),
             ("reconnect_on_network_error", "1"),
@@ -133,6 +151,9 @@ extension FrameSource.Configuration {
         if case .count(let n) = loop, n < 1 { throw bad("loop count must be at least 1 (got \(n))") }
         guard prefetch >= 0 else { throw bad("prefetch must be 0 or more") }
         guard ioTimeout > .zero else { throw bad("timeout must be positive") }
+        if let userAgent, userAgent.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+            throw bad("user agent must be one line (it contains a line break)")
+        }
         for header in httpHeaders {
             let parts = header.split(separator: ":", maxSplits: 1)
             guard parts.count == 2, !parts[0].isEmpty, !parts[0].contains(" "), !header.contains("\n"), !header.contains("\r") else {

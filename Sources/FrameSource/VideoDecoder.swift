@@ -61,7 +61,12 @@ final class VideoDecoder {
         FFmpegLog.clear()
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
-        for (key, value) in configuration.networkOptions(for: input) { av_dict_set(&options, key, value, 0) }
+        for (key, value) in configuration.networkOptions(for: input) {
+            av_dict_set(&options, key, value, 0)
+            // On the context itself too: a shared download's avio_open2 consumes the
+            // dictionary's copy, and a custom reader has no whitelist of its own to pass on.
+            if key == "protocol_whitelist" { ctx.pointee.protocol_whitelist = av_strdup(value) }
+        }
         var url = VideoDecoder.ffmpegURL(for: input)
         if input == "-" && configuration.spoolStandardInput {
             // Waits for more input stop only for stop(): a pipe may pause as long as it likes.
@@ -77,7 +82,7 @@ final class VideoDecoder {
             ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
             url = ""
         }
-        if !configuration.networkOptions(for: input).isEmpty { interrupt.armFailFast() }
+        if FrameSource.isRemote(input) { interrupt.armFailFast() }
         if configuration.shareNetworkInput && VideoDecoder.isShareable(input) {
             var error: Int32 = 0
             let io = vfx_shared_reader(url, &options, VideoDecoder.pollInterrupt, Unmanaged.passUnretained(interrupt).toOpaque(), &error)
@@ -262,7 +267,7 @@ final class VideoDecoder {
     /// playlist (an HLS or DASH demuxer opens its segments itself, with options it
     /// copies from the playlist's own connection, which a shared reader does not have).
     static func isShareable(_ input: String) -> Bool {
-        guard input.hasPrefix("http:") || input.hasPrefix("https:") else { return false }
+        guard FrameSource.isRemote(input) else { return false }
         let path = (input.split(separator: "?", maxSplits: 1).first.map(String.init) ?? input).lowercased()
         return !path.hasSuffix(".m3u8") && !path.hasSuffix(".m3u") && !path.hasSuffix(".mpd")
     }

@@ -27,7 +27,12 @@ enum AudioInput {
         }
         var dict: OpaquePointer?
         defer { av_dict_free(&dict) }
-        for (key, value) in options { av_dict_set(&dict, key, value, 0) }
+        for (key, value) in options {
+            av_dict_set(&dict, key, value, 0)
+            // Set on the context as well: a custom reader carries no whitelist for the
+            // demuxer to inherit, and this one decides what a playlist may open.
+            if key == "protocol_whitelist" { ctx.pointee.protocol_whitelist = av_strdup(value) }
+        }
         let r = avformat_open_input(&format, input == "-" ? "" : input, nil, &dict)  // frees the context on failure
         guard r >= 0, let opened = format else {
             vfx_reader_free(customIO)  // a custom reader is the caller's to free
