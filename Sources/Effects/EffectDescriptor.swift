@@ -79,6 +79,10 @@ public struct ParameterSpec: Sendable {
     /// Value when not given; nil means the parameter is optional and absent by default.
     public let defaultValue: ParameterValue?
     /// Hard lower bound (values below are rejected), for numbers.
+    /// The largest magnitude any number may have, whatever the spec's own range: pixel
+    /// positions and sizes beyond it cannot be meant, and would overflow integer pixel maths.
+    public static let largestMagnitude: Double = 1_000_000
+
     public let min: Double?
     /// Hard upper bound (values above are rejected), for numbers.
     public let max: Double?

@@ -58,6 +58,7 @@ public struct LUT3D: Sendable, Equatable {
             case "LUT_1D_SIZE": throw bad("1D LUTs are not supported; use a 3D .cube")
             case "DOMAIN_MIN", "DOMAIN_MAX", "LUT_3D_INPUT_RANGE":
                 let nums = fields.dropFirst().compactMap { Float($0) }
+                guard nums.allSatisfy(\.isFinite) else { throw bad("\(first) must be finite numbers") }
                 if first == "LUT_3D_INPUT_RANGE", nums.count == 2 { lo = [nums[0], nums[0], nums[0]]; hi = [nums[1], nums[1], nums[1]]; continue }
                 guard nums.count == 3 else { throw bad("\(first) needs three numbers") }
                 if first == "DOMAIN_MIN" { lo = nums } else { hi = nums }
@@ -66,12 +67,16 @@ public struct LUT3D: Sendable, Equatable {
                     if first.first?.isLetter == true { continue }  // unknown keyword
                     throw bad("expected three numbers")
                 }
+                guard r.isFinite, g.isFinite, b.isFinite else { throw bad("entries must be finite numbers") }
                 values += [r, g, b]
             }
         }
         guard size > 0 else { throw EffectError("\(name): not a 3D .cube file (no LUT_3D_SIZE)") }
         guard values.count == 3 * size * size * size else {
             throw EffectError("\(name): LUT_3D_SIZE \(size) needs \(size * size * size) entries, found \(values.count / 3)")
+        }
+        for c in 0..<3 where !(hi[c] > lo[c]) {
+            throw EffectError("\(name): DOMAIN_MAX must be above DOMAIN_MIN in every channel (channel \(c): \(lo[c]) … \(hi[c]))")
         }
         guard lo == [0, 0, 0] && hi == [1, 1, 1] else {
             // Bake the domain in by resampling the identity through it.

@@ -69,6 +69,7 @@ public struct Parameters: Sendable {
             }
             if let lo = spec.min, v < lo { throw outOfRange(v, spec, effect) }
             if let hi = spec.max, v > hi { throw outOfRange(v, spec, effect) }
+            if v.magnitude > ParameterSpec.largestMagnitude { throw tooLarge(v, spec, effect) }
             return value
         case (.choice(let options), .text(let t)):
             guard let match = options.first(where: { $0.lowercased() == t.lowercased() }) else {
@@ -89,11 +90,16 @@ public struct Parameters: Sendable {
             for x in v {
                 if let lo = spec.min, x < lo { throw outOfRange(x, spec, effect) }
                 if let hi = spec.max, x > hi { throw outOfRange(x, spec, effect) }
+                if x.magnitude > ParameterSpec.largestMagnitude { throw tooLarge(x, spec, effect) }
             }
             return value
         default:
             throw EffectError("\(effect): \(spec.name) has the wrong type (\(spec.type.name) expected)")
         }
+    }
+
+    private static func tooLarge(_ v: Double, _ spec: ParameterSpec, _ effect: String) -> EffectError {
+        EffectError("\(effect): \(spec.name) \(ParameterValue.number(v)) is too large (at most ±\(Int(ParameterSpec.largestMagnitude)))")
     }
 
     private static func outOfRange(_ v: Double, _ spec: ParameterSpec, _ effect: String) -> EffectError {

@@ -27,7 +27,9 @@ public struct Rational: Sendable, Hashable, Comparable, CustomStringConvertible 
     public init?(_ text: String) {
         let t = text.trimmingCharacters(in: " ")
         if let slash = t.firstIndex(of: "/") {
-            guard let n = Int64(t[..<slash]), let d = Int64(t[t.index(after: slash)...]), d != 0 else { return nil }
+            // Int64.min has no positive counterpart, so its sign cannot be normalised.
+            guard let n = Int64(t[..<slash]), let d = Int64(t[t.index(after: slash)...]), d != 0,
+                  n != .min, d != .min else { return nil }
             self.init(n, d)
             return
         }
@@ -47,7 +49,10 @@ public struct Rational: Sendable, Hashable, Comparable, CustomStringConvertible 
         guard fraction.count <= 9, fraction.allSatisfy(\.isASCII), let f = Int64(fraction.isEmpty ? "0" : String(fraction)), f >= 0 else { return nil }
         var scale: Int64 = 1
         for _ in 0..<fraction.count { scale *= 10 }
-        self.init(whole * scale + (negative ? -f : f), scale)
+        let (scaled, overflow) = whole.multipliedReportingOverflow(by: scale)
+        let (value, overflow2) = scaled.addingReportingOverflow(negative ? -f : f)
+        guard !overflow, !overflow2 else { return nil }
+        self.init(value, scale)
     }
 
     /// The value as a floating-point number (for display and arithmetic that may round).

@@ -151,12 +151,14 @@ extension FrameSource.Configuration {
         if case .count(let n) = loop, n < 1 { throw bad("loop count must be at least 1 (got \(n))") }
         guard prefetch >= 0 else { throw bad("prefetch must be 0 or more") }
         guard ioTimeout > .zero else { throw bad("timeout must be positive") }
-        if let userAgent, userAgent.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+        // Scalars, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        func breaksLine(_ text: String) -> Bool { text.unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" } }
+        if let userAgent, breaksLine(userAgent) {
             throw bad("user agent must be one line (it contains a line break)")
         }
         for header in httpHeaders {
             let parts = header.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2, !parts[0].isEmpty, !parts[0].contains(" "), !header.contains("\n"), !header.contains("\r") else {
+            guard parts.count == 2, !parts[0].isEmpty, !parts[0].contains(" "), !breaksLine(header) else {
                 throw bad("header '\(header)' is not 'Name: value'")
             }
         }

@@ -257,7 +257,8 @@ struct BitRate: ExpressibleByArgument {
         var digits = Substring(lower)
         if lower.hasSuffix("k") { scale = 1e3; digits = digits.dropLast() }
         if lower.hasSuffix("m") { scale = 1e6; digits = digits.dropLast() }
-        guard let v = Double(digits), v > 0 else { return nil }
+        // Up to 10 Gb/s: more than any encoder here takes, and far from Int's limit.
+        guard let v = Double(digits), v > 0, v * scale >= 1, v * scale <= 1e10 else { return nil }
         bitsPerSecond = Int(v * scale)
     }
 }

@@ -50,7 +50,7 @@ struct Dump: ParsableCommand {
 
     func validate() throws {
         if output == "-" && format != .bgra { throw ValidationError("-o - streams raw frames: use --format bgra, or give a folder") }
-        if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
+        try InputLimits.checkCount(frames, option: "--frames")
         if !(1...100).contains(quality) { throw ValidationError("--quality must be 1…100") }
         if at != nil && (timeline.start != nil || timeline.loop != nil) { throw ValidationError("--at takes stills at given times; it does not combine with --start or --loop") }
     }
@@ -90,10 +90,11 @@ struct Dump: ParsableCommand {
             var parsed: [Rational] = []
             for item in at.split(separator: ",") {
                 guard let t = TimeArgument(argument: String(item).trimmingCharacters(in: .whitespaces)) else {
-                    throw ValidationError("--at: '\(item)' is not a time")
+                    throw ValidationError("--at: '\(item)' is not a time (seconds or h:m:s, 0…\(InputLimits.longestTime) s, to the microsecond)")
                 }
                 parsed.append(t.value)
             }
+            guard !parsed.isEmpty else { throw ValidationError("--at: no times given") }
             times = parsed
         } else {
             times = []

@@ -64,7 +64,7 @@ struct Preview: ParsableCommand {
         var passes: Int?
         init?(argument: String) {
             if argument == "forever" { passes = nil; return }
-            guard let n = Int(argument), n >= 1 else { return nil }
+            guard let n = Int(argument), (1...InputLimits.largestCount).contains(n) else { return nil }
             passes = n
         }
     }

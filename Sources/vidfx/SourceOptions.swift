@@ -3,7 +3,35 @@ import FrameCore
 public import FrameSource
 public import Sinks
 
-/// A time in seconds given as `12.5`, `1/3`, `90` or `1:02:03.5`.
+/// The bounds of what a user may ask for, so that exact time arithmetic (times ×
+/// time bases × frame rates, in 64 bits) cannot overflow however odd the input.
+enum InputLimits {
+    /// The latest time accepted, in seconds: about three years.
+    static let longestTime: Int64 = 100_000_000
+    /// The finest time accepted: a microsecond (a time's denominator at most this).
+    static let finestTime: Int64 = 1_000_000
+    /// The largest --frames, --loop and similar counts.
+    static let largestCount = 100_000_000
+    /// The fastest cadence, in frames per second (also the largest term of a rate's fraction
+    /// is finestTime, so 1/1000000 fps is the slowest).
+    static let fastestRate: Int64 = 1000
+
+    /// Whether `value` is a time (or length) vidfx can compute with exactly.
+    static func isWorkableTime(_ value: Rational) -> Bool {
+        value.denominator <= finestTime && value.numerator.magnitude <= UInt64(longestTime) * UInt64(value.denominator)
+    }
+
+    /// Throws a one-line error naming `option` unless `count` is within 1…largestCount.
+    static func checkCount(_ count: Int?, option: String) throws {
+        guard let count else { return }
+        guard (1...largestCount).contains(count) else {
+            throw ValidationError("\(option): must be 1…\(largestCount), not \(count)")
+        }
+    }
+}
+
+/// A time in seconds given as `12.5`, `1/3`, `90` or `1:02:03.5`, up to
+/// ``InputLimits/longestTime`` and no finer than a microsecond.
 struct TimeArgument: ExpressibleByArgument {
     var value: Rational
 
@@ -12,7 +40,8 @@ struct TimeArgument: ExpressibleByArgument {
         guard (1...3).contains(parts.count) else { return nil }
         var total = Rational(0)
         for (i, part) in parts.enumerated() {
-            guard let v = Rational(String(part)), v >= Rational(0) || parts.count == 1 else { return nil }
+            guard let v = Rational(String(part)), v >= Rational(0) || parts.count == 1,
+                  InputLimits.isWorkableTime(v) else { return nil }
             if i < parts.count - 1 {
                 guard v.denominator == 1 else { return nil }  // only the seconds may be fractional
                 total = (total + v) * 60
@@ -20,18 +49,21 @@ struct TimeArgument: ExpressibleByArgument {
                 total = total + v
             }
         }
+        guard InputLimits.isWorkableTime(total) else { return nil }
         value = total
     }
 
     var defaultValueDescription: String { value.description }
 }
 
-/// A frame rate given as `30`, `29.97` or `30000/1001`.
+/// A frame rate given as `30`, `29.97` or `30000/1001`: above 0, at most 1000 fps, its
+/// fraction's terms at most a million.
 struct RateArgument: ExpressibleByArgument {
     var value: Rational
 
     init?(argument: String) {
-        guard let r = Rational(argument), r > Rational(0) else { return nil }
+        guard let r = Rational(argument), r > Rational(0), r <= Rational(InputLimits.fastestRate),
+              r.numerator <= InputLimits.finestTime * InputLimits.fastestRate, r.denominator <= InputLimits.finestTime else { return nil }
         value = r
     }
 
@@ -99,6 +131,10 @@ struct TimelineOptions: ParsableArguments {
 
     @Option(help: "Play the clip this many times in all.")
     var loop: Int?
+
+    func validate() throws {
+        try InputLimits.checkCount(loop, option: "--loop")
+    }
 
     func apply(to configuration: inout FrameSource.Configuration) {
         configuration.frameRate = fps.value

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+/// Command lines that once trapped (SIGILL, exit 132) on checked integer conversions:
+/// each must now end with a short error naming what is wrong, and a usage exit status.
+@Suite struct HostileCommandLineTests {
+    /// A 4×4 PNG overlay and three broken `.cube` files, made once per test in a temp folder.
+    static func fixtures() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-hostile-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let grid = (0..<8).map { _ in "0 0 0" }.joined(separator: "\n")
+        try "LUT_3D_SIZE 2\nDOMAIN_MIN 0.5 0.5 0.5\nDOMAIN_MAX 0.5 0.5 0.5\n\(grid)\n".write(to: dir.appendingPathComponent("flat.cube"), atomically: true, encoding: .utf8)
+        try "LUT_3D_SIZE 2\nDOMAIN_MIN nan 0 0\nDOMAIN_MAX 1 1 1\n\(grid)\n".write(to: dir.appendingPathComponent("nan.cube"), atomically: true, encoding: .utf8)
+        try "LUT_3D_SIZE 2\nDOMAIN_MIN 0 0 0\nDOMAIN_MAX inf 1 1\n\(grid)\n".write(to: dir.appendingPathComponent("inf.cube"), atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(at: CLI.testmedia.appendingPathComponent("still.png"), to: dir.appendingPathComponent("logo.png"))
+        return dir
+    }
+
+    static let cases: [[String]] = [
+        ["--fps", "30.000000001"], ["--fps", "1/3000000000"], ["--fps", "1/-9223372036854775808"],
+        ["--loop", "9223372036854775807"], ["--frames", "9223372036854775807"], ["--fps", "29.97", "--frames", "1e16"],
+        ["--fps", "29.97", "--frames", "10000000000000000"],
+        ["--start", "9223372036854775807"], ["--start", "600000000000000"], ["--start", "700000000000000.5"],
+        ["--duration", "9223372036854775807"], ["--start", "99999999999:59:59"],
+        ["--at", "9223372036854775807"], ["--at", "0.5,9223372036854775807"], ["--at", ",,"],
+        ["-e", "crop:rect=1e300,0,0,0"], ["-e", "crop:rect=0,0,1e300,1e300"], ["-e", "overlay:file=@/logo.png:x=1e300"],
+        ["-e", "overlay:file=@/logo.png:y=-1e300"], ["-e", "lut:file=@/flat.cube"], ["-e", "lut:file=@/nan.cube"], ["-e", "lut:file=@/inf.cube"],
+    ]
+
+    @Test(arguments: cases)
+    func dumpRefusesWithOneLine(extra: [String]) throws {
+        let dir = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let args = extra.map { $0.replacingOccurrences(of: "@/", with: dir.path + "/") }
+        let r = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-o", dir.appendingPathComponent("out").path] + args)
+        #expect(r.status != 0 && r.status < 128, "exit \(r.status) for \(extra): \(r.stderr)")
+        #expect(!r.stderr.contains("Fatal error") && !r.stderr.contains("Backtrace"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path), "nothing written for \(extra)")
+    }
+
+    @Test(arguments: [["--bitrate", "1e30"], ["--bitrate", "1e30k"], ["--fps", "1/-9223372036854775808"], ["--loop", "9223372036854775807"],
+                      ["--start", "9223372036854775807"], ["--user-agent", "vidfx\r\nX-Injected: 1"]])
+    func applyRefusesWithOneLine(extra: [String]) throws {
+        let dir = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out.mp4")
+        let r = try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-o", out.path] + extra)
+        #expect(r.status != 0 && r.status < 128, "exit \(r.status) for \(extra): \(r.stderr)")
+        #expect(!r.stderr.contains("Fatal error"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    @Test func previewRefusesAHugeLoopCount() throws {
+        let r = try CLI.run(["preview", CLI.media("h264-30fps.mp4"), "--sink", "y4m", "--loop", "9223372036854775807"])
+        #expect(r.status != 0 && r.status < 128, "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+    }
+}
