@@ -25,6 +25,9 @@ public final class EncoderSink {
     public struct Settings: Sendable {
         /// Final output path; `-` for standard output.
         public var output: String
+        /// Replace an existing file at `output` (the CLI's `-y`). Without it, a file that
+        /// appears at `output` while rendering is left alone and `finish()` fails.
+        public var overwrite = false
         /// Container; nil for the output's extension (Matroska for `-`).
         public var container: OutputContainer?
         /// Video codec; nil for the extension's default (H.264, or VP9 for .webm).
@@ -114,7 +117,8 @@ public final class EncoderSink {
             temporary = settings.output
             signal(SIGPIPE, SIG_IGN)
         } else {
-            temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).vidfx-\(getpid()).part").path
+            temporary = AtomicOutput.workPath(for: settings.output)
+            AtomicOutput.removeStaleWork(besides: settings.output)
         }
         let ext = url.pathExtension
         guard let container = settings.container ?? OutputContainer(extension: ext) ?? (direct ? .mkv : nil) else {
@@ -221,10 +225,11 @@ public final class EncoderSink {
         if r < 0 { throw SinkError.ffmpeg(settings.output, "finishing the file failed", r) }
         let audioNote = audioDescription
         avio_closep(&mux.pointee.pb)
-        guard direct || rename(temporary, settings.output) == 0 else {
-            let why = String(cString: strerror(errno))
-            unlink(temporary)
-            throw SinkError(path: settings.output, reason: "cannot move the finished file into place (\(why))")
+        if !direct {
+            do { try AtomicOutput.publish(temporary, to: settings.output, overwrite: settings.overwrite) } catch {
+                unlink(temporary)
+                throw error
+            }
         }
         finished = true
         release()

@@ -50,7 +50,8 @@ public final class ImageSequenceSink: @unchecked Sendable {
     private var size = (0, 0)
 
     /// Prepares `folder`. An existing folder must be empty unless `overwrite`, in which
-    /// case earlier `frame_*` files and the manifest are removed first.
+    /// case its earlier `frame_*` files and manifest are replaced when the render
+    /// finishes (until then, and after a failure, the folder is as it was).
     public init(folder: String, format: ImageFormat, input: String, fps: Double, overwrite: Bool,
                 threads: Int? = nil) throws(SinkError) {
         let threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
@@ -69,21 +70,19 @@ public final class ImageSequenceSink: @unchecked Sendable {
         if fm.fileExists(atPath: folder, isDirectory: &isDir) {
             guard isDir.boolValue else { throw SinkError(path: folder, reason: "exists and is not a folder") }
             let contents = (try? fm.contentsOfDirectory(atPath: folder)) ?? []
-            if !contents.isEmpty {
-                guard overwrite else { throw SinkError(path: folder, reason: "folder is not empty (use -y to replace its frames)") }
-                for name in contents where name.hasPrefix("frame_") || name == "manifest.json" {
-                    try? fm.removeItem(atPath: folder + "/" + name)
-                }
+            if !contents.isEmpty && !overwrite {
+                throw SinkError(path: folder, reason: "folder is not empty (use -y to replace its frames)")
             }
             newFolder = false
-            workFolder = folder
         } else {
-            let url = URL(fileURLWithPath: folder)
             newFolder = true
-            workFolder = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).vidfx-\(getpid()).part").path
-            do { try fm.createDirectory(atPath: workFolder, withIntermediateDirectories: false) } catch {
-                throw SinkError(path: folder, reason: "cannot create the folder (\(error.localizedDescription))")
-            }
+        }
+        // Frames are always built in a hidden folder beside the target, so that an
+        // interrupted or failed render leaves what the target held untouched.
+        AtomicOutput.removeStaleWork(besides: folder)
+        workFolder = AtomicOutput.workPath(for: folder)
+        do { try fm.createDirectory(atPath: workFolder, withIntermediateDirectories: false) } catch {
+            throw SinkError(path: folder, reason: "cannot create the folder (\(error.localizedDescription))")
         }
         capacity = 1  // each worker holds a frame already; a longer queue only adds 8 MB a frame
         for i in 0..<max(1, threads) {
@@ -146,15 +145,37 @@ public final class ImageSequenceSink: @unchecked Sendable {
         } catch {
             abandon(); throw SinkError(path: folder, reason: "cannot write manifest.json (\(error.localizedDescription))")
         }
-        if newFolder, rename(workFolder, folder) != 0 {
-            let why = String(cString: strerror(errno))
+        do throws(SinkError) {
+            if newFolder {
+                try AtomicOutput.publish(workFolder, to: folder, overwrite: false)
+            } else {
+                try moveFrames(from: workFolder, into: folder)
+            }
+        } catch {
             abandon()
-            throw SinkError(path: folder, reason: "cannot move the finished folder into place (\(why))")
+            throw error
         }
         return entries
     }
 
-    /// Stops and removes what a new folder held (an existing folder keeps what was written).
+    /// Into an existing folder (empty, or with -y): its earlier `frame_*` files and
+    /// manifest give way to the new ones, which are renamed in (the manifest last);
+    /// anything else the folder holds stays.
+    private func moveFrames(from work: String, into folder: String) throws(SinkError) {
+        let fm = FileManager.default
+        for name in (try? fm.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix("frame_") || name == "manifest.json" {
+            try? fm.removeItem(atPath: folder + "/" + name)
+        }
+        let built = (try? fm.contentsOfDirectory(atPath: work)) ?? []
+        for name in built.filter({ $0 != "manifest.json" }) + built.filter({ $0 == "manifest.json" }) {
+            guard rename(work + "/" + name, folder + "/" + name) == 0 else {
+                throw SinkError(path: folder, reason: "cannot move \(name) into place (\(String(cString: strerror(errno))))")
+            }
+        }
+        rmdir(work)
+    }
+
+    /// Stops and removes the hidden work folder; the target keeps whatever it held.
     public func abandon() {
         condition.lock()
         closed = true
@@ -162,7 +183,7 @@ public final class ImageSequenceSink: @unchecked Sendable {
         condition.broadcast()
         while running > 0 { condition.wait() }
         condition.unlock()
-        if newFolder { try? FileManager.default.removeItem(atPath: workFolder) }
+        try? FileManager.default.removeItem(atPath: workFolder)
     }
 
     private func work() {

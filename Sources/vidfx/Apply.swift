@@ -84,6 +84,7 @@ struct Apply: ParsableCommand {
         defer { source.close() }
 
         var settings = EncoderSink.Settings(output: output)
+        settings.overwrite = render.yes
         settings.container = container
         settings.codec = codec
         settings.crf = crf

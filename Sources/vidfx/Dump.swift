@@ -197,9 +197,11 @@ final class RawFileOutput: FrameWriter {
     private let path: String
     private let temporary: String?
     private let fd: Int32
+    private let overwrite: Bool
 
     init(path: String, overwrite: Bool) throws {
         self.path = path
+        self.overwrite = overwrite
         if path == "-" {
             fd = STDOUT_FILENO
             temporary = nil
@@ -218,8 +220,8 @@ final class RawFileOutput: FrameWriter {
         if !overwrite, FileManager.default.fileExists(atPath: path) {
             throw CommandFailure(message: "\(path): already exists (use -y to overwrite)")
         }
-        let url = URL(fileURLWithPath: path)
-        let tmp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).vidfx-\(getpid()).part").path
+        AtomicOutput.removeStaleWork(besides: path)
+        let tmp = AtomicOutput.workPath(for: path)
         fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else {
             throw CommandFailure(message: "\(path): cannot write (\(String(cString: strerror(errno))))")
@@ -266,10 +268,9 @@ final class RawFileOutput: FrameWriter {
             unlink(temporary)
             throw CommandFailure(message: "\(path): write failed (\(reason))")
         }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        do { try AtomicOutput.publish(temporary, to: path, overwrite: overwrite) } catch {
             unlink(temporary)
-            throw CommandFailure(message: "\(path): cannot move the finished file into place (\(reason))")
+            throw CommandFailure(message: error.description)
         }
     }
 

@@ -29,8 +29,21 @@ enum OutputSafety {
 
     static func isSameFile(_ a: String, _ b: String) -> Bool {
         var sa = stat(), sb = stat()
-        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+        guard stat(localPath(a), &sa) == 0, stat(localPath(b), &sb) == 0 else { return false }
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+}
+
+extension OutputSafety {
+    /// The file a local input or output names, however it is spelled: a path, or a
+    /// `file:` URL (`file:///abs/in.mp4`, `file:in.mp4`, percent-escapes decoded), as
+    /// FFmpeg's file protocol reads it. Anything else is returned as it is.
+    static func localPath(_ name: String) -> String {
+        guard name.lowercased().hasPrefix("file:") else { return name }
+        var rest = String(name.dropFirst(5))
+        if rest.hasPrefix("//") { rest = String(rest.dropFirst(2)) }  // file://host/path: the host is empty or localhost
+        if rest.hasPrefix("localhost/") { rest = String(rest.dropFirst(9)) }
+        return rest.removingPercentEncoding ?? rest
     }
 }
 

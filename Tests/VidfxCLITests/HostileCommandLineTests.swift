@@ -50,6 +50,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 
+    /// The input written as a URL is still the input: compared by device and inode.
+    @Test(arguments: ["file://@", "file:@", "file://localhost@"])
+    func theInputSpelledAsAURLIsNeverOverwritten(spelling: String) throws {
+        let dir = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in put.mp4")
+        try FileManager.default.copyItem(at: CLI.testmedia.appendingPathComponent("h264-30fps.mp4"), to: input)
+        let before = try Data(contentsOf: input)
+        let escaped = input.path.replacingOccurrences(of: " ", with: "%20")
+        let r = try CLI.run(["apply", spelling.replacingOccurrences(of: "@", with: escaped), "-o", input.path, "-y", "-e", "sepia"])
+        #expect(r.status != 0 && r.stderr.contains("is the input file"), "\(r.stderr)")
+        #expect(try Data(contentsOf: input) == before)
+    }
+
     @Test func previewRefusesAHugeLoopCount() throws {
         let r = try CLI.run(["preview", CLI.media("h264-30fps.mp4"), "--sink", "y4m", "--loop", "9223372036854775807"])
         #expect(r.status != 0 && r.status < 128, "\(r.stderr)")

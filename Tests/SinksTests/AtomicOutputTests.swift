@@ -1,0 +1,106 @@
+import Foundation
+import FrameCore
+import Testing
+@testable import Sinks
+
+/// Outputs appear whole or not at all, and never replace what appeared meanwhile
+/// unless asked to (`-y`).
+@Suite struct AtomicOutputTests {
+    let dir: URL
+    init() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-atomic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    func text(_ url: URL) -> String? { try? String(contentsOf: url, encoding: .utf8) }
+
+    func frame(_ tick: Int) -> Frame {
+        var f = Frame(width: 64, height: 48)
+        f.time = Rational(Int64(tick), 30)
+        return f
+    }
+
+    @Test func aFileThatAppearedWhileRenderingIsKept() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out.mp4")
+        let sink = try EncoderSink(settings: EncoderSink.Settings(output: out.path))
+        for k in 0..<5 { try sink.write(frame(k)) }
+        try "mine".write(to: out, atomically: false, encoding: .utf8)  // another program, mid-render
+        #expect(throws: SinkError.self) { try sink.finish() }
+        #expect(text(out) == "mine", "the file that appeared is untouched")
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        #expect(left == ["out.mp4"], "no work file left behind: \(left)")
+    }
+
+    @Test func overwriteReplacesIt() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out.mp4")
+        var settings = EncoderSink.Settings(output: out.path)
+        settings.overwrite = true
+        let sink = try EncoderSink(settings: settings)
+        for k in 0..<5 { try sink.write(frame(k)) }
+        try "mine".write(to: out, atomically: false, encoding: .utf8)
+        let summary = try sink.finish()
+        #expect(summary.frames == 5)
+        #expect(text(out) != "mine")
+    }
+
+    @Test func publishRefusesAnExistingTargetWithoutOverwrite() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let work = dir.appendingPathComponent("work"), target = dir.appendingPathComponent("target")
+        try "new".write(to: work, atomically: false, encoding: .utf8)
+        try "old".write(to: target, atomically: false, encoding: .utf8)
+        #expect(throws: SinkError.self) { try AtomicOutput.publish(work.path, to: target.path, overwrite: false) }
+        #expect(text(target) == "old" && text(work) == "new")
+        try AtomicOutput.publish(work.path, to: target.path, overwrite: true)
+        #expect(text(target) == "new" && !FileManager.default.fileExists(atPath: work.path))
+        // A folder is published the same way, and never onto an existing one.
+        let folderWork = dir.appendingPathComponent("fw"), folder = dir.appendingPathComponent("folder")
+        try FileManager.default.createDirectory(at: folderWork, withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        #expect(throws: SinkError.self) { try AtomicOutput.publish(folderWork.path, to: folder.path, overwrite: false) }
+        try FileManager.default.removeItem(at: folder)
+        try AtomicOutput.publish(folderWork.path, to: folder.path, overwrite: false)
+        #expect(FileManager.default.fileExists(atPath: folder.path))
+    }
+
+    @Test func replacingAFolderLeavesItWholeUntilTheEnd() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let folder = dir.appendingPathComponent("frames")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        for name in ["frame_000000.png", "frame_000001.png", "frame_000002.png", "manifest.json", "notes.txt"] {
+            try "old \(name)".write(to: folder.appendingPathComponent(name), atomically: false, encoding: .utf8)
+        }
+        let before = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        // Interrupted: the folder is exactly as it was, and no work folder is left.
+        let interrupted = try ImageSequenceSink(folder: folder.path, format: .png, input: "x", fps: 30, overwrite: true, threads: 1)
+        try interrupted.write(frame(0))
+        interrupted.abandon()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == before)
+        #expect(text(folder.appendingPathComponent("frame_000000.png")) == "old frame_000000.png")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["frames"])
+        // Finished: two new frames and a new manifest; the old third frame is gone, notes.txt stays.
+        let done = try ImageSequenceSink(folder: folder.path, format: .png, input: "x", fps: 30, overwrite: true, threads: 1)
+        try done.write(frame(0))
+        try done.write(frame(1))
+        _ = try done.finish()
+        let after = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(after == ["frame_000000.png", "frame_000001.png", "manifest.json", "notes.txt"])
+        #expect(text(folder.appendingPathComponent("manifest.json"))?.contains("old") == false)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["frames"])
+    }
+
+    @Test func staleWorkOfDeadProcessesIsRemoved() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let dead = dir.appendingPathComponent(".out.mp4.vidfx-2147483646.part")  // above any pid_max
+        let deadFolder = dir.appendingPathComponent(".frames.vidfx-2147483645.part")
+        let alive = dir.appendingPathComponent(".other.mp4.vidfx-\(getpid()).part")  // this test process
+        let unrelated = dir.appendingPathComponent(".cache.part")
+        for f in [dead, alive, unrelated] { try "x".write(to: f, atomically: false, encoding: .utf8) }
+        try FileManager.default.createDirectory(at: deadFolder, withIntermediateDirectories: false)
+        AtomicOutput.removeStaleWork(besides: dir.appendingPathComponent("out.mp4").path)
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        #expect(left == [alive.lastPathComponent, unrelated.lastPathComponent].sorted())
+        #expect(AtomicOutput.stalePID(".a.b.vidfx-123.part") == 123 && AtomicOutput.stalePID(".a.vidfx-x.part") == nil)
+    }
+}
