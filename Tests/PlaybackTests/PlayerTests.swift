@@ -170,31 +170,6 @@ func source(_ name: String, loopForever: Bool = false, limit: Rational? = nil) t
         #expect(sink.firstPixel[3] != sink.firstPixel[5] || sink.shown[3].number != sink.shown[5].number)
         #expect(sink.shown[7].caption != sink.shown[4].caption, "↑ changed the value shown")
     }
-
-    @Test func stopFromAnotherThreadEndsWithinATick() throws {
-        let src = try source("h264-30fps.mp4", loopForever: true)
-        defer { src.close() }
-        let sink = RecordingSink()
-        var options = Player.Options()
-        options.passes = nil
-        let player = Player(source: src, chain: LiveChain(nil), sinks: [sink], options: options)
-        let stoppedAt = Mutex<ContinuousClock.Instant?>(nil)
-        let thread = Thread {
-            Thread.sleep(forTimeInterval: 0.5)
-            stoppedAt.withLock { $0 = .now }
-            player.stop()
-        }
-        thread.start()
-        let report = try player.run()
-        let returned = ContinuousClock.now
-        let latency = stoppedAt.withLock { $0.map { $0.duration(to: returned) } } ?? .seconds(99)
-        #expect(report.stoppedEarly)
-        #expect(sink.shown.count >= 5, "it played before the stop")
-        // A hang check, not a benchmark: the clip loops forever, so without the stop
-        // run() never returns. The player polls every 5 ms; the slack is for a CI
-        // machine running other suites under AddressSanitizer on both cores.
-        #expect(latency < .milliseconds(500), "returned \(latency) after stop()")
-    }
 }
 
 @Suite struct LiveChainTests {
@@ -230,5 +205,30 @@ func source(_ name: String, loopForever: Bool = false, limit: Rational? = nil) t
         try live.step(1)
         try live.step(-1)
         #expect(live.caption == raised, "a preset keeps its adjusted value")
+    }
+}
+
+/// The player on the real clock, stopped from another thread: the serialized phase.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct PlayerRealClockTests {
+    @Test func stopFromAnotherThreadEndsPlayback() throws {
+        let src = try source("h264-30fps.mp4", loopForever: true)
+        defer { src.close() }
+        let sink = RecordingSink()
+        var options = Player.Options()
+        options.passes = nil
+        let player = Player(source: src, chain: LiveChain(nil), sinks: [sink], options: options)
+        let stoppedAt = Mutex<ContinuousClock.Instant?>(nil)
+        let thread = Thread {
+            Thread.sleep(forTimeInterval: 0.5)
+            stoppedAt.withLock { $0 = .now }
+            player.stop()
+        }
+        thread.start()
+        let report = try player.run()
+        // The clip loops forever, so run() may return only after stop(); the suite's
+        // time limit catches a hang. How soon it returns is bench/'s business.
+        #expect(stoppedAt.withLock { $0 } != nil, "run() returned before anyone stopped it")
+        #expect(report.stoppedEarly)
+        #expect(sink.shown.count >= 5, "it played before the stop")
     }
 }

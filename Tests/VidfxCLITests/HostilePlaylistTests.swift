@@ -7,7 +7,7 @@ import TestSupport
 /// shared-download path) points its segments, init section, variant or key at `file:`,
 /// `concat:`, `subfile:` and `data:` URIs. The local "secret" is a red clip; whatever
 /// vidfx renders from such a playlist must hold none of its frames.
-@Suite(.serialized) struct HostilePlaylistRealClockTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct HostilePlaylistRealClockTests {
     let server: MediaServer
     /// Local files the playlists point at: a 2 s red MPEG-TS clip and an AES key.
     let secrets: URL

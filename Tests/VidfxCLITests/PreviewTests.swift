@@ -57,7 +57,9 @@ struct Y4M {
     struct Bad: Error { var reason: String }
 }
 
-@Suite struct PreviewCommandTests {
+/// Real-time playback through the CLI: the real clock, so this runs in the serialized
+/// phase (`make test`), and checks only what load cannot change.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct PreviewRealClockTests {
     @Test func y4mForTwoSecondsIsExactlySixtyFrames() throws {
         let r = try CLI.run(["preview", CLI.media("h264-30fps.mp4"), "-e", "sepia", "--sink", "y4m", "--duration", "2"])
         #expect(r.status == 0, "\(r.stderr)")
@@ -68,10 +70,10 @@ struct Y4M {
         #expect(y4m.frames.count == 60)
         let counts = r.stderr.firstMatch(of: /shown (\d+) frames, dropped (\d+)/)
         #expect(counts.map { Int($0.1)! + Int($0.2)! } == 60, "statistics on exit: \(r.stderr)")
-        // Real-time playback on a machine running other suites (maybe under ASan) may
-        // drop ticks; how few it drops is bench/preview.py's business. Half is a floor
-        // that still catches a player that shows nothing.
-        #expect(counts.map { Int($0.1)! >= 30 } == true, "at least half shown: \(r.stderr)")
+        // How many ticks a loaded machine drops is bench/preview.py's business; the
+        // timeline above is whole either way. The first tick is never late, so a player
+        // that shows nothing still fails here.
+        #expect(counts.map { Int($0.1)! >= 1 } == true, "something was shown: \(r.stderr)")
         // Sepia really is in the pixels: it makes R ≥ G ≥ B everywhere, so no pixel is
         // blue or green (Cb ≤ neutral, Cr ≥ neutral), and bright ones are clearly warm.
         let f = [UInt8](y4m.frames[30]), luma = y4m.width * y4m.height, chroma = luma / 4
@@ -108,7 +110,7 @@ struct Y4M {
 }
 
 /// The terminal sink inside a real terminal emulator: tmux, on its own socket.
-@Suite(.serialized) struct TerminalSinkTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct TerminalSinkRealClockTests {
     let socket = "vidfx-test-\(UUID().uuidString.prefix(8))"
 
     func tmux(_ args: [String]) throws -> String {
