@@ -29,6 +29,7 @@ typedef struct download {
     unsigned char *have;    // one flag per block
     unsigned char *scratch; // BLOCK bytes
     int (*interrupt)(void *);  // the fetching reader's, while it fetches
+    void (*progress)(void *);  // likewise: told of every byte that arrives
     void *opaque;
 } download;
 
@@ -39,6 +40,7 @@ typedef struct {
     download *d;
     int64_t pos;
     int (*interrupt)(void *);
+    void (*progress)(void *);
     void *opaque;
 } reader;
 
@@ -63,6 +65,7 @@ static int fetch(download *d, int64_t b, const reader *r) {
     int64_t off = b * BLOCK;
     int len = (int)(d->size - off < BLOCK ? d->size - off : BLOCK);
     d->interrupt = r->interrupt;
+    d->progress = r->progress;
     d->opaque = r->opaque;
     int err = 0;
     if (d->up_pos != off) {
@@ -71,16 +74,21 @@ static int fetch(download *d, int64_t b, const reader *r) {
         else d->up_pos = off;
     }
     for (int done = 0; !err && done < len;) {
-        int k = avio_read(d->up, d->scratch + done, len - done);
+        // Partial reads return as soon as bytes arrive (avio_read waits for all of them).
+        int k = avio_read_partial(d->up, d->scratch + done, len - done);
         if (k <= 0) { err = k < 0 ? k : AVERROR(EIO); break; }
         done += k;
         d->up_pos += k;
+        // Bytes arriving are progress, even before the block is whole: a slow but
+        // steady server is not a stall.
+        if (d->progress) d->progress(d->opaque);
     }
     for (int done = 0; !err && done < len;) {
         ssize_t w = pwrite(d->file, d->scratch + done, (size_t)(len - done), off + done);
         if (w < 0) { if (errno != EINTR) err = AVERROR(errno); } else done += (int)w;
     }
     d->interrupt = NULL;
+    d->progress = NULL;
     d->opaque = NULL;
     if (err) {
         // The connection's position is unknown after a failed read: seek next time.
@@ -124,7 +132,7 @@ static int64_t seek_shared(void *opaque, int64_t offset, int whence) {
     return offset;
 }
 
-static void *new_reader(download *d, int (*interrupt)(void *), void *opaque) {
+static void *new_reader(download *d, int (*interrupt)(void *), void (*progress)(void *), void *opaque) {
     enum { BUFFER = 1 << 15 };
     reader *r = calloc(1, sizeof *r);
     unsigned char *buffer = av_malloc(BUFFER);
@@ -132,6 +140,7 @@ static void *new_reader(download *d, int (*interrupt)(void *), void *opaque) {
     if (!io) { free(r); av_free(buffer); return NULL; }
     r->d = d;
     r->interrupt = interrupt;
+    r->progress = progress;
     r->opaque = opaque;
     io->seekable = AVIO_SEEKABLE_NORMAL;
     return io;
@@ -143,9 +152,10 @@ static download *find(const char *url) {
     return NULL;
 }
 
-void *vfx_shared_reader(const char *url, void *options, int (*interrupt)(void *), void *opaque, int *error) {
+void *vfx_shared_reader(const char *url, void *options, int (*interrupt)(void *), void (*progress)(void *), void *opaque,
+                        int *error) {
     *error = 0;
-    void *joined = vfx_shared_join(url, interrupt, opaque);
+    void *joined = vfx_shared_join(url, interrupt, progress, opaque);
     if (joined) return joined;
 
     download *d = calloc(1, sizeof *d);
@@ -178,7 +188,7 @@ void *vfx_shared_reader(const char *url, void *options, int (*interrupt)(void *)
     if (d->file < 0) { download_free(d); return NULL; }  // no cache: read it the ordinary way
     unlink(path);
 
-    void *io = new_reader(d, interrupt, opaque);
+    void *io = new_reader(d, interrupt, progress, opaque);
     if (!io) { download_free(d); *error = AVERROR(ENOMEM); return NULL; }
     pthread_mutex_lock(&registry);
     d->readers = 1;
@@ -188,10 +198,10 @@ void *vfx_shared_reader(const char *url, void *options, int (*interrupt)(void *)
     return io;
 }
 
-void *vfx_shared_join(const char *url, int (*interrupt)(void *), void *opaque) {
+void *vfx_shared_join(const char *url, int (*interrupt)(void *), void (*progress)(void *), void *opaque) {
     pthread_mutex_lock(&registry);
     download *d = find(url);
-    void *io = d ? new_reader(d, interrupt, opaque) : NULL;
+    void *io = d ? new_reader(d, interrupt, progress, opaque) : NULL;
     if (io) d->readers++;
     pthread_mutex_unlock(&registry);
     return io;

@@ -85,7 +85,8 @@ final class VideoDecoder {
         if FrameSource.isRemote(input) { interrupt.armFailFast() }
         if configuration.shareNetworkInput && VideoDecoder.isShareable(input) {
             var error: Int32 = 0
-            let io = vfx_shared_reader(url, &options, VideoDecoder.pollInterrupt, Unmanaged.passUnretained(interrupt).toOpaque(), &error)
+            let io = vfx_shared_reader(url, &options, VideoDecoder.pollInterrupt, VideoDecoder.noteProgress,
+                                       Unmanaged.passUnretained(interrupt).toOpaque(), &error)
             if let io {
                 // The URL stays the format's name (relative references resolve against it).
                 handles.customIO = io
@@ -276,6 +277,12 @@ final class VideoDecoder {
     static let pollInterrupt: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { opaque in
         guard let opaque else { return 0 }
         return Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt ? 1 : 0
+    }
+
+    /// The shared download's progress callback: bytes arrived for this reader.
+    static let noteProgress: @convention(c) (UnsafeMutableRawPointer?) -> Void = { opaque in
+        guard let opaque else { return }
+        Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().touch()
     }
 
     /// What the network last said on this thread, as a suffix for a timeout's message

@@ -17,6 +17,8 @@ final class AudioCopy {
     var outStream: UnsafeMutablePointer<AVStream>?
 
     private var pass = -1
+    /// Polled by every read of the input; held here because FFmpeg holds it unretained.
+    private let stop: StopSignal?
     private var passStart = Rational(0)
     private var pending = false     // `packet` holds a read packet not yet written
     private var exhausted = false   // this pass has no more packets
@@ -26,11 +28,12 @@ final class AudioCopy {
     var parameters: UnsafeMutablePointer<AVCodecParameters> { format!.pointee.streams[Int(streamIndex)]!.pointee.codecpar }
 
     /// Opens `input`'s best audio stream; nil when it has none.
-    init?(input: String, options: [(String, String)], start: Rational, duration: Rational?) throws(SinkError) {
+    init?(input: String, options: [(String, String)], stop: StopSignal?, start: Rational, duration: Rational?) throws(SinkError) {
         self.input = input
+        self.stop = stop
         self.start = start
         self.end = duration.map { start + $0 }
-        let ctx = try AudioInput.open(input, options: options, customIO: &customIO)
+        let ctx = try AudioInput.open(input, options: options, stop: stop, customIO: &customIO)
         format = ctx
         let r = avformat_find_stream_info(ctx, nil)
         let best = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)

@@ -5,20 +5,24 @@ import CFFmpegShim
 enum AudioInput {
     /// Opens `input` (path, URL, or `-`). Standard input is read through the spool it
     /// shares with the video reader (`FrameSource.Configuration.spoolStandardInput`):
-    /// `customIO` then holds the reader, to free with ``close(_:customIO:)``.
-    static func open(_ input: String, options: [(String, String)],
+    /// `customIO` then holds the reader, to free with ``close(_:customIO:)``. Every read
+    /// of it polls `stop` (which must outlive the reader), however the input is read.
+    static func open(_ input: String, options: [(String, String)], stop: StopSignal?,
                      customIO: inout UnsafeMutableRawPointer?) throws(SinkError) -> UnsafeMutablePointer<AVFormatContext> {
         var format = avformat_alloc_context()
         guard let ctx = format else { throw SinkError(path: input, reason: "out of memory") }
+        let poll = stop == nil ? nil : StopSignal.poll
+        let opaque = stop?.opaque
+        ctx.pointee.interrupt_callback = AVIOInterruptCB(callback: poll, opaque: opaque)
         if input == "-" {
-            guard let io = vfx_stdin_reader(nil, nil) else {
+            guard let io = vfx_stdin_reader(poll, opaque) else {
                 avformat_free_context(ctx)
                 throw SinkError(path: input, reason: "cannot keep standard input for its audio: no temporary file")
             }
             customIO = io
             ctx.pointee.pb = io.assumingMemoryBound(to: AVIOContext.self)
             ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-        } else if let io = vfx_shared_join(input, nil, nil) {
+        } else if let io = vfx_shared_join(input, poll, nil, opaque) {
             // The video reader's download of this URL (`shareNetworkInput`): read it
             // from there instead of downloading the input a second time.
             customIO = io

@@ -42,15 +42,18 @@ final class AudioTranscode: AudioPath {
     private var scratch: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?
     private var scratchSamples: Int32 = 0
 
+    /// Polled by every read of the input; held here because FFmpeg holds it unretained.
+    private let stop: StopSignal?
     /// Name of the codec written (`aac`, `opus`).
     private(set) var codecName = ""
 
     /// Opens `input`'s best audio stream and an encoder suited to `container`; nil without audio.
-    init?(input: String, options: [(String, String)], start: Rational, duration: Rational?, container: UnsafePointer<AVOutputFormat>) throws(SinkError) {
+    init?(input: String, options: [(String, String)], stop: StopSignal?, start: Rational, duration: Rational?, container: UnsafePointer<AVOutputFormat>) throws(SinkError) {
         self.input = input
+        self.stop = stop
         self.start = start
         self.end = duration.map { start + $0 }
-        let fmt = try AudioInput.open(input, options: options, customIO: &customIO)
+        let fmt = try AudioInput.open(input, options: options, stop: stop, customIO: &customIO)
         format = fmt
         var r = avformat_find_stream_info(fmt, nil)
         let best = av_find_best_stream(fmt, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)

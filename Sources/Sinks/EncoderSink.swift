@@ -49,6 +49,9 @@ public final class EncoderSink {
         /// FFmpeg options for opening `audioInput` (network timeout, headers: see
         /// `FrameSource.Configuration.networkOptions(for:)`).
         public var audioInputOptions: [(String, String)] = []
+        /// Stops the audio reader's blocking reads when raised (Ctrl-C): without it a
+        /// stalled network or pipe holds the render until the network timeout.
+        public var stop: StopSignal?
         /// Clip start in the input (audio follows it).
         public var audioStart = Rational(0)
         /// Clip length from `audioStart`; nil for to the end.
@@ -302,7 +305,7 @@ public final class EncoderSink {
         st.pointee.avg_frame_rate = enc.pointee.framerate
         st.pointee.r_frame_rate = enc.pointee.framerate
 
-        if let input = settings.audioInput, let track = try AudioCopy(input: input, options: settings.audioInputOptions, start: settings.audioStart, duration: settings.audioDuration) {
+        if let input = settings.audioInput, let track = try AudioCopy(input: input, options: settings.audioInputOptions, stop: settings.stop, start: settings.audioStart, duration: settings.audioDuration) {
             let id = track.parameters.pointee.codec_id
             let name = String(cString: avcodec_get_name(id))
             let copyable = avformat_query_codec(mux.pointee.oformat, id, FF_COMPLIANCE_NORMAL) == 1
@@ -315,7 +318,7 @@ public final class EncoderSink {
                 track.outStream = ast
                 audio = track
                 audioDescription = "\(name) copied"
-            } else if let transcode = try AudioTranscode(input: input, options: settings.audioInputOptions, start: settings.audioStart, duration: settings.audioDuration,
+            } else if let transcode = try AudioTranscode(input: input, options: settings.audioInputOptions, stop: settings.stop, start: settings.audioStart, duration: settings.audioDuration,
                                                          container: mux.pointee.oformat), let aenc = transcode.encoder {
                 guard let ast = avformat_new_stream(mux, nil) else { throw SinkError(path: path, reason: "out of memory") }
                 avcodec_parameters_from_context(ast.pointee.codecpar, aenc)

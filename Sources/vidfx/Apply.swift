@@ -61,6 +61,9 @@ struct Apply: ParsableCommand {
             throw CommandFailure(message: "-: standard output is a terminal; pipe the video into a player or a file (| ffplay -)")
         }
         let chain = try EffectChainParsing.chain(render.effects)
+        // Caught from before the input is opened: Ctrl-C must end a stalled open too.
+        let interruption = Interruption()
+        defer { interruption.end() }
         var configuration = FrameSource.Configuration()
         timeline.apply(to: &configuration)
         color.apply(to: &configuration)
@@ -85,6 +88,8 @@ struct Apply: ParsableCommand {
 
         var settings = EncoderSink.Settings(output: output)
         settings.overwrite = render.yes
+        let stop = StopSignal()
+        settings.stop = stop
         settings.container = container
         settings.codec = codec
         settings.crf = crf
@@ -103,8 +108,10 @@ struct Apply: ParsableCommand {
         let sink: EncoderSink
         do { sink = try EncoderSink(settings: settings) } catch { throw CommandFailure(message: error.description) }
 
-        let interruption = Interruption { source.stop() }
-        defer { interruption.end() }
+        interruption.arm {
+            source.stop()
+            stop.request()
+        }
         let line = ProgressLine(style: render.progress.style, quiet: render.quiet, total: configuration.expectedTicks(for: source.info),
                                 frameRate: configuration.frameRate.seconds)
         // Effects and the conversion to YUV run here while the encoder thread compresses
@@ -137,6 +144,12 @@ struct Apply: ParsableCommand {
             sink.abandon()
             if let e = error as? SinkError { throw CommandFailure(message: e.description) }
             throw error
+        }
+        if let sig = interruption.signal, encoded == 0 {
+            // Stopped before the first frame was encoded: nothing to finalize, still a stop.
+            sink.abandon()
+            Console.note("interrupted before the first frame; nothing written to \(target)")
+            throw ExitCode(128 + sig)
         }
         let summary: EncoderSink.Summary
         do { summary = try sink.finish() } catch { throw CommandFailure(message: error.description) }

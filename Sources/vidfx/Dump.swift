@@ -67,6 +67,9 @@ struct Dump: ParsableCommand {
 
     func run() throws {
         let chain = try EffectChainParsing.chain(render.effects)
+        // Caught from before the input is opened: Ctrl-C must end a stalled open too.
+        let interruption = Interruption()
+        defer { interruption.end() }
         var configuration = FrameSource.Configuration()
         // Standard input through a spool: seekable (an MP4 indexed at the end) and re-readable.
         configuration.spoolStandardInput = true
@@ -105,8 +108,7 @@ struct Dump: ParsableCommand {
             var c = configuration; c.start = times[0]; c.outputLimit = c.frameRate.inverse; return c
         }())
         defer { source.close() }
-        let interruption = Interruption { source.stop() }
-        defer { interruption.end() }
+        interruption.arm { source.stop() }
 
         let writer: any FrameWriter
         if rawFile {

@@ -56,7 +56,10 @@ final class Interruption: @unchecked Sendable {
     private var handler: (@Sendable () -> Void)?
 
     /// Starts catching SIGINT and SIGTERM; `onSignal` runs once, on a background queue.
-    init(onSignal: @escaping @Sendable () -> Void) {
+    /// Without one yet (see ``arm(_:)``), a signal ends the process at once with 128 + its
+    /// number: opening an input writes nothing, so there is nothing to finish or clean up,
+    /// and a stalled open must not hold the user until the network timeout.
+    init(onSignal: (@Sendable () -> Void)? = nil) {
         handler = onSignal
         for sig in [SIGINT, SIGTERM] {
             Glibc.signal(sig, SIG_IGN)
@@ -73,7 +76,22 @@ final class Interruption: @unchecked Sendable {
         if first { received = sig }
         let h = handler
         lock.unlock()
-        if first { h?() }
+        guard first else { return }
+        guard let h else {
+            Console.note("interrupted before anything was written")
+            exit(128 + sig)
+        }
+        h()
+    }
+
+    /// From now on a signal runs `onSignal` (once) instead of ending the process; if one
+    /// already arrived, it runs now.
+    func arm(_ onSignal: @escaping @Sendable () -> Void) {
+        lock.lock()
+        handler = onSignal
+        let pending = received != 0
+        lock.unlock()
+        if pending { onSignal() }
     }
 
     /// The signal that arrived, if any.

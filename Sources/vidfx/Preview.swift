@@ -85,6 +85,9 @@ struct Preview: ParsableCommand {
 
     func run() throws {
         let chain = try EffectChainParsing.chain(effects)
+        // Caught from before the input is opened: Ctrl-C must end a stalled open too.
+        let interruption = Interruption()
+        defer { interruption.end() }
         var configuration = FrameSource.Configuration()
         configuration.frameRate = fps.value
         if let start { configuration.start = start.value }
@@ -103,11 +106,10 @@ struct Preview: ParsableCommand {
         // Catch Ctrl-C before any sink changes the terminal, so that the sinks are always
         // closed (and the terminal restored) on the way out.
         let slot = PlayerSlot()
-        let interruption = Interruption {
+        interruption.arm {
             source.stop()
             slot.stop()
         }
-        defer { interruption.end() }
 
         let kinds = sinks.isEmpty ? [Self.defaultSink()] : sinks
         guard Set(kinds).count == kinds.count else { throw ValidationError("--sink: each sink at most once") }

@@ -211,6 +211,46 @@ final class MediaServer {
         #expect(fromStart.count == 1, "one download: \(server.requests)")
     }
 
+    /// apply counts bytes as they arrive, as dump does: 16 KiB blocks at 6 KB/s take
+    /// longer than the 2 s timeout each, yet data never stops for 2 s.
+    @Test func applySlowButSteadyServerCompletes() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-remote-\(UUID().uuidString).mp4")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let r = try CLI.run(["apply", server.url("slow/6000/h264-30fps-faststart.mp4"), "-o", out.path, "-q", "--timeout", "2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let probe = try Probe(out.path)
+        #expect(probe.video["nb_read_frames"] == "90" && probe.audio["codec_name"] == "aac")
+    }
+
+    /// Ctrl-C during a stall ends apply (video and audio readers both) long before the
+    /// network timeout, whichever reader was waiting on the stalled connection.
+    @Test(arguments: [0, 40_000])
+    func ctrlCDuringAStallEndsApply(stallAfter bytes: Int) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-stall-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let p = Process()
+        p.executableURL = CLI.executable
+        p.arguments = ["apply", server.url("stall/\(bytes)/h264-30fps.mp4"), "-o", dir.appendingPathComponent("out.mp4").path, "--timeout", "600"]
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        // Wait until the server has sent what it will send (the stall has begun).
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, !server.requests.contains(where: { $0.contains("stall/\(bytes)/") }) { usleep(50_000) }
+        usleep(500_000)
+        kill(p.processIdentifier, SIGINT)
+        // A hang check: without the stop the process waits for the 600 s timeout.
+        let gone = Date().addingTimeInterval(60)
+        while p.isRunning, Date() < gone { usleep(50_000) }
+        let ended = !p.isRunning
+        if !ended { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+        #expect(ended, "apply ignored Ctrl-C during a stall")
+        #expect(p.terminationStatus == 130, "Ctrl-C is 128 + SIGINT, got \(p.terminationStatus)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        #expect(left.allSatisfy { !$0.hasSuffix(".part") }, "\(left)")
+    }
+
     /// preview reads URLs through the same source: two seconds of y4m from the server,
     /// looping the 3 s clip's first second back, every frame whole.
     @Test func previewPlaysAURL() throws {
