@@ -121,3 +121,15 @@ mid = len(data) // 2
 data[mid:mid + 6000] = bytes(r.randrange(256) for _ in range(6000))
 open("corrupt-middle.mp4", "wb").write(data)
 CORRUPT
+
+# A 31 KB 1-bit PNG of 16000x16000 pixels: decoded it would take 1 GB a copy; vidfx
+# must refuse it from its header (FrameSource.largestPicture).
+python3 - <<'HUGE'
+import struct, zlib
+w = h = 16000
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+rows = (b"\x00" + b"\x00" * ((w + 7) // 8)) * h
+png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 1, 0, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b"")
+open("huge-16000x16000.png", "wb").write(png)
+HUGE

@@ -104,6 +104,12 @@ extension FrameSource {
 }
 
 extension FrameSource {
+    /// The most pixels a picture may have (8192 × 8192; 8K UHD is half that): larger
+    /// ones are refused before any of their memory is allocated.
+    public static let largestPicture = 8192 * 8192
+    /// ``largestPicture`` for messages.
+    public static let largestPictureDescription = "8192x8192 (67 megapixels)"
+
     /// The protocols a remote input may use for what it names inside itself.
     public static let remoteProtocols = "http,https,tls,tcp,crypto,httpproxy"
 

@@ -105,7 +105,13 @@ final class VideoDecoder {
             handles.format = nil  // FFmpeg freed it
             throw VideoDecoder.error(input, r, context: "cannot open", interrupt: interrupt)
         }
-        r = avformat_find_stream_info(ctx, nil)
+        // Probing may decode a picture: FFmpeg's max_pixels stops an absurd one (a 750 KB
+        // PNG of 16000x16000 costs 1 GB a copy) before its buffers are allocated.
+        let streams = Int(ctx.pointee.nb_streams)
+        var probeOptions = [OpaquePointer?](repeating: nil, count: max(streams, 1))
+        for i in 0..<streams { av_dict_set(&probeOptions[i], "max_pixels", String(FrameSource.largestPicture), 0) }
+        r = probeOptions.withUnsafeMutableBufferPointer { avformat_find_stream_info(ctx, streams > 0 ? $0.baseAddress : nil) }
+        for i in 0..<streams { av_dict_free(&probeOptions[i]) }
         if r < 0 { throw VideoDecoder.error(input, r, context: "cannot read stream information", interrupt: interrupt) }
 
         // Best video stream; cover art (attached pictures) only if nothing else.
@@ -127,6 +133,12 @@ final class VideoDecoder {
             ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
         }
         let par = stream.pointee.codecpar!
+        let (w, h) = (Int(par.pointee.width), Int(par.pointee.height))
+        if w * h > FrameSource.largestPicture || (w == 0 && h == 0 && VideoDecoder.refusedSize() != nil) {
+            let size = w > 0 ? "\(w)x\(h)" : VideoDecoder.refusedSize() ?? "too large"
+            throw FrameSourceError(input: input, kind: .invalidData,
+                                   reason: "picture is \(size); vidfx takes at most \(FrameSource.largestPictureDescription)")
+        }
         guard let decoderCodec = avcodec_find_decoder(par.pointee.codec_id) else {
             let name = String(cString: avcodec_get_name(par.pointee.codec_id))
             throw FrameSourceError(input: input, kind: .unsupportedCodec, reason: "no decoder for video codec '\(name)' in this FFmpeg build")
@@ -136,6 +148,7 @@ final class VideoDecoder {
         r = avcodec_parameters_to_context(cc, par)
         if r < 0 { throw VideoDecoder.error(input, r, context: "cannot set up the video decoder", interrupt: interrupt) }
         cc.pointee.pkt_timebase = stream.pointee.time_base
+        cc.pointee.max_pixels = Int64(FrameSource.largestPicture)
         cc.pointee.thread_count = Int32(max(0, configuration.decoderThreads ?? 0))  // 0: FFmpeg's choice
         cc.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
         r = avcodec_open2(cc, decoderCodec, nil)
@@ -277,6 +290,13 @@ final class VideoDecoder {
     static let pollInterrupt: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { opaque in
         guard let opaque else { return 0 }
         return Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt ? 1 : 0
+    }
+
+    /// The size ("16000x16000") in FFmpeg's last error on this thread when that error
+    /// was max_pixels refusing a picture ("Picture size 16000x16000 is invalid").
+    private static func refusedSize() -> String? {
+        guard let line = FFmpegLog.lastError(), let match = line.firstMatch(of: /Picture size (\d+x\d+)/) else { return nil }
+        return String(match.1)
     }
 
     /// The shared download's progress callback: bytes arrived for this reader.

@@ -64,6 +64,22 @@ import Testing
         #expect(try Data(contentsOf: input) == before)
     }
 
+    /// A picture too large to hold is refused from its header, as overlay, LUT or input,
+    /// before its memory is allocated (the 31 KB file would decode to 1 GB).
+    @Test(arguments: [["probe", "testmedia/huge-16000x16000.png"],
+                      ["dump", "testmedia/h264-30fps.mp4", "--frames", "1", "-e", "overlay:file=testmedia/huge-16000x16000.png"],
+                      ["dump", "testmedia/h264-30fps.mp4", "--frames", "1", "-e", "lut:file=testmedia/huge-16000x16000.png"],
+                      ["dump", "testmedia/huge-16000x16000.png"]])
+    func hugePicturesAreRefusedFromTheirHeader(arguments: [String]) throws {
+        let dir = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = arguments[0] == "dump" ? ["-o", dir.appendingPathComponent("out").path] : []
+        let r = try CLI.run(arguments + out)
+        #expect(r.status != 0 && r.status < 128, "\(r.stderr)")
+        #expect(r.stderr.contains("16000x16000") && r.stderr.contains("at most 8192x8192"), "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1, "one line: \(r.stderr)")
+    }
+
     @Test func previewRefusesAHugeLoopCount() throws {
         let r = try CLI.run(["preview", CLI.media("h264-30fps.mp4"), "--sink", "y4m", "--loop", "9223372036854775807"])
         #expect(r.status != 0 && r.status < 128, "\(r.stderr)")
