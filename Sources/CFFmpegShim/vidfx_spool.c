@@ -96,6 +96,8 @@ static int wait_beyond(reader *r, int64_t want) {
 static int read_packet(void *opaque, uint8_t *buf, int size) {
     reader *r = opaque;
     spool *s = r->s;
+    // Asked on every read, not only while waiting: input that never pauses must stop too.
+    if (r->interrupt && r->interrupt(r->opaque)) return AVERROR_EXIT;
     pthread_mutex_lock(&s->lock);
     int stop = wait_beyond(r, r->pos);
     int64_t have = s->size - r->pos;

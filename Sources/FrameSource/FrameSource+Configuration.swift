@@ -107,6 +107,10 @@ extension FrameSource {
     /// The most pixels a picture may have (8192 × 8192; 8K UHD is half that): larger
     /// ones are refused before any of their memory is allocated.
     public static let largestPicture = 8192 * 8192
+    /// The most an input may make FFmpeg read while opening it (finding its streams)
+    /// before vidfx gives up on it: 100 MB, twenty times FFmpeg's probe size.
+    public static let openingByteLimit: Int64 = 100 << 20
+
     /// ``largestPicture`` for messages.
     public static let largestPictureDescription = "8192x8192 (67 megapixels)"
 

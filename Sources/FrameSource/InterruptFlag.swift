@@ -24,6 +24,10 @@ final class InterruptFlag: Sendable {
     /// count of network error lines (-1 when disarmed). See ``armFailFast()``.
     private let failFastBaseline = Atomic<Int>(-1)
     private let networkFailure = Atomic<Bool>(false)
+    /// The most bytes the watched demuxer may read before giving up (-1: no limit), and
+    /// whether that ended a read. See ``limitBytes(_:)``.
+    private let byteLimit = Atomic<Int64>(-1)
+    private let overLimit = Atomic<Bool>(false)
 
     init(timeout: Duration) {
         let (s, atto) = timeout.components
@@ -77,8 +81,21 @@ final class InterruptFlag: Sendable {
     /// (the reason is the opening thread's last FFmpeg error line).
     var failedBeforeData: Bool { networkFailure.load(ordering: .relaxed) }
 
-    /// Polled by FFmpeg from whichever thread is reading.
-    var shouldInterrupt: Bool {
+    /// Bounds what the watched demuxer may read from now on (nil: no bound). Opening an
+    /// input uses it: a stream that never yields a packet (MPEG-TS null packets, noise on
+    /// a pipe) would otherwise be read forever, since FFmpeg's probe size counts packets.
+    func limitBytes(_ limit: Int64?) {
+        byteLimit.store(limit ?? -1, ordering: .relaxed)
+        // Lifting the limit keeps the verdict, for the error that follows.
+        if limit != nil { overLimit.store(false, ordering: .relaxed) }
+    }
+
+    /// True when a read was interrupted by ``limitBytes(_:)``.
+    var exceededByteLimit: Bool { overLimit.load(ordering: .relaxed) }
+
+    /// Stop, or past the byte limit: what ends a read of an input that may pause as long
+    /// as it likes (standard input), where no timeout applies.
+    var shouldInterruptUntimed: Bool {
         if stopped.load(ordering: .relaxed) { return true }
         if let ctx = UnsafeMutablePointer<AVFormatContext>(bitPattern: watched.load(ordering: .relaxed)), let pb = ctx.pointee.pb {
             let n = pb.pointee.bytes_read
@@ -86,7 +103,18 @@ final class InterruptFlag: Sendable {
                 bytesSeen.store(n, ordering: .relaxed)
                 touch()
             }
+            let limit = byteLimit.load(ordering: .relaxed)
+            if limit >= 0 && n > limit {
+                overLimit.store(true, ordering: .relaxed)
+                return true
+            }
         }
+        return false
+    }
+
+    /// Polled by FFmpeg from whichever thread is reading.
+    var shouldInterrupt: Bool {
+        if shouldInterruptUntimed { return true }
         let baseline = failFastBaseline.load(ordering: .relaxed)
         if baseline >= 0 {
             if bytesSeen.load(ordering: .relaxed) > 0 {

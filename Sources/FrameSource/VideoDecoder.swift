@@ -69,10 +69,11 @@ final class VideoDecoder {
         }
         var url = VideoDecoder.ffmpegURL(for: input)
         if input == "-" && configuration.spoolStandardInput {
-            // Waits for more input stop only for stop(): a pipe may pause as long as it likes.
+            // No timeout: a pipe may pause as long as it likes. stop() and the byte limit
+            // while opening still end a read.
             let io = vfx_stdin_reader({ opaque in
                 guard let opaque else { return 0 }
-                return Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().stopRequested ? 1 : 0
+                return Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().shouldInterruptUntimed ? 1 : 0
             }, Unmanaged.passUnretained(interrupt).toOpaque())
             guard let io else {
                 throw FrameSourceError(input: input, kind: .invalidData, reason: "cannot spool standard input (\(String(cString: strerror(errno))))")
@@ -98,6 +99,7 @@ final class VideoDecoder {
                 throw VideoDecoder.error(input, error, context: "cannot open", interrupt: interrupt)
             }
         }
+        interrupt.limitBytes(FrameSource.openingByteLimit)
         var r = avformat_open_input(&handles.format, url, nil, &options)
         interrupt.disarmFailFast()
         if r < 0 {
@@ -112,6 +114,7 @@ final class VideoDecoder {
         for i in 0..<streams { av_dict_set(&probeOptions[i], "max_pixels", String(FrameSource.largestPicture), 0) }
         r = probeOptions.withUnsafeMutableBufferPointer { avformat_find_stream_info(ctx, streams > 0 ? $0.baseAddress : nil) }
         for i in 0..<streams { av_dict_free(&probeOptions[i]) }
+        interrupt.limitBytes(nil)
         if r < 0 { throw VideoDecoder.error(input, r, context: "cannot read stream information", interrupt: interrupt) }
 
         // Best video stream; cover art (attached pictures) only if nothing else.
@@ -318,6 +321,10 @@ final class VideoDecoder {
 
     /// Turns an FFmpeg error code into a FrameSourceError that says what happened.
     static func error(_ input: String, _ code: Int32, context: String, interrupt: InterruptFlag) -> FrameSourceError {
+        if interrupt.exceededByteLimit {
+            return FrameSourceError(input: input, kind: .invalidData,
+                                    reason: "\(context): no playable stream in its first \(FrameSource.openingByteLimit >> 20) MB")
+        }
         if interrupt.failedBeforeData {
             return FrameSourceError(input: input, kind: .network, reason: "\(context): \(FFmpegLog.lastNetworkError() ?? "network error")")
         }

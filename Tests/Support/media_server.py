@@ -13,6 +13,7 @@ Paths (NAME is a file under ROOT, may contain slashes):
   /slow/BPS/NAME              the file at BPS bytes per second
   /status/CODE                an empty response with that status
   /garbage                    200 with 64 KiB of bytes that are no media format
+  /nulls                      200, no length, MPEG-TS null packets until the client leaves
 Every request is logged to stderr as "METHOD PATH RANGE UA=… X-Token=…".
 """
 import os, random, signal, socketserver, sys, threading, time
@@ -51,6 +52,17 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_response(int(parts[1]))
                 self.send_header("Content-Length", "0")
                 self.end_headers()
+                return
+            if kind == "nulls":
+                self.send_response(200)
+                self.send_header("Content-Type", "video/mp2t")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                if not head:
+                    chunk = (b"\x47\x1f\xff\x10" + b"\xff" * 184) * 1000
+                    while True:  # ends with BrokenPipeError when the client hangs up
+                        self.wfile.write(chunk)
                 return
             if kind == "garbage":
                 body = random.Random(7).randbytes(65536)

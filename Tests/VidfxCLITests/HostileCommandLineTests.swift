@@ -80,6 +80,17 @@ import Testing
         #expect(r.stderr.split(separator: "\n").count == 1, "one line: \(r.stderr)")
     }
 
+    /// Standard input that never pauses and never yields a packet: the open gives up
+    /// after a bounded read (it used to read forever).
+    @Test(arguments: ["probe", "dump"])
+    func endlessStandardInputWithoutPicturesEndsTheOpen(command: String) throws {
+        let generator = "python3 -c 'import sys\npkt=b\"\\x47\\x1f\\xff\\x10\"+b\"\\xff\"*184\ntry:\n  while True: sys.stdout.buffer.write(pkt*1000)\nexcept BrokenPipeError: pass'"
+        let out = command == "dump" ? " -o /dev/null --format bgra" : ""
+        let r = try CLIProcess.shell("\(generator) | \"$0\" \(command) -\(out)", [])
+        #expect(r.status == 1)
+        #expect(r.stderr == "vidfx: -: cannot read stream information: no playable stream in its first 100 MB\n", "\(r.stderr)")
+    }
+
     @Test func previewRefusesAHugeLoopCount() throws {
         let r = try CLI.run(["preview", CLI.media("h264-30fps.mp4"), "--sink", "y4m", "--loop", "9223372036854775807"])
         #expect(r.status != 0 && r.status < 128, "\(r.stderr)")

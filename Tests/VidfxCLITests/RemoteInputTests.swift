@@ -211,6 +211,14 @@ final class MediaServer {
         #expect(fromStart.count == 1, "one download: \(server.requests)")
     }
 
+    /// An endless response that never yields a packet ends the open after a bounded read.
+    @Test func endlessStreamWithoutPicturesEndsTheOpen() throws {
+        let url = server.url("nulls")
+        let r = try CLI.run(["probe", url, "--timeout", "30"])
+        #expect(r.status == 1)
+        #expect(r.stderr == "vidfx: \(url): cannot read stream information: no playable stream in its first 100 MB\n", "\(r.stderr)")
+    }
+
     /// apply counts bytes as they arrive, as dump does: 16 KiB blocks at 6 KB/s take
     /// longer than the 2 s timeout each, yet data never stops for 2 s.
     @Test func applySlowButSteadyServerCompletes() throws {

@@ -10,7 +10,8 @@
 /// A new reader over the spool of standard input, as an AVIOContext (returned as void *
 /// so that this header need not include FFmpeg's). `interrupt(opaque)` returning non-zero
 /// makes a waiting read give up with AVERROR_EXIT; it may be NULL. NULL when out of
-/// memory or when no temporary file can be made (errno says why).
+/// memory or when no temporary file can be made (errno says why). `interrupt` is asked
+/// on every read as well as while one waits.
 void *vfx_stdin_reader(int (*interrupt)(void *), void *opaque);
 
 /// Frees a reader made by vfx_stdin_reader (the AVIOContext and its buffer).
