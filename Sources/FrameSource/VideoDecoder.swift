@@ -118,21 +118,21 @@ final class VideoDecoder {
         if r < 0 { throw VideoDecoder.error(input, r, context: "cannot read stream information", interrupt: interrupt) }
 
         // Best video stream; cover art (attached pictures) only if nothing else.
-        var best = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-        if best >= 0, ctx.pointee.streams[Int(best)]!.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 {
-            for i in 0..<Int32(ctx.pointee.nb_streams) {
-                let st = ctx.pointee.streams[Int(i)]!
-                if st.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO,
-                   st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0 { best = i; break }
-            }
-        }
+        let best = vfx_best_video_stream(ctx)
         guard best >= 0 else {
             throw FrameSourceError(input: input, kind: .noVideoStream, reason: "no video stream (\(VideoDecoder.streamSummary(ctx)))")
         }
         streamIndex = best
         let stream = ctx.pointee.streams[Int(best)]!
-        // Only the chosen stream's packets are needed.
-        for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != best {
+        // Only the chosen stream's packets are needed; where timestamps may jump (MPEG-TS,
+        // HLS), the audio's too, so that the jumps are mended for the whole program, as
+        // the audio reader mends them (vfx_mender).
+        var kept: Int32 = -1
+        if let iformat = ctx.pointee.iformat, iformat.pointee.flags & AVFMT_TS_DISCONT != 0 {
+            handles.mender = vfx_mender_new(Int32(ctx.pointee.nb_streams), best)
+            kept = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        }
+        for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != best && Int32(i) != kept {
             ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
         }
         let par = stream.pointee.codecpar!
@@ -186,6 +186,8 @@ final class VideoDecoder {
         var interrupt: InterruptFlag?
         /// Our own reader of standard input's spool, when `format` reads through it.
         var customIO: UnsafeMutableRawPointer?
+        /// Mends timestamp jumps, for containers that have them (vfx_mender).
+        var mender: OpaquePointer?
 
         init() { VideoDecoder.liveCount.add(1, ordering: .relaxed) }
 
@@ -195,6 +197,7 @@ final class VideoDecoder {
             interrupt?.unwatch(format)
             avformat_close_input(&format)
             vfx_reader_free(customIO)  // FFmpeg leaves custom I/O to its owner
+            vfx_mender_free(mender)
             VideoDecoder.liveCount.subtract(1, ordering: .relaxed)
         }
     }
@@ -232,6 +235,13 @@ final class VideoDecoder {
             }
             interrupt.touch()
             defer { av_packet_unref(pkt) }
+            if let mender = handles.mender {
+                let tb = fmt.pointee.streams[Int(pkt.pointee.stream_index)]!.pointee.time_base
+                if vfx_mender_mend(mender, pkt, tb.num, tb.den) == 1 && vfx_mender_jumps(mender) == 1 {
+                    let at = seconds(max(pkt.pointee.pts, pkt.pointee.dts) - startPts).seconds
+                    warn("\(input): timestamps jump near \(String(format: "%.3f", at)) s (a discontinuity); the timeline continues across it")
+                }
+            }
             guard pkt.pointee.stream_index == streamIndex else { continue }
             let s = avcodec_send_packet(cc, pkt)
             if s < 0, s != VFX_AVERROR_EAGAIN {
@@ -251,6 +261,7 @@ final class VideoDecoder {
         avcodec_flush_buffers(cc)
         draining = false
         readError = nil
+        if let mender = handles.mender { vfx_mender_reset(mender) }
         return r >= 0
     }
 

@@ -10,6 +10,10 @@ final class AudioCopy {
     private var customIO: UnsafeMutableRawPointer?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private let streamIndex: Int32
+    /// Keeps the timeline continuous across jumps, as the video reader does.
+    private var mender: AudioMender?
+    /// Zero of the input's timeline, in seconds (``AudioInput/origin(of:)``).
+    private var origin = Rational(0)
     private let inTimeBase: AVRational
     private let start: Rational
     private let end: Rational?
@@ -42,7 +46,10 @@ final class AudioCopy {
             return nil
         }
         streamIndex = best
-        for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != best { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
+        origin = AudioInput.origin(of: ctx)
+        mender = AudioMender(format: ctx, audio: best)
+        let kept = mender?.kept ?? [best]
+        for i in 0..<Int(ctx.pointee.nb_streams) where !kept.contains(Int32(i)) { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
         inTimeBase = ctx.pointee.streams[Int(best)]!.pointee.time_base
         packet = av_packet_alloc()
     }
@@ -74,9 +81,10 @@ final class AudioCopy {
     private func rewind() {
         pending = false
         exhausted = false
+        mender?.reset()  // what follows a seek is no continuation of what came before
         guard let fmt = format else { return }
         if pass == 0 && start == Rational(0) { return }  // already at the top
-        let ts = start.floor(in: timeBase)
+        let ts = (start + origin).floor(in: timeBase)
         if av_seek_frame(fmt, streamIndex, ts, AVSEEK_FLAG_BACKWARD) < 0 {
             _ = av_seek_frame(fmt, streamIndex, 0, AVSEEK_FLAG_BACKWARD)
         }
@@ -84,7 +92,8 @@ final class AudioCopy {
 
     private var timeBase: Rational { Rational(Int64(inTimeBase.num), Int64(inTimeBase.den)) }
 
-    private func seconds(_ ts: Int64) -> Rational { timeBase * ts }
+    /// A timestamp on the input's timeline, which starts where its video does.
+    private func seconds(_ ts: Int64) -> Rational { timeBase * ts - origin }
 
     private func drain(until limit: Rational, into muxer: UnsafeMutablePointer<AVFormatContext>) throws(SinkError) {
         guard let fmt = format, let pkt = packet, let out = outStream else { return }
@@ -92,6 +101,7 @@ final class AudioCopy {
             if !pending {
                 let r = av_read_frame(fmt, pkt)
                 if r < 0 { exhausted = true; return }
+                mender?.mend(pkt, in: fmt)
                 guard pkt.pointee.stream_index == streamIndex, pkt.pointee.pts != VFX_AV_NOPTS_VALUE else {
                     av_packet_unref(pkt)
                     continue
@@ -107,7 +117,7 @@ final class AudioCopy {
             let outTime = passStart + (seconds(pkt.pointee.pts) - start)
             guard outTime < limit else { return }
             // Shift pts and dts by the same amount, in the input time base, then rescale.
-            let shift = (passStart - start).floor(in: timeBase)
+            let shift = (passStart - start - origin).floor(in: timeBase)
             pkt.pointee.pts += shift
             if pkt.pointee.dts != VFX_AV_NOPTS_VALUE { pkt.pointee.dts += shift }
             av_packet_rescale_ts(pkt, inTimeBase, out.pointee.time_base)

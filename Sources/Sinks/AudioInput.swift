@@ -1,5 +1,6 @@
 import CFFmpeg
 import CFFmpegShim
+import FrameCore
 
 /// Opening an input for its audio, beside the video reader of the same input.
 enum AudioInput {
@@ -46,10 +47,51 @@ enum AudioInput {
         return opened
     }
 
+    /// Where the input's timeline starts, in seconds: the start of its video stream, the
+    /// zero the video reader measures pictures from (an MPEG-TS often starts at 1.4 s).
+    /// Audio times are measured from it too, so that audio keeps its offset to the
+    /// video (starting a little before or after it) and nothing more.
+    static func origin(of format: UnsafeMutablePointer<AVFormatContext>) -> Rational {
+        let index = vfx_best_video_stream(format)
+        guard index >= 0, let stream = format.pointee.streams[Int(index)], stream.pointee.start_time != VFX_AV_NOPTS_VALUE,
+              stream.pointee.time_base.den > 0 else { return Rational(0) }
+        let tb = stream.pointee.time_base
+        return Rational(stream.pointee.start_time * Int64(tb.num), Int64(tb.den))
+    }
+
     /// Closes what ``open(_:options:customIO:)`` opened.
     static func close(_ format: inout UnsafeMutablePointer<AVFormatContext>?, customIO: inout UnsafeMutableRawPointer?) {
         avformat_close_input(&format)
         vfx_reader_free(customIO)
         customIO = nil
     }
+}
+
+/// The audio reader's side of mending timestamp jumps (vfx_mender): where the container
+/// has them, the audio reader keeps the video stream too and feeds every packet it
+/// reads to a mender, exactly as the video reader does, so both mend the same jumps by
+/// the same amounts and the audio stays with the pictures.
+final class AudioMender {
+    private let mender: OpaquePointer
+    /// The streams both readers keep: the audio, and the video the video reader reads.
+    let kept: Set<Int32>
+
+    /// Nil for containers whose timestamps do not jump.
+    init?(format: UnsafeMutablePointer<AVFormatContext>, audio: Int32) {
+        guard let iformat = format.pointee.iformat, iformat.pointee.flags & AVFMT_TS_DISCONT != 0,
+              let m = vfx_mender_new(Int32(format.pointee.nb_streams), vfx_best_video_stream(format)) else { return nil }
+        mender = m
+        kept = [audio, vfx_best_video_stream(format)]
+    }
+
+    deinit { vfx_mender_free(mender) }
+
+    /// Mends a packet just read from `format`.
+    func mend(_ packet: UnsafeMutablePointer<AVPacket>, in format: UnsafeMutablePointer<AVFormatContext>) {
+        let tb = format.pointee.streams[Int(packet.pointee.stream_index)]!.pointee.time_base
+        _ = vfx_mender_mend(mender, packet, tb.num, tb.den)
+    }
+
+    /// After a seek: what follows is no continuation.
+    func reset() { vfx_mender_reset(mender) }
 }

@@ -29,6 +29,10 @@ final class AudioTranscode: AudioPath {
     // init still runs deinit, which frees whatever was opened.
     private var streamIndex: Int32 = -1
     private var inTimeBase = AVRational(num: 1, den: 1)
+    /// Keeps the timeline continuous across jumps, as the video reader does.
+    private var mender: AudioMender?
+    /// Zero of the input's timeline, in seconds (``AudioInput/origin(of:)``).
+    private var origin = Rational(0)
     private let start: Rational
     private let end: Rational?
     private var rate: Int64 = 48000
@@ -59,9 +63,12 @@ final class AudioTranscode: AudioPath {
         let best = av_find_best_stream(fmt, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         guard r >= 0, best >= 0 else { return nil }
         streamIndex = best
-        for i in 0..<Int(fmt.pointee.nb_streams) where Int32(i) != best { fmt.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
+        mender = AudioMender(format: fmt, audio: best)
+        let kept = mender?.kept ?? [best]
+        for i in 0..<Int(fmt.pointee.nb_streams) where !kept.contains(Int32(i)) { fmt.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
         let st = fmt.pointee.streams[Int(best)]!
         inTimeBase = st.pointee.time_base
+        origin = AudioInput.origin(of: fmt)
         guard let decCodec = avcodec_find_decoder(st.pointee.codecpar.pointee.codec_id) else {
             throw SinkError(path: input, reason: "no decoder for its \(String(cString: avcodec_get_name(st.pointee.codecpar.pointee.codec_id))) audio")
         }
@@ -196,9 +203,10 @@ final class AudioTranscode: AudioPath {
     private func rewind() throws(SinkError) {
         guard let fmt = format, let dec = decoder else { return }
         exhausted = false
+        mender?.reset()  // what follows a seek is no continuation of what came before
         draining = false
         if pass == 0 && start == Rational(0) { return }
-        let ts = start.floor(in: Rational(Int64(inTimeBase.num), Int64(inTimeBase.den)))
+        let ts = (start + origin).floor(in: Rational(Int64(inTimeBase.num), Int64(inTimeBase.den)))
         if av_seek_frame(fmt, streamIndex, ts, AVSEEK_FLAG_BACKWARD) < 0 {
             _ = av_seek_frame(fmt, streamIndex, 0, AVSEEK_FLAG_BACKWARD)
         }
@@ -222,6 +230,7 @@ final class AudioTranscode: AudioPath {
             if draining { exhausted = true; return }
             let rd = av_read_frame(fmt, pkt)
             if rd < 0 { draining = true; avcodec_send_packet(dec, nil); continue }
+            mender?.mend(pkt, in: fmt)
             if pkt.pointee.stream_index == streamIndex { avcodec_send_packet(dec, pkt) }
             av_packet_unref(pkt)
         }
@@ -232,7 +241,7 @@ final class AudioTranscode: AudioPath {
         guard let enc = encoder else { return }
         var pts = frame.pointee.best_effort_timestamp
         if pts == VFX_AV_NOPTS_VALUE { pts = frame.pointee.pts }
-        let t = pts == VFX_AV_NOPTS_VALUE ? start : Rational(pts * Int64(inTimeBase.num), Int64(inTimeBase.den))
+        let t = pts == VFX_AV_NOPTS_VALUE ? start : Rational(pts * Int64(inTimeBase.num), Int64(inTimeBase.den)) - origin
         if let end, t >= end { exhausted = true; return }
         let capacity = swr_get_out_samples(resampler, frame.pointee.nb_samples)
         try ensureScratch(max(capacity, 1))

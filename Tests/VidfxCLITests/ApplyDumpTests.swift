@@ -74,6 +74,20 @@ enum CLIProcess {
         return (video, audio)
     }
 
+    /// Where the video and the audio start on the file's timeline: the earliest packet
+    /// time of each.
+    static func starts(_ path: String) throws -> (video: Double, audio: Double) {
+        let csv = String(decoding: try output("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries",
+            "packet=codec_type,pts_time", "-of", "csv=p=0", path]), as: UTF8.self)
+        var video = Double.infinity, audio = Double.infinity
+        for line in csv.split(separator: "\n") {
+            let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard f.count >= 2, let t = Double(f[1]) else { continue }
+            if f[0] == "video" { video = min(video, t) } else if f[0] == "audio" { audio = min(audio, t) }
+        }
+        return (video, audio)
+    }
+
     /// Decoded audio length in seconds (ffmpeg decodes the whole stream).
     static func audioSeconds(_ path: String) throws -> Double {
         let data = try output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", path, "-map", "0:a", "-f", "s16le", "-ac", "1", "-ar", "48000", "-"])
