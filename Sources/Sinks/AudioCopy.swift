@@ -14,6 +14,12 @@ final class AudioCopy {
     private var mender: AudioMender?
     /// Zero of the input's timeline, in seconds (``AudioInput/origin(of:)``).
     private var origin = Rational(0)
+    /// Decodes each packet before it is copied, so that damaged ones are dropped rather
+    /// than passed on to every player; nil when this FFmpeg has no decoder for the codec.
+    private var checker: UnsafeMutablePointer<AVCodecContext>?
+    private var checked: UnsafeMutablePointer<AVFrame>?
+    /// How many damaged packets were dropped.
+    private(set) var damaged = 0
     private let inTimeBase: AVRational
     private let start: Rational
     private let end: Rational?
@@ -52,9 +58,17 @@ final class AudioCopy {
         for i in 0..<Int(ctx.pointee.nb_streams) where !kept.contains(Int32(i)) { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
         inTimeBase = ctx.pointee.streams[Int(best)]!.pointee.time_base
         packet = av_packet_alloc()
+        let par = ctx.pointee.streams[Int(best)]!.pointee.codecpar!
+        if let codec = avcodec_find_decoder(par.pointee.codec_id), let dec = avcodec_alloc_context3(codec) {
+            checker = dec
+            if avcodec_parameters_to_context(dec, par) < 0 || avcodec_open2(dec, codec, nil) < 0 { avcodec_free_context(&checker) }
+            checked = av_frame_alloc()
+        }
     }
 
     deinit {
+        avcodec_free_context(&checker)
+        av_frame_free(&checked)
         av_packet_free(&packet)
         AudioInput.close(&format, customIO: &customIO)
     }
@@ -78,8 +92,24 @@ final class AudioCopy {
         if pass >= 0 { try drain(until: end, into: muxer) }
     }
 
+    /// Whether the decoder rejects `packet` (it is not consumed). The decoder keeps its
+    /// state from packet to packet, as a player's would.
+    private func isDamaged(_ packet: UnsafeMutablePointer<AVPacket>) -> Bool {
+        guard let dec = checker, let frame = checked else { return false }
+        let sent = avcodec_send_packet(dec, packet)
+        var bad = sent < 0 && sent != VFX_AVERROR_EAGAIN
+        while true {
+            let r = avcodec_receive_frame(dec, frame)
+            if r == 0 { av_frame_unref(frame); continue }
+            if r != VFX_AVERROR_EAGAIN && r != VFX_AVERROR_EOF { bad = true }
+            break
+        }
+        return bad
+    }
+
     private func rewind() {
         pending = false
+        if let checker { avcodec_flush_buffers(checker) }
         exhausted = false
         mender?.reset()  // what follows a seek is no continuation of what came before
         guard let fmt = format else { return }
@@ -112,6 +142,7 @@ final class AudioCopy {
                 // clip starts at 0 (negative times become an edit list); drop them otherwise
                 // so passes never overlap.
                 if t < start && !(pass == 0 && start == Rational(0)) { av_packet_unref(pkt); continue }
+                if isDamaged(pkt) { damaged += 1; av_packet_unref(pkt); continue }
                 pending = true
             }
             let outTime = passStart + (seconds(pkt.pointee.pts) - start)

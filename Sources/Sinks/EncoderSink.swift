@@ -224,6 +224,9 @@ public final class EncoderSink {
         avcodec_send_frame(enc, nil)
         try drainPackets()
         if let audio { try audio.finish(at: lastTime, into: mux) }
+        if let copy = audio as? AudioCopy, copy.damaged > 0 {
+            notes.append("audio: dropped \(copy.damaged) damaged packet\(copy.damaged == 1 ? "" : "s") (the decoder rejects them; a player would too)")
+        }
         let r = av_write_trailer(mux)
         if r < 0 { throw SinkError.ffmpeg(settings.output, "finishing the file failed", r) }
         let audioNote = audioDescription
