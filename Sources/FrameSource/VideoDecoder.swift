@@ -105,6 +105,14 @@ final class VideoDecoder {
         if r < 0 {
             interrupt.watch(nil)
             handles.format = nil  // FFmpeg freed it
+            if input == "-" && configuration.spoolStandardInput && VideoDecoder.standardInputIsPlaylist() {
+                throw FrameSourceError(input: input, kind: .invalidData,
+                                       reason: "cannot open: a playlist (HLS) cannot be read from standard input, since its segments are named relative to where it lives; give its URL or path")
+            }
+            if r == VFX_AVERROR_EIO && FrameSource.isRemote(input) && VideoDecoder.redirectsAtOnce(url, configuration, interrupt) {
+                throw FrameSourceError(input: input, kind: .network,
+                                       reason: "cannot open: the server redirects more than 8 times (a redirect loop?)")
+            }
             throw VideoDecoder.error(input, r, context: "cannot open", interrupt: interrupt)
         }
         // Probing may decode a picture: FFmpeg's max_pixels stops an absurd one (a 750 KB
@@ -311,6 +319,32 @@ final class VideoDecoder {
     private static func refusedSize() -> String? {
         guard let line = FFmpegLog.lastError(), let match = line.firstMatch(of: /Picture size (\d+x\d+)/) else { return nil }
         return String(match.1)
+    }
+
+    /// After an open failed with FFmpeg's bare EIO, which is also what its HTTP client
+    /// says after its 8th redirect: whether the server's first answer is a redirect (with
+    /// no redirect allowed, FFmpeg then fails at once with EIO; a plain answer opens).
+    private static func redirectsAtOnce(_ url: String, _ configuration: FrameSource.Configuration, _ interrupt: InterruptFlag) -> Bool {
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        for (key, value) in configuration.networkOptions(for: url) where key != "reconnect" { av_dict_set(&options, key, value, 0) }
+        av_dict_set(&options, "max_redirects", "0", 0)
+        interrupt.touch()  // a fresh timeout for this one request
+        var io: UnsafeMutablePointer<AVIOContext>?
+        var callback = AVIOInterruptCB(callback: pollInterrupt, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
+        let r = avio_open2(&io, url, AVIO_FLAG_READ, &callback, &options)
+        avio_closep(&io)
+        return r == VFX_AVERROR_EIO
+    }
+
+    /// Whether what arrived on standard input starts like an HLS playlist (read again
+    /// from the spool, which keeps everything).
+    private static func standardInputIsPlaylist() -> Bool {
+        guard let io = vfx_stdin_reader(nil, nil) else { return false }
+        defer { vfx_reader_free(io) }
+        var head = [UInt8](repeating: 0, count: 7)
+        let n = avio_read(io.assumingMemoryBound(to: AVIOContext.self), &head, 7)
+        return n == 7 && head == Array("#EXTM3U".utf8)
     }
 
     /// The shared download's progress callback: bytes arrived for this reader.

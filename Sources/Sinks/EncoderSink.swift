@@ -311,7 +311,8 @@ public final class EncoderSink {
         if let input = settings.audioInput, let track = try AudioCopy(input: input, options: settings.audioInputOptions, stop: settings.stop, start: settings.audioStart, duration: settings.audioDuration) {
             let id = track.parameters.pointee.codec_id
             let name = String(cString: avcodec_get_name(id))
-            let copyable = avformat_query_codec(mux.pointee.oformat, id, FF_COMPLIANCE_NORMAL) == 1
+            let copyable = container.copiedAudio.map { $0.contains(name) }
+                ?? (avformat_query_codec(mux.pointee.oformat, id, FF_COMPLIANCE_NORMAL) == 1)
             if copyable && settings.audioCopyAllowed {
                 guard let ast = avformat_new_stream(mux, nil) else { throw SinkError(path: path, reason: "out of memory") }
                 avcodec_parameters_copy(ast.pointee.codecpar, track.parameters)
@@ -331,7 +332,7 @@ public final class EncoderSink {
                 audioDescription = "\(name) transcoded to \(transcode.codecName)"
                 notes.append(copyable
                     ? "audio: \(name) transcoded to \(transcode.codecName) so that the trimmed or looped clip stays sample-accurate"
-                    : "audio: \(name) cannot go into .\(URL(fileURLWithPath: path).pathExtension) as is; transcoded to \(transcode.codecName)")
+                    : "audio: \(name) cannot go into \(container.displayName) as is; transcoded to \(transcode.codecName)")
             }
         }
 

@@ -29,6 +29,23 @@ public enum OutputContainer: String, Sendable, CaseIterable {
     /// it), VP9 for WebM (which takes only VP8, VP9 and AV1).
     public var defaultCodec: VideoCodec { self == .webm ? .vp9 : .h264 }
 
+    /// The audio codecs (FFmpeg's names) copied into this container as they are: those
+    /// the container's specification and the common players (browsers, QuickTime, VLC,
+    /// set-top boxes) take. Anything else is transcoded. Nil for Matroska, which takes
+    /// whatever FFmpeg can put in it.
+    var copiedAudio: Set<String>? {
+        switch self {
+        case .mp4: ["aac", "mp3", "opus", "flac", "alac"]
+        case .mov: ["aac", "mp3", "alac", "pcm_s16le", "pcm_s16be", "pcm_s24le", "pcm_s24be"]
+        case .webm: ["opus", "vorbis"]
+        case .ts: ["aac", "mp3", "mp2", "ac3", "eac3"]
+        case .mkv: nil
+        }
+    }
+
+    /// How the user knows the container: its usual extension.
+    var displayName: String { self == .mkv ? "Matroska (.mkv)" : ".\(rawValue)" }
+
     /// MP4 and MOV write their index at the end, which a pipe cannot seek back to: when
     /// streaming they are fragmented, a playable header first and a fragment per key frame.
     var needsFragmentsToStream: Bool { self == .mp4 || self == .mov }

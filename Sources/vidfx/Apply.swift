@@ -32,13 +32,13 @@ struct Apply: ParsableCommand {
     @Option(help: "Video codec: h264, hevc, vp9, av1 or prores (default: from the extension).")
     var codec: VideoCodec?
 
-    @Option(help: "Quality: constant rate factor (lower is better; x264 default 23).")
+    @Option(parsing: .unconditional, help: "Quality: constant rate factor (lower is better; x264 default 23).")
     var crf: Int?
 
     @Option(help: "Encoder preset (x264: ultrafast…veryslow, default veryfast).")
     var preset: String?
 
-    @Option(help: "Target bit rate instead of CRF, e.g. 4M or 2500k.")
+    @Option(parsing: .unconditional, help: "Target bit rate instead of CRF, e.g. 4M or 2500k.")
     var bitrate: BitRate?
 
     @Option(help: "Output size: WxH, 480p, 720p, 1080p or 2160p (default: the input's).")

@@ -34,13 +34,13 @@ struct Dump: ParsableCommand {
     @Option(help: "Image format.")
     var format: Format = .png
 
-    @Option(help: "JPEG quality, 1–100.")
+    @Option(parsing: .unconditional, help: "JPEG quality, 1–100.")
     var quality: Int = 90
 
-    @Option(help: "Stop after this many frames.")
+    @Option(parsing: .unconditional, help: "Stop after this many frames.")
     var frames: Int?
 
-    @Option(help: ArgumentHelp("Stills at these times instead of the cadence: seconds or h:m:s, comma-separated.", valueName: "t1,t2,…"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stills at these times instead of the cadence: seconds or h:m:s, comma-separated.", valueName: "t1,t2,…"))
     var at: String?
 
     @OptionGroup var render: RenderOptions

@@ -25,7 +25,7 @@ struct EffectsCommand: ParsableCommand {
     @Option(help: "Frame source for --gallery (default: a built-in test pattern).")
     var input: String?
 
-    @Option(help: "Time of the --gallery frame in the input, seconds.")
+    @Option(parsing: .unconditional, help: "Time of the --gallery frame in the input, seconds.")
     var at: TimeArgument?
 
     @Flag(name: .shortAndLong, help: "Overwrite an existing --gallery file.")

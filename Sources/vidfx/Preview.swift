@@ -41,13 +41,13 @@ struct Preview: ParsableCommand {
     @Option(help: ArgumentHelp("Play N times in all; --loop alone loops until stopped.", valueName: "N"))
     var loop: LoopArgument?
 
-    @Option(help: "Frames per second of the cadence: 30, 29.97, 30000/1001…")
+    @Option(parsing: .unconditional, help: "Frames per second of the cadence: 30, 29.97, 30000/1001…")
     var fps = RateArgument(Rational(30))
 
-    @Option(help: "Start at this time in the input (seconds or h:m:s).")
+    @Option(parsing: .unconditional, help: "Start at this time in the input (seconds or h:m:s).")
     var start: TimeArgument?
 
-    @Option(help: "Stop after this many seconds of playback (loops included).")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds of playback (loops included).")
     var duration: TimeArgument?
 
     @Option(help: "Window size, or the y4m stream's size (WxH or 720p…). Default: the video's.")

@@ -98,7 +98,7 @@ struct ColorOptions: ParsableArguments {
 
 /// How network inputs (http, https, HLS) are fetched.
 struct NetworkOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Network inputs: seconds without data before giving up (connecting, reading, reconnecting).", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Network inputs: seconds without data before giving up (connecting, reading, reconnecting).", valueName: "seconds"))
     var timeout: Double = 15
 
     @Option(name: .customLong("header"), help: ArgumentHelp("An HTTP request header, \"Name: value\"; repeat for several.", valueName: "header"))
@@ -120,16 +120,16 @@ struct NetworkOptions: ParsableArguments {
 
 /// Which part of the timeline becomes frames, and at what cadence.
 struct TimelineOptions: ParsableArguments {
-    @Option(help: "Output frames per second: 30, 29.97, 30000/1001…")
+    @Option(parsing: .unconditional, help: "Output frames per second: 30, 29.97, 30000/1001…")
     var fps = RateArgument(Rational(30))
 
-    @Option(help: "Start at this time in the input (seconds or h:m:s); the first frame is the one on screen then.")
+    @Option(parsing: .unconditional, help: "Start at this time in the input (seconds or h:m:s); the first frame is the one on screen then.")
     var start: TimeArgument?
 
-    @Option(help: "Take this many seconds from the start point.")
+    @Option(parsing: .unconditional, help: "Take this many seconds from the start point.")
     var duration: TimeArgument?
 
-    @Option(help: "Play the clip this many times in all.")
+    @Option(parsing: .unconditional, help: "Play the clip this many times in all.")
     var loop: Int?
 
     func validate() throws {

@@ -18,8 +18,22 @@ struct VidFX: AsyncParsableCommand {
         // A file-size limit (ulimit -f) must surface as a write error (EFBIG), not kill us.
         signal(SIGXFSZ, SIG_IGN)
         FramePool.preferMappedBuffers()  // footprint = what is alive
+        let arguments = Preview.normalize(Array(CommandLine.arguments.dropFirst()))
+        var command: any ParsableCommand
         do {
-            var command = try parseAsRoot(Preview.normalize(Array(CommandLine.arguments.dropFirst())))
+            command = try parseAsRoot(arguments)
+        } catch {
+            // --help and --version print as the parser has them; a mistake is one line
+            // that says what is wrong and where to read more.
+            let code = exitCode(for: error)
+            guard code != .success else { exit(withError: error) }
+            let first = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+            let names = configuration.subcommands.map { $0._commandName }
+            let help = arguments.first.flatMap { names.contains($0) ? "vidfx \($0) --help" : nil } ?? "vidfx --help"
+            Console.error("\(first.replacingOccurrences(of: "Error: ", with: "")) (see \(help))")
+            Foundation.exit(code.rawValue)
+        }
+        do {
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -14,6 +14,7 @@ Paths (NAME is a file under ROOT, may contain slashes):
   /status/CODE                an empty response with that status
   /garbage                    200 with 64 KiB of bytes that are no media format
   /nulls                      200, no length, MPEG-TS null packets until the client leaves
+  /loop/N                     302 to /loop/N+1, forever (a redirect loop)
 Every request is logged to stderr as "METHOD PATH RANGE UA=… X-Token=…".
 """
 import os, random, signal, socketserver, sys, threading, time
@@ -50,6 +51,12 @@ class Handler(BaseHTTPRequestHandler):
         try:
             if kind == "status":
                 self.send_response(int(parts[1]))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            if kind == "loop":
+                self.send_response(302)
+                self.send_header("Location", f"/loop/{int(parts[1]) + 1}")
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return

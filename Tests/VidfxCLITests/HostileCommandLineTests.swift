@@ -91,6 +91,48 @@ import Testing
         #expect(r.stderr == "vidfx: -: cannot read stream information: no playable stream in its first 100 MB\n", "\(r.stderr)")
     }
 
+    /// Mistakes on the command line are one line naming the mistake and where to read
+    /// more; a negative number is read as the value it is, not as a missing one.
+    @Test(arguments: [(["dump", "testmedia/h264-30fps.mp4", "-o", "@/x", "--start", "-1"], "start must not be negative", Int32(2)),
+                      (["dump", "testmedia/h264-30fps.mp4", "-o", "@/x", "--duration", "-2"], "duration must be positive", 2),
+                      (["dump", "testmedia/h264-30fps.mp4", "-o", "@/x", "--fps", "abc"], "'abc' is invalid for '--fps", 64),
+                      (["dump", "testmedia/h264-30fps.mp4", "-o", "@/x", "--fps", "-30"], "'-30' is invalid for '--fps", 64),
+                      (["dump", "testmedia/h264-30fps.mp4"], "Missing expected argument '--output", 64),
+                      (["apply", "testmedia/h264-30fps.mp4", "-o", "@/x.mp4", "--crf", "-1", "--bogus"], "Unknown option '--bogus'", 64),
+                      (["frobnicate"], "Unexpected argument 'frobnicate'", 64)])
+    func argumentMistakesAreOneLine(arguments: [String], message: String, status: Int32) throws {
+        let dir = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try CLI.run(arguments.map { $0.replacingOccurrences(of: "@/", with: dir.path + "/") })
+        #expect(r.status == status, "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("vidfx: ") && r.stderr.contains(message), "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1, "one line: \(r.stderr)")
+    }
+
+    /// A playlist on standard input cannot resolve its segments: say so, not "Cannot
+    /// allocate memory".
+    @Test func aPlaylistOnStandardInputIsExplained() throws {
+        let r = try CLIProcess.shell("printf '#EXTM3U\\n#EXT-X-TARGETDURATION:1\\n#EXTINF:1.0,\\nindex0.ts\\n#EXT-X-ENDLIST\\n' | \"$0\" probe -", [])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("a playlist (HLS) cannot be read from standard input") && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+    }
+
+    /// AAC goes into MPEG-TS as it is (it was transcoded to AAC), and the container named
+    /// by --container is the one messages speak of.
+    @Test func aacIsCopiedIntoTransportStreams() throws {
+        let dir = try Self.fixtures()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (out, extra) in [("x.ts", [String]()), ("x.mp4", ["--container", "ts"])] {
+            let path = dir.appendingPathComponent(out).path
+            let r = try CLI.run(["apply", "testmedia/h264-30fps.mp4", "-o", path] + extra)
+            #expect(r.status == 0 && r.stderr.contains("audio aac copied") && !r.stderr.contains("cannot go into"), "\(r.stderr)")
+            #expect(try CLIProcess.shell("ffmpeg -nostdin -v error -i \"$1\" -f null - 2>&1", [path]).stdout.isEmpty, "decodes cleanly")
+            let starts = try CLIProcess.starts(path), ends = try CLIProcess.ends(path)
+            #expect(abs(ends.audio - ends.video) <= 1.0 / 30 + 0.03, "ends \(ends)")
+            #expect(abs(starts.audio - starts.video) <= 1.0 / 30, "starts \(starts)")
+        }
+    }
+
     @Test func previewRefusesAHugeLoopCount() throws {
         let r = try CLI.run(["preview", CLI.media("h264-30fps.mp4"), "--sink", "y4m", "--loop", "9223372036854775807"])
         #expect(r.status != 0 && r.status < 128, "\(r.stderr)")

@@ -211,6 +211,14 @@ final class MediaServer {
         #expect(fromStart.count == 1, "one download: \(server.requests)")
     }
 
+    /// A redirect loop is named as one, not as "Input/output error".
+    @Test func redirectLoopsAreNamed() throws {
+        let url = server.url("loop/0")
+        let r = try CLI.run(["probe", url, "--timeout", "10"])
+        #expect(r.status == 1)
+        #expect(r.stderr == "vidfx: \(url): cannot open: the server redirects more than 8 times (a redirect loop?)\n", "\(r.stderr)")
+    }
+
     /// An endless response that never yields a packet ends the open after a bounded read.
     @Test func endlessStreamWithoutPicturesEndsTheOpen() throws {
         let url = server.url("nulls")
