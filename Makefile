@@ -8,7 +8,7 @@ TARGET_CPU ?= $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo haswell)
 RELEASE := .build-release
 export LSAN_OPTIONS := suppressions=$(CURDIR)/.lsan-suppressions:print_suppressions=0
 
-.PHONY: setup build demo test test-unit test-asan bench clean testmedia
+.PHONY: setup build demo test test-unit test-asan bench fuzz clean testmedia
 
 setup:
 	@scripts/setup.sh
@@ -53,6 +53,14 @@ bench: setup
 	python3 bench/effects.py
 	python3 bench/apply.py
 	python3 bench/preview.py
+
+## fuzz: mutated media and hostile command lines through the ASan build (bench/fuzz.py);
+## CASES=… SEED=… to vary. Fails on any crash, hang or sanitizer report.
+CASES ?= 1000
+SEED ?= 1
+fuzz: setup
+	$(SWIFT) build --sanitize=address --scratch-path $(ASAN_SCRATCH) --product vidfx 2>&1 | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
+	python3 bench/fuzz.py --cases $(CASES) --seed $(SEED) --binary $(ASAN_SCRATCH)/debug/vidfx
 
 testmedia:
 	testmedia/make-testmedia.sh

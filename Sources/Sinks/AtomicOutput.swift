@@ -24,9 +24,10 @@ public enum AtomicOutput {
         guard r == 0 else {
             let code = errno
             if code == EEXIST || code == ENOTEMPTY {
-                throw SinkError(path: target, reason: "appeared while rendering; left as it is (use -y to overwrite)")
+                throw SinkError(path: target, reason: "appeared while rendering; left as it is (use -y to overwrite)", kind: .targetExists)
             }
-            throw SinkError(path: target, reason: "cannot move the finished output into place (\(String(cString: strerror(code))))")
+            throw SinkError(path: target, reason: "cannot move the finished output into place (\(String(cString: strerror(code))))",
+                            kind: SinkError.kind(errno: code))
         }
     }
 

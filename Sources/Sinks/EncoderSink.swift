@@ -9,7 +9,9 @@ import Glibc
 /// Encodes frames into a video file (libavcodec + libavformat), keeping the input's
 /// audio by copying its packets. Writes to a temporary file beside the target and
 /// renames it into place in ``finish()``; ``abandon()`` removes it. An output of `-`
-/// (standard output) or an existing pipe or device is written straight through.
+/// (standard output) or an existing pipe or device is written straight through; a
+/// reader of it that quits is a ``SinkError/Kind/readerClosed`` error where the
+/// process ignores SIGPIPE (the vidfx executable does; a library user must).
 public final class EncoderSink {
     /// How the picture is fitted into an output size of another aspect.
     public enum Fit: String, Sendable, CaseIterable {
@@ -115,10 +117,8 @@ public final class EncoderSink {
         direct = settings.output == "-" || (stat(settings.output, &info) == 0 && info.st_mode & S_IFMT != S_IFREG)
         if settings.output == "-" {
             temporary = "pipe:1"
-            signal(SIGPIPE, SIG_IGN)  // a reader that quits is EPIPE, reported as such
         } else if direct {
             temporary = settings.output
-            signal(SIGPIPE, SIG_IGN)
         } else {
             temporary = AtomicOutput.workPath(for: settings.output)
             AtomicOutput.removeStaleWork(besides: settings.output)
@@ -266,7 +266,6 @@ public final class EncoderSink {
         height = h
 
         // SVT-AV1 logs its banner straight to stderr unless told otherwise (users can still set it).
-        if codec == .av1 { setenv("SVT_LOG", "1", 0) }
         guard let encoderCodec = codec.encoderNames.lazy.compactMap({ avcodec_find_encoder_by_name($0) }).first else {
             throw SinkError(path: path, reason: "no \(codec.rawValue) encoder in this FFmpeg build")
         }
@@ -362,7 +361,7 @@ public final class EncoderSink {
             av_packet_rescale_ts(pkt, enc.pointee.time_base, st.pointee.time_base)  // after the header: mp4 changes it
             pkt.pointee.stream_index = st.pointee.index
             let w = av_interleaved_write_frame(mux, pkt)
-            if w == vfx_averror(EPIPE) { throw SinkError(path: settings.output, reason: SinkError.readerClosed) }
+            if w == vfx_averror(EPIPE) { throw SinkError(path: settings.output, reason: SinkError.readerClosed, kind: .readerClosed) }
             if w < 0 { throw SinkError.ffmpeg(settings.output, "writing failed", w) }
         }
     }

@@ -1,16 +1,39 @@
 import CFFmpeg
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Why a sink could not write. The description is one line naming the file and the cause.
 public struct SinkError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure, for callers that act on it (a closed reader is the end of
+    /// the show, not a failure; a full disk may be worth a retry elsewhere).
+    public enum Kind: Sendable, Equatable {
+        /// The program reading a pipe went away (EPIPE). Only reported where SIGPIPE is
+        /// ignored, as the vidfx executable does: otherwise the signal ends the process.
+        case readerClosed
+        /// No space left, or a file-size or quota limit reached.
+        case diskFull
+        /// The target appeared while rendering and overwriting was not allowed.
+        case targetExists
+        /// The file system refused access.
+        case permissionDenied
+        /// Anything else.
+        case other
+    }
+
     /// The output (or input, for audio) the problem is about.
     public let path: String
     /// What went wrong.
     public let reason: String
+    /// What kind of failure it is.
+    public let kind: Kind
 
     /// Creates an error.
-    public init(path: String, reason: String) {
+    public init(path: String, reason: String, kind: Kind = .other) {
         self.path = path
         self.reason = reason
+        self.kind = kind
     }
 
     public var description: String { "\(path): \(reason)" }
@@ -19,7 +42,18 @@ public struct SinkError: Error, Sendable, CustomStringConvertible {
     public static let readerClosed = "the reader closed the pipe"
 
     /// True when writing stopped because the reader of a pipe went away.
-    public var isReaderClosed: Bool { reason == Self.readerClosed }
+    public var isReaderClosed: Bool { kind == .readerClosed }
+
+    /// The kind an errno value stands for.
+    static func kind(errno code: Int32) -> Kind {
+        switch code {
+        case EPIPE: .readerClosed
+        case ENOSPC, EFBIG, EDQUOT: .diskFull
+        case EACCES, EPERM, EROFS: .permissionDenied
+        case EEXIST: .targetExists
+        default: .other
+        }
+    }
 
     /// An error from an FFmpeg return code.
     static func ffmpeg(_ path: String, _ what: String, _ code: Int32) -> SinkError {
@@ -27,6 +61,8 @@ public struct SinkError: Error, Sendable, CustomStringConvertible {
         buffer.withUnsafeMutableBufferPointer { b in
             vfx_err2str(code, UnsafeMutableRawPointer(b.baseAddress!).assumingMemoryBound(to: CChar.self), b.count)
         }
-        return SinkError(path: path, reason: "\(what): \(String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self))")
+        // FFmpeg's codes are negated errno values where they come from the system.
+        return SinkError(path: path, reason: "\(what): \(String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self))",
+                         kind: code < 0 ? kind(errno: -code) : .other)
     }
 }

@@ -10,7 +10,8 @@ import Glibc
 /// centred (`C420jpeg`) siting.
 ///
 /// Every tick yields a frame: a tick playback dropped repeats the previous frame, so
-/// the reader's timeline matches the clock.
+/// the reader's timeline matches the clock. A reader that quits ends the stream quietly
+/// where the process ignores SIGPIPE (the vidfx executable does; a library user must).
 public final class Y4MSink: PreviewSink {
     public let name = "y4m"
     public var isVisible: Bool { true }
@@ -30,7 +31,6 @@ public final class Y4MSink: PreviewSink {
         self.fd = fd
         self.requestedSize = size
         self.frameRate = frameRate
-        signal(SIGPIPE, SIG_IGN)  // a reader that quits is EPIPE, handled as the end
     }
 
     public func show(_ frame: Frame, caption: String?) throws(SinkError) -> Bool {

@@ -207,7 +207,6 @@ final class RawFileOutput: FrameWriter {
         if path == "-" {
             fd = STDOUT_FILENO
             temporary = nil
-            signal(SIGPIPE, SIG_IGN)  // a closed pipe is an EPIPE we handle, not a crash
             return
         }
         var info = stat()
@@ -216,7 +215,6 @@ final class RawFileOutput: FrameWriter {
             fd = open(path, O_WRONLY)
             guard fd >= 0 else { throw CommandFailure(message: "\(path): cannot write (\(String(cString: strerror(errno))))") }
             temporary = nil
-            signal(SIGPIPE, SIG_IGN)
             return
         }
         if !overwrite, FileManager.default.fileExists(atPath: path) {

@@ -15,23 +15,20 @@ struct VidFX: AsyncParsableCommand {
 
     /// Runs the command line; failures print one line on stderr and exit non-zero.
     static func main() async {
-        // A file-size limit (ulimit -f) must surface as a write error (EFBIG), not kill us.
+        // Process-wide settings belong here, not in the libraries. A file-size limit
+        // (ulimit -f) must surface as a write error (EFBIG), and a pipe whose reader quit
+        // as EPIPE (the sinks' "reader closed", the end of the show), not kill us.
         signal(SIGXFSZ, SIG_IGN)
+        signal(SIGPIPE, SIG_IGN)
+        // SVT-AV1 prints a banner to stderr unless told to be quiet; stderr is for our lines.
+        setenv("SVT_LOG", "1", 0)
         FramePool.preferMappedBuffers()  // footprint = what is alive
         let arguments = Preview.normalize(Array(CommandLine.arguments.dropFirst()))
         var command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)
         } catch {
-            // --help and --version print as the parser has them; a mistake is one line
-            // that says what is wrong and where to read more.
-            let code = exitCode(for: error)
-            guard code != .success else { exit(withError: error) }
-            let first = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
-            let names = configuration.subcommands.map { $0._commandName }
-            let help = arguments.first.flatMap { names.contains($0) ? "vidfx \($0) --help" : nil } ?? "vidfx --help"
-            Console.error("\(first.replacingOccurrences(of: "Error: ", with: "")) (see \(help))")
-            Foundation.exit(code.rawValue)
+            fail(error, arguments: arguments)
         }
         do {
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -46,8 +43,21 @@ struct VidFX: AsyncParsableCommand {
             Console.error(error.message)
             Foundation.exit(error.code)
         } catch {
-            exit(withError: error)
+            fail(error, arguments: arguments)
         }
+    }
+
+    /// Ends the process for an error from the argument parser (parsing, or a
+    /// ValidationError from run()): --help and --version print as the parser has them;
+    /// a mistake is one line that says what is wrong and where to read more.
+    static func fail(_ error: any Error, arguments: [String]) -> Never {
+        let code = exitCode(for: error)
+        guard code != .success else { exit(withError: error) }
+        let first = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+        let names = configuration.subcommands.map { $0._commandName }
+        let help = arguments.first.flatMap { names.contains($0) ? "vidfx \($0) --help" : nil } ?? "vidfx --help"
+        Console.error("\(first.replacingOccurrences(of: "Error: ", with: "")) (see \(help))")
+        Foundation.exit(code.rawValue)
     }
 }
 
