@@ -38,7 +38,9 @@ struct Preview: ParsableCommand {
     @Option(name: .customLong("sink"), help: "Where to show it: window, terminal or y4m (stdout); repeat for several. Default: window with a display, else terminal.")
     var sinks: [SinkKind] = []
 
-    @Option(help: ArgumentHelp("Play N times in all; --loop alone loops until stopped.", valueName: "N"))
+    // A bare --loop (followed by another option, the input, or nothing) is the flag
+    // form: the parser falls back to `forever` when no count follows.
+    @Option(defaultAsFlag: LoopArgument.forever, help: ArgumentHelp("Play N times in all; --loop alone loops until stopped.", valueName: "N"))
     var loop: LoopArgument?
 
     @Option(parsing: .unconditional, help: "Frames per second of the cadence: 30, 29.97, 30000/1001…")
@@ -59,28 +61,21 @@ struct Preview: ParsableCommand {
     @OptionGroup var color: ColorOptions
     @OptionGroup var network: NetworkOptions
 
-    /// `--loop` with or without a count (a bare `--loop` is rewritten to `--loop forever`).
-    struct LoopArgument: ExpressibleByArgument {
+    /// `--loop` with a count, `--loop forever`, or a bare `--loop` (forever).
+    struct LoopArgument: ExpressibleByArgument, CustomStringConvertible {
         var passes: Int?
+        static let forever = LoopArgument(passes: nil)
+        private init(passes: Int?) { self.passes = passes }
         init?(argument: String) {
             if argument == "forever" { passes = nil; return }
-            guard let n = Int(argument), (1...InputLimits.largestCount).contains(n) else { return nil }
-            passes = n
+            guard let n = Int(argument) else { return nil }
+            passes = n  // checked in validate(), where the message can say what is wrong
         }
+        var description: String { passes.map(String.init) ?? "forever" }
     }
 
-    /// Lets `--loop` stand alone: inserts `forever` when no count follows it.
-    static func normalize(_ arguments: [String]) -> [String] {
-        guard arguments.first == "preview" else { return arguments }
-        var out: [String] = []
-        for (i, a) in arguments.enumerated() {
-            out.append(a)
-            if a == "--loop" {
-                let next = i + 1 < arguments.count ? arguments[i + 1] : nil
-                if next.map({ Int($0) == nil && $0 != "forever" }) ?? true { out.append("forever") }
-            }
-        }
-        return out
+    func validate() throws {
+        try InputLimits.checkCount(loop?.passes, option: "--loop")
     }
 
     func run() throws {

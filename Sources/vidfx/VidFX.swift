@@ -23,7 +23,7 @@ struct VidFX: AsyncParsableCommand {
         // SVT-AV1 prints a banner to stderr unless told to be quiet; stderr is for our lines.
         setenv("SVT_LOG", "1", 0)
         FramePool.preferMappedBuffers()  // footprint = what is alive
-        let arguments = Preview.normalize(Array(CommandLine.arguments.dropFirst()))
+        let arguments = Array(CommandLine.arguments.dropFirst())
         var command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)
