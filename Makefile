@@ -8,7 +8,7 @@ TARGET_CPU ?= $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo haswell)
 RELEASE := .build-release
 export LSAN_OPTIONS := suppressions=$(CURDIR)/.lsan-suppressions:print_suppressions=0
 
-.PHONY: setup build demo test test-unit test-asan bench fuzz clean testmedia
+.PHONY: setup build install demo test test-unit test-asan bench fuzz clean testmedia
 
 setup:
 	@scripts/setup.sh
@@ -16,6 +16,20 @@ setup:
 build: setup
 	VIDFX_TARGET_CPU=$(TARGET_CPU) $(SWIFT) build -c release --product vidfx --scratch-path $(RELEASE)
 	@echo "built $(RELEASE)/release/vidfx$(if $(TARGET_CPU), (effects tuned for $(TARGET_CPU)))"
+
+## install: the release binary, its man page (swift-argument-parser's generate-manual
+## plugin, from the same build) and bash/zsh/fish completions, under $(DESTDIR)$(PREFIX).
+PREFIX ?= /usr/local
+MANUAL := $(RELEASE)/plugins/GenerateManual/outputs/vidfx/vidfx.1
+install: build
+	VIDFX_TARGET_CPU=$(TARGET_CPU) $(SWIFT) package --scratch-path $(RELEASE) plugin generate-manual --product vidfx --configuration release
+	install -Dm755 $(RELEASE)/release/vidfx $(DESTDIR)$(PREFIX)/bin/vidfx
+	install -Dm644 $(MANUAL) $(DESTDIR)$(PREFIX)/share/man/man1/vidfx.1
+	mkdir -p $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	$(RELEASE)/release/vidfx --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/vidfx
+	$(RELEASE)/release/vidfx --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_vidfx
+	$(RELEASE)/release/vidfx --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/vidfx.fish
+	@echo "installed vidfx, its man page and completions under $(DESTDIR)$(PREFIX)"
 
 ## demo: probe a clip, dump its cadence through an effect chain, render the effect gallery.
 demo: build

@@ -102,7 +102,11 @@ def build_case(n: int, seed: int, work: str) -> dict:
         for _ in range(rng.randint(1, 3)):
             opts = OPTIONS[command]
             if opts and rng.random() < 0.7:
-                args += [rng.choice(opts), rng.choice(NUMBERS)]
+                option, value = rng.choice(opts), rng.choice(NUMBERS)
+                # A valid but large count is a long render, not a hang: keep the work small.
+                if option in ("--loop", "--frames") and value.isdigit() and 50 < int(value) <= 100_000_000:
+                    value = "50"
+                args += [option, value]
             elif command != "probe":
                 cube = os.path.join(case_dir, "x.cube")
                 hostile_cube(cube, rng)

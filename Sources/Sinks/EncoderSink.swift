@@ -310,8 +310,11 @@ public final class EncoderSink {
         if let input = settings.audioInput, let track = try AudioCopy(input: input, options: settings.audioInputOptions, stop: settings.stop, start: settings.audioStart, duration: settings.audioDuration) {
             let id = track.parameters.pointee.codec_id
             let name = String(cString: avcodec_get_name(id))
-            let copyable = container.copiedAudio.map { $0.contains(name) }
-                ?? (avformat_query_codec(mux.pointee.oformat, id, FF_COMPLIANCE_NORMAL) == 1)
+            // Copied when players take it (the container's list) and this FFmpeg's muxer knows
+            // the codec. MPEG-TS's muxer has no codec table to ask, so its list alone decides.
+            let players = container.copiedAudio.map { $0.contains(name) } ?? true
+            let muxer = container == .ts || avformat_query_codec(mux.pointee.oformat, id, FF_COMPLIANCE_NORMAL) == 1
+            let copyable = players && muxer
             if copyable && settings.audioCopyAllowed {
                 guard let ast = avformat_new_stream(mux, nil) else { throw SinkError(path: path, reason: "out of memory") }
                 avcodec_parameters_copy(ast.pointee.codecpar, track.parameters)

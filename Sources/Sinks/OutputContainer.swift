@@ -31,11 +31,14 @@ public enum OutputContainer: String, Sendable, CaseIterable {
 
     /// The audio codecs (FFmpeg's names) copied into this container as they are: those
     /// the container's specification and the common players (browsers, QuickTime, VLC,
-    /// set-top boxes) take. Anything else is transcoded. Nil for Matroska, which takes
-    /// whatever FFmpeg can put in it.
+    /// set-top boxes) take; FFmpeg's muxer must also accept the codec (see EncoderSink).
+    /// Anything else is transcoded. Nil for Matroska, which takes whatever FFmpeg can put
+    /// in it.
     var copiedAudio: Set<String>? {
         switch self {
-        case .mp4: ["aac", "mp3", "opus", "flac", "alac"]
+        // Players take FLAC in MP4 too, but FFmpeg 5.1's MP4 muxer refuses it at normal
+        // strictness (only when the header is written; avformat_query_codec says yes).
+        case .mp4: ["aac", "mp3", "opus", "alac"]
         case .mov: ["aac", "mp3", "alac", "pcm_s16le", "pcm_s16be", "pcm_s24le", "pcm_s24be"]
         case .webm: ["opus", "vorbis"]
         case .ts: ["aac", "mp3", "mp2", "ac3", "eac3"]
