@@ -22,7 +22,7 @@ build: setup
 PREFIX ?= /usr/local
 MANUAL := $(RELEASE)/plugins/GenerateManual/outputs/vidfx/vidfx.1
 install: build
-	VIDFX_TARGET_CPU=$(TARGET_CPU) $(SWIFT) package --scratch-path $(RELEASE) plugin generate-manual --product vidfx --configuration release
+	VIDFX_TARGET_CPU=$(TARGET_CPU) $(SWIFT) package --scratch-path $(RELEASE) plugin generate-manual --configuration release
 	install -Dm755 $(RELEASE)/release/vidfx $(DESTDIR)$(PREFIX)/bin/vidfx
 	install -Dm644 $(MANUAL) $(DESTDIR)$(PREFIX)/share/man/man1/vidfx.1
 	mkdir -p $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
