@@ -2,7 +2,7 @@
 /// Image's convention: `x' = a·x + c·y + tx`, `y' = b·x + d·y + ty` with the origin at
 /// the bottom-left and y up, so positive rotations turn counter-clockwise about that
 /// corner. The canvas keeps its size; uncovered pixels are transparent black.
-public struct Affine: LayerEffect {
+public struct Affine: DistortionEffect {
     public static let descriptor = EffectDescriptor(
         name: "affine", kind: .distortion, category: .geometry, summary: "Scale, rotate, skew and move the picture by a 2×3 matrix (Core Image's affine transform).",
         parameters: [
@@ -16,9 +16,10 @@ public struct Affine: LayerEffect {
     private let inverse: (a: Double, b: Double, c: Double, d: Double)
     private let t: (Double, Double)
     private let identity: Bool
-    private let sampling: Sampling
+    /// How positions between pixels are read.
+    public let sampling: Sampling
     /// Output→source positions, per frame size.
-    private let map = SourceMap()
+    public let map = SourceMap()
 
     public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
         let m = parameters.vector("transform")
@@ -30,26 +31,20 @@ public struct Affine: LayerEffect {
         sampling = Sampling(parameters)
     }
 
-    public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
-        if identity {
-            for y in rows { (dst + y * destinationStride).update(from: src.row(y), count: src.width) }
-            return
-        }
-        let (w, hgt) = (src.width, src.height), h = Double(hgt)
+    /// The identity matrix is a copy, not a resample.
+    public var isIdentity: Bool { identity }
+
+    /// The inverse transform of the position, in y-up coordinates; nil off the source.
+    public func sourcePosition(x px: Double, y: Double, width w: Int, height hgt: Int) -> (x: Double, y: Double)? {
+        let h = Double(hgt)
         let maxX = Float(w - 1), maxY = Float(hgt - 1)
-        let (ia, ib, ic, id) = inverse, t = self.t, sampling = self.sampling
-        let entries = map.map(width: w, height: hgt) { y, row in
-            // F(p) − t, then src_ci = A⁻¹·q with A⁻¹ = [ia ic; ib id], in Double.
-            let qy = h - (Double(y) + 0.5) - t.1
-            let rowX = ic * qy - ia * t.0, rowY = h - (id * qy - ib * t.0)
-            for x in 0..<w {
-                let px = Double(x) + 0.5
-                let sx = Float(rowX + ia * px), sy = Float(rowY - ib * px)
-                let ux = sx - 0.5, uy = sy - 0.5
-                row[x] = ux >= 0 && ux <= maxX && uy >= 0 && uy <= maxY
-                    ? SourceMap.entry(sx, sy, width: w, height: hgt, sampling: sampling) : SourceMap.outside
-            }
-        }
-        SourceMap.render(entries, src, into: dst, destinationStride: destinationStride, rows: rows, sampling: sampling)
+        let (ia, ib, ic, id) = inverse
+        // F(p) − t, then src_ci = A⁻¹·q with A⁻¹ = [ia ic; ib id], in Double.
+        let qy = h - y - t.1
+        let rowX = ic * qy - ia * t.0, rowY = h - (id * qy - ib * t.0)
+        let sx = Float(rowX + ia * px), sy = Float(rowY - ib * px)
+        let ux = sx - 0.5, uy = sy - 0.5
+        guard ux >= 0 && ux <= maxX && uy >= 0 && uy <= maxY else { return nil }
+        return (Double(sx), Double(sy))
     }
 }

@@ -40,8 +40,14 @@ public protocol ColorEffect: Effect {
 /// An effect that may read the whole source frame (layer) or maps each output
 /// position to a source position (distortion).
 public protocol LayerEffect: Effect {
+    /// Builds what depends on the frame size (tables, maps), once per size, before any
+    /// render at that size: libavfilter's `config_props`. Called on one thread, never
+    /// during a render, so the kernels read what it built without locking.
+    func prepare(width: Int, height: Int)
+
     /// Writes output rows `rows` (each `destinationStride` pixels apart) from `source`.
-    /// Called on many threads at once with disjoint row ranges.
+    /// Called on many threads at once with disjoint row ranges, after
+    /// ``prepare(width:height:)`` for the source's size; must not lock or allocate.
     func render(_ source: SourceImage, into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
                 rows: Range<Int>, context: RenderContext)
 
@@ -51,6 +57,9 @@ public protocol LayerEffect: Effect {
 }
 
 extension LayerEffect {
+    /// Nothing depends on the size.
+    public func prepare(width: Int, height: Int) {}
+
     /// Same size as the input.
     public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) { (width, height) }
 }

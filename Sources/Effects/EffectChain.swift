@@ -52,6 +52,10 @@ public final class EffectChain: Sendable {
                 }
             } else if let l = entry.effect as? any LayerEffect {
                 stages.append(.layer(l))
+            } else {
+                // An effect must be one of the two: dropping one silently would render
+                // something other than what was asked for.
+                preconditionFailure("\(type(of: entry.effect)) is neither a ColorEffect nor a LayerEffect")
             }
         }
         self.stages = stages
@@ -192,6 +196,8 @@ public final class EffectChain: Sendable {
     }
 
     private func renderLayer(_ effect: any LayerEffect, from src: Frame, into dst: inout Frame, context: RenderContext) {
+        // Per-size state first, on this thread; the bands below only read it.
+        effect.prepare(width: src.width, height: src.height)
         let srcStride = src.bytesPerRow / 4, dstStride = dst.bytesPerRow / 4
         src.withUnsafeBytes { s in
             dst.withUnsafeMutableBytes { d in

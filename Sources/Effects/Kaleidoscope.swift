@@ -4,7 +4,7 @@ import Foundation
 /// wedge of angle π/count after `angle` is reflected around the centre, giving
 /// `count`-fold dihedral symmetry (2·count wedges; Core Image calls count 6
 /// "12-way symmetry").
-public struct Kaleidoscope: LayerEffect {
+public struct Kaleidoscope: DistortionEffect {
     public static let descriptor = EffectDescriptor(
         name: "kaleidoscope", kind: .distortion, category: .geometry, summary: "Reflect one wedge around a centre, like a kaleidoscope (Core Image's kaleidoscope).",
         parameters: [
@@ -19,9 +19,10 @@ public struct Kaleidoscope: LayerEffect {
     private let count: Int
     private let angle: Float
     private let cx: Float, cy: Float
-    private let sampling: Sampling
+    /// How positions between pixels are read.
+    public let sampling: Sampling
     /// Output→source positions, per frame size.
-    private let map = SourceMap()
+    public let map = SourceMap()
 
     public init(parameters: Parameters, resources: EffectResources) {
         count = parameters.int("count")
@@ -31,24 +32,18 @@ public struct Kaleidoscope: LayerEffect {
         sampling = Sampling(parameters)
     }
 
-    public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
-        let (w, h) = (src.width, src.height)
+    /// The wedge's mirror image of the position, about the centre.
+    public func sourcePosition(x: Double, y: Double, width w: Int, height h: Int) -> (x: Double, y: Double)? {
         let centerX = cx * Float(w), centerY = cy * Float(h)
-        let sector = 2 * Float.pi / Float(count), half = sector / 2, angle = self.angle, sampling = self.sampling
+        let sector = 2 * Float.pi / Float(count), half = sector / 2
         let ca = Foundation.cos(angle), sa = Foundation.sin(angle)
-        let entries = map.map(width: w, height: h) { y, row in
-            let dy = Float(y) + 0.5 - centerY
-            for x in 0..<w {
-                let dx = Float(x) + 0.5 - centerX
-                let r = (dx * dx + dy * dy).squareRoot()
-                var t = FastTrig.atan2(dy, dx) - angle
-                t -= sector * (t / sector).rounded(.down)
-                if t > half { t = sector - t }
-                // t is in [0, π]; rotate (cos t, sin t) by the angle instead of another cos/sin.
-                let (c, s) = FastTrig.cosSin(t)
-                row[x] = SourceMap.entry(centerX + r * (c * ca - s * sa), centerY + r * (s * ca + c * sa), width: w, height: h, sampling: sampling)
-            }
-        }
-        SourceMap.render(entries, src, into: dst, destinationStride: destinationStride, rows: rows, sampling: sampling)
+        let dx = Float(x) - centerX, dy = Float(y) - centerY
+        let r = (dx * dx + dy * dy).squareRoot()
+        var t = FastTrig.atan2(dy, dx) - angle
+        t -= sector * (t / sector).rounded(.down)
+        if t > half { t = sector - t }
+        // t is in [0, π]; rotate (cos t, sin t) by the angle instead of another cos/sin.
+        let (c, s) = FastTrig.cosSin(t)
+        return (Double(centerX + r * (c * ca - s * sa)), Double(centerY + r * (s * ca + c * sa)))
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How distortions read the source between pixel centres.
-enum Sampling: String, Sendable {
+public enum Sampling: String, Sendable {
     /// S_bil: bilinear, clamped to the edge (SwiftUI's `layer.sample`, Core Image).
     case bilinear
     /// S_near: the pixel the position falls in (FFmpeg `geq` with integer taps).
@@ -61,13 +61,19 @@ enum FastTrig {
 ///
 /// Entries pack the top-left bilinear tap (x0, y0) and the fractions (fx, fy) in
 /// 1/65536ths, 16 bits each; x0 = 0xFFFF marks a position outside the source.
-final class SourceMap: @unchecked Sendable {
+///
+/// Written only by ``build(width:height:fill:)`` from the effect's `prepare`, which the
+/// chain calls on its own thread before any render of that size starts; renders only
+/// read. So no lock: the bands that render are started after the build returns.
+public final class SourceMap: @unchecked Sendable {
     /// Positions at or past this x are "outside" (transparent).
     static let outside: UInt64 = 0xFFFF
 
-    private let lock = NSLock()
-    private var size = (width: 0, height: 0)
-    private var entries: [UInt64] = []
+    private(set) var size = (width: 0, height: 0)
+    private(set) var entries: [UInt64] = []
+
+    /// An empty map; ``DistortionEffect``s keep one each.
+    public init() {}
 
     /// Packs a source position (pixel centres at +0.5) for `sampling`, clamped to the edge.
     @inline(__always)
@@ -88,11 +94,9 @@ final class SourceMap: @unchecked Sendable {
         return UInt64(x) | UInt64(y) << 16 | f << 32 | g << 48
     }
 
-    /// The map for a `width`×`height` frame, built by `fill(y, row)` for each row on
-    /// first use (on all cores) and kept until the size changes.
-    func map(width: Int, height: Int, fill: @Sendable (Int, UnsafeMutablePointer<UInt64>) -> Void) -> [UInt64] {
-        lock.lock()
-        defer { lock.unlock() }
+    /// Builds the map for a `width`×`height` frame with `fill(y, row)` for each row (on
+    /// all cores), unless it is already built for that size.
+    func build(width: Int, height: Int, fill: @Sendable (Int, UnsafeMutablePointer<UInt64>) -> Void) {
         if size != (width, height) || entries.isEmpty {
             var fresh = [UInt64](repeating: 0, count: width * height)
             fresh.withUnsafeMutableBufferPointer { b in
@@ -104,7 +108,6 @@ final class SourceMap: @unchecked Sendable {
             entries = fresh
             size = (width, height)
         }
-        return entries
     }
 
     /// Renders `rows` through the map (bilinear when the entries carry fractions).
@@ -137,5 +140,53 @@ final class SourceMap: @unchecked Sendable {
                 }
             }
         }
+    }
+}
+
+/// A distortion: each output pixel shows the source at some position, which depends
+/// only on the output position and the frame size. The author writes that position;
+/// the map of every position is built once per frame size (in `prepare`) and each frame
+/// costs only its lookups.
+public protocol DistortionEffect: LayerEffect {
+    /// How positions between pixels are read.
+    var sampling: Sampling { get }
+    /// Where the positions are kept; one per effect.
+    var map: SourceMap { get }
+    /// True when every pixel stays where it is: the frame is copied, not resampled.
+    var isIdentity: Bool { get }
+    /// The source position (pixel centres at +0.5) shown at the output pixel centre
+    /// (`x`, `y`) of a `width`×`height` frame; nil where the source does not reach
+    /// (transparent).
+    func sourcePosition(x: Double, y: Double, width: Int, height: Int) -> (x: Double, y: Double)?
+}
+
+extension DistortionEffect {
+    /// Nothing stays in place unless the effect says so.
+    public var isIdentity: Bool { false }
+
+    /// Builds the map for this size (once per size).
+    public func prepare(width: Int, height: Int) {
+        guard !isIdentity else { return }
+        let sampling = self.sampling
+        map.build(width: width, height: height) { y, row in
+            for x in 0..<width {
+                guard let p = sourcePosition(x: Double(x) + 0.5, y: Double(y) + 0.5, width: width, height: height) else {
+                    row[x] = SourceMap.outside
+                    continue
+                }
+                row[x] = SourceMap.entry(Float(p.x), Float(p.y), width: width, height: height, sampling: sampling)
+            }
+        }
+    }
+
+    /// Looks each output pixel up in the map.
+    public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int,
+                       rows: Range<Int>, context: RenderContext) {
+        if isIdentity {  // exact identity, not a resample
+            for y in rows { (dst + y * destinationStride).update(from: src.row(y), count: src.width) }
+            return
+        }
+        precondition(map.size == (src.width, src.height), "\(Self.descriptor.name): render before prepare(width:height:)")
+        SourceMap.render(map.entries, src, into: dst, destinationStride: destinationStride, rows: rows, sampling: sampling)
     }
 }

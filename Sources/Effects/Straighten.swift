@@ -3,7 +3,7 @@ import Foundation
 /// Rotates about the centre and zooms just enough that no empty corner shows (spec
 /// B21, CIStraightenFilter): `s = |cos θ| + max(W/H, H/W)·|sin θ|`, positive angles turn
 /// the picture counter-clockwise on screen.
-public struct Straighten: LayerEffect {
+public struct Straighten: DistortionEffect {
     public static let descriptor = EffectDescriptor(
         name: "straighten", kind: .distortion, category: .geometry, summary: "Rotate and zoom to fill, to level a tilted horizon (Core Image's straighten).",
         parameters: [
@@ -14,32 +14,26 @@ public struct Straighten: LayerEffect {
     )
 
     private let angle: Double
-    private let sampling: Sampling
+    /// How positions between pixels are read.
+    public let sampling: Sampling
     /// Output→source positions, per frame size.
-    private let map = SourceMap()
+    public let map = SourceMap()
 
     public init(parameters: Parameters, resources: EffectResources) {
         angle = parameters.double("angle") * .pi / 180
         sampling = Sampling(parameters)
     }
 
-    public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
-        let w = Double(src.width), h = Double(src.height)
+    /// No turn is a copy, not a resample.
+    public var isIdentity: Bool { angle == 0 }
+
+    /// The position turned about the centre and scaled in by `s`.
+    public func sourcePosition(x: Double, y: Double, width: Int, height: Int) -> (x: Double, y: Double)? {
+        let w = Double(width), h = Double(height)
         let s = abs(cos(angle)) + max(w / h, h / w) * abs(sin(angle))
         let (c, sn) = (Float(cos(angle) / s), Float(sin(angle) / s))
         let (cx, cy) = (Float(w / 2), Float(h / 2))
-        if angle == 0 {  // exact identity, not a resample
-            for y in rows { (dst + y * destinationStride).update(from: src.row(y), count: src.width) }
-            return
-        }
-        let (iw, ih) = (src.width, src.height), sampling = self.sampling
-        let entries = map.map(width: iw, height: ih) { y, row in
-            let dy = Float(y) + 0.5 - cy
-            for x in 0..<iw {
-                let dx = Float(x) + 0.5 - cx
-                row[x] = SourceMap.entry(cx + dx * c - dy * sn, cy + dx * sn + dy * c, width: iw, height: ih, sampling: sampling)
-            }
-        }
-        SourceMap.render(entries, src, into: dst, destinationStride: destinationStride, rows: rows, sampling: sampling)
+        let dx = Float(x) - cx, dy = Float(y) - cy
+        return (Double(cx + dx * c - dy * sn), Double(cy + dx * sn + dy * c))
     }
 }
