@@ -129,6 +129,7 @@ public final class EncoderSink {
         }
         self.container = container
         codec = settings.codec ?? container.defaultCodec
+        _ = try codec.options(crf: settings.crf, preset: settings.preset, bitrate: settings.bitrate)  // a bad preset fails now
         guard av_guess_format(container.formatName, nil, nil) != nil else {
             throw SinkError(path: settings.output, reason: "no \(container.formatName) muxer in this FFmpeg build")
         }
@@ -295,7 +296,7 @@ public final class EncoderSink {
         }
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
-        for (k, v) in codec.options(crf: settings.crf, preset: settings.preset, bitrate: settings.bitrate) {
+        for (k, v) in try codec.options(crf: settings.crf, preset: settings.preset, bitrate: settings.bitrate) {
             av_dict_set(&options, k, v, 0)
         }
         r = avcodec_open2(enc, encoderCodec, &options)
@@ -303,6 +304,12 @@ public final class EncoderSink {
         stream = avformat_new_stream(mux, nil)
         guard let st = stream else { throw SinkError(path: path, reason: "out of memory") }
         avcodec_parameters_from_context(st.pointee.codecpar, enc)
+        if codec == .hevc && (container == .mp4 || container == .mov) {
+            // hvc1, not FFmpeg's default hev1: Apple's players (QuickTime, Safari, iOS)
+            // open only hvc1, and every other player takes it as well.
+            st.pointee.codecpar.pointee.codec_tag = UInt32(UInt8(ascii: "h")) | UInt32(UInt8(ascii: "v")) << 8
+                | UInt32(UInt8(ascii: "c")) << 16 | UInt32(UInt8(ascii: "1")) << 24
+        }
         st.pointee.time_base = enc.pointee.time_base
         st.pointee.avg_frame_rate = enc.pointee.framerate
         st.pointee.r_frame_rate = enc.pointee.framerate

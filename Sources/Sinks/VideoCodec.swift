@@ -26,8 +26,23 @@ public enum VideoCodec: String, Sendable, CaseIterable {
     /// Whether width and height must be even (chroma subsampled vertically and horizontally).
     var needsEvenSize: Bool { true }
 
-    /// Encoder options for quality settings.
-    func options(crf: Int?, preset: String?, bitrate: Int?) -> [(String, String)] {
+    /// The speed presets every codec but ProRes takes: x264's names, fastest first.
+    public static let speedPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
+    /// ProRes's presets are its 4:2:2 profiles (4444 needs 4:4:4 pictures, which the
+    /// encoder sink does not feed yet).
+    public static let proresProfiles = ["proxy", "lt", "standard", "hq"]
+
+    /// The `--preset` names this codec takes.
+    public var presets: [String] { self == .prores ? Self.proresProfiles : Self.speedPresets }
+
+    /// Encoder options for quality settings. `preset` is one of ``presets``: x264's
+    /// speed names for every codec (VP9 maps them to its deadline and cpu-used, SVT-AV1
+    /// to its preset number), ProRes's profile names for ProRes.
+    func options(crf: Int?, preset: String?, bitrate: Int?) throws(SinkError) -> [(String, String)] {
+        if let preset, !presets.contains(preset) {
+            throw SinkError(path: "--preset", reason: "'\(preset)' is not a \(rawValue) preset; use \(presets.joined(separator: ", "))")
+        }
+        let speed = preset.flatMap { Self.speedPresets.firstIndex(of: $0) }  // 0 fastest … 8 slowest
         var o: [(String, String)] = []
         switch self {
         case .h264, .hevc:
@@ -36,14 +51,17 @@ public enum VideoCodec: String, Sendable, CaseIterable {
             if self == .hevc { o.append(("x265-params", "log-level=error")) }
         case .vp9:
             if bitrate == nil { o.append(("crf", String(crf ?? 32))); o.append(("b", "0")) }
-            o.append(("deadline", preset ?? "good"))
-            o.append(("cpu-used", "4"))
+            // Without a preset: good quality at cpu-used 4, about x264's "faster".
+            let (deadline, cpu) = speed.map { [("realtime", 8), ("realtime", 6), ("good", 5), ("good", 4), ("good", 3), ("good", 2),
+                                               ("good", 1), ("good", 0), ("best", 0)][$0] } ?? ("good", 4)
+            o.append(("deadline", deadline))
+            o.append(("cpu-used", String(cpu)))
             o.append(("row-mt", "1"))
         case .av1:
             if bitrate == nil { o.append(("crf", String(crf ?? 35))) }
-            o.append(("preset", preset ?? "8"))
+            o.append(("preset", String(speed.map { [12, 11, 10, 9, 8, 6, 4, 3, 2][$0] } ?? 8)))
         case .prores:
-            o.append(("profile", preset ?? "2"))
+            o.append(("profile", String(preset.flatMap { Self.proresProfiles.firstIndex(of: $0) } ?? 2)))
         }
         return o
     }

@@ -35,7 +35,7 @@ struct Apply: ParsableCommand {
     @Option(parsing: .unconditional, help: "Quality: constant rate factor (lower is better; x264 default 23).")
     var crf: Int?
 
-    @Option(help: "Encoder preset (x264: ultrafast…veryslow, default veryfast).")
+    @Option(help: "Encoder speed: ultrafast, superfast, veryfast (default), faster, fast, medium, slow, slower or veryslow, for every codec (VP9 and AV1 map them to their own settings); for ProRes its profile: proxy, lt, standard (default) or hq.")
     var preset: String?
 
     @Option(parsing: .unconditional, help: "Target bit rate instead of CRF, e.g. 4M or 2500k.")
