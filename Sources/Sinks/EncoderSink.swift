@@ -125,7 +125,9 @@ public final class EncoderSink {
         }
         let ext = url.pathExtension
         guard let container = settings.container ?? OutputContainer(extension: ext) ?? (direct ? .mkv : nil) else {
-            throw SinkError(path: settings.output, reason: "unknown container '.\(ext)' (use .mp4, .mov, .mkv, .webm or .ts, or --container)")
+            throw SinkError(path: settings.output, reason: ext.isEmpty
+                ? "no extension to tell the container by (name it .mp4, .mov, .mkv, .webm or .ts, or use --container)"
+                : "unknown container '.\(ext)' (use .mp4, .mov, .mkv, .webm or .ts, or --container)")
         }
         self.container = container
         codec = settings.codec ?? container.defaultCodec

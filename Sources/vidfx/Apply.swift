@@ -137,7 +137,7 @@ struct Apply: ParsableCommand {
         if let e = encoder.error as? SinkError, e.isReaderClosed {
             // The player reading the pipe was closed: the end of the show, not a failure.
             sink.abandon()
-            if !render.quiet { Console.note("the reader closed \(target) after \(encoded) frames") }
+            if !render.quiet { Console.note("the reader closed \(target) after \(Console.count(encoded, "frame"))") }
             return
         }
         if let error = encoder.error ?? failure {
@@ -156,11 +156,11 @@ struct Apply: ParsableCommand {
         if !render.quiet { for note in sink.notes { Console.note(note) } }
         let seconds = Double(encoded) / configuration.frameRate.seconds
         if let sig = interruption.signal {
-            Console.note(String(format: "interrupted: wrote the first %.2f s (%d frames) to %@, a complete, playable file", seconds, encoded, target))
+            Console.note(String(format: "interrupted: wrote the first %.2f s (%@) to %@, a complete, playable file", seconds, Console.count(encoded, "frame"), target))
             throw ExitCode(128 + sig)
         }
         if !render.quiet {
-            Console.note("wrote \(target): \(summary.frames) frames, \(summary.width)x\(summary.height) \(summary.codec), "
+            Console.note("wrote \(target): \(Console.count(summary.frames, "frame")), \(summary.width)x\(summary.height) \(summary.codec), "
                          + String(format: "%.2f s", seconds) + (summary.audio.map { ", audio \($0)" } ?? ", no audio"))
         }
     }

@@ -159,7 +159,7 @@ struct Dump: ParsableCommand {
             line.end(frames: count)
             if let sig = interruption.signal {
                 writer.abandon()
-                Console.note("interrupted after \(count) frames; nothing written to \(output)")
+                Console.note("interrupted after \(Console.count(count, "frame")); nothing written to \(output)")
                 throw ExitCode(128 + sig)
             }
             try writer.finish()
@@ -172,7 +172,7 @@ struct Dump: ParsableCommand {
         }
         if !render.quiet, let (w, h) = size {
             let target = output == "-" ? "stdout" : output
-            Console.note("\(count) frames, \(w)x\(h) \(format.rawValue), \(configuration.frameRate) fps -> \(target)")
+            Console.note("\(Console.count(count, "frame")), \(w)x\(h) \(format.rawValue), \(configuration.frameRate) fps -> \(target)")
         }
     }
 }

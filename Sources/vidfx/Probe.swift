@@ -57,7 +57,7 @@ struct Probe: ParsableCommand {
         } else {
             var rate = v.frameRate.map { "\($0) fps" } ?? "unknown"
             if let r = info.frameRate, v.frameRate?.contains("/") == true { rate += String(format: " (%.3f)", r) }
-            if let count = v.frameCount { rate += ", \(count) frames" }
+            if let count = v.frameCount { rate += ", \(Console.count(count, "frame"))" }
             row("rate", rate)
         }
         var orientation = info.rotation == 0 ? "upright" : "rotated \(info.rotation)° clockwise"
@@ -75,7 +75,7 @@ struct Probe: ParsableCommand {
             if let l = a.language, l != "und" { text += ", \(l)" }
             row("audio", text)
         }
-        if let b = info.bitRate { row("bit rate", "\(b / 1000) kb/s") }
+        if let b = info.bitRate, b > 0 { row("bit rate", "\(b / 1000) kb/s") }  // playlists report 0
         return lines.joined(separator: "\n") + "\n"
     }
 }

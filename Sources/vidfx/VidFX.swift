@@ -82,6 +82,9 @@ enum Console {
         FileHandle.standardError.write(Data("vidfx: \(message)\n".utf8))
     }
 
+    /// "1 frame", "90 frames".
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
     static func warning(_ message: String) {
         FileHandle.standardError.write(Data("vidfx: warning: \(message)\n".utf8))
     }

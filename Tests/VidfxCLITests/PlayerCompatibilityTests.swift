@@ -43,3 +43,23 @@ import TestSupport
         }
     }
 }
+
+/// The small things a user reads.
+@Suite struct SmallMessageTests {
+    @Test func oneFrameIsSingular() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-msg-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try CLI.run(["dump", "testmedia/h264-30fps.mp4", "-o", dir.path, "--frames", "1"])
+        #expect(r.status == 0 && r.stderr.contains("1 frame, 320x240"), "\(r.stderr)")
+        let probe = try CLI.run(["probe", "testmedia/one-frame.mp4"])
+        #expect(String(decoding: probe.stdout, as: UTF8.self).contains(", 1 frame\n"))
+    }
+
+    @Test func anOutputWithoutExtensionSaysSo() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-noext-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let r = try CLI.run(["apply", "testmedia/h264-30fps.mp4", "-o", out])
+        #expect(r.status == 1 && r.stderr.contains("no extension to tell the container by") && !r.stderr.contains("'.'"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+}
