@@ -32,8 +32,20 @@ public final class WindowSink: PreviewSink {
     ///   - size: initial inner size; the user may resize it.
     /// - Throws: ``SinkError`` when SDL cannot open a display.
     public init(title: String, size: (width: Int, height: Int)) throws(SinkError) {
+        let noDisplay = SinkError(path: "window", reason: "no display to open a window on (DISPLAY and WAYLAND_DISPLAY are not set); try --sink terminal or --sink y4m")
+        if getenv("DISPLAY") == nil && getenv("WAYLAND_DISPLAY") == nil && getenv("SDL_VIDEODRIVER") == nil {
+            throw noDisplay  // before SDL_Init, which would print its own complaints while probing
+        }
         guard SDL_Init(SDL_INIT_VIDEO) == 0 else {
             throw SinkError(path: "window", reason: "cannot open a window (\(String(cString: SDL_GetError()))); try --sink terminal")
+        }
+        // With no display SDL falls back to a driver that shows nothing: playback would
+        // run and report frames "shown" to nobody. Only a driver asked for by name
+        // (SDL_VIDEODRIVER=dummy, as tests do) may be invisible.
+        let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
+        if ["dummy", "offscreen", "evdev"].contains(driver) && getenv("SDL_VIDEODRIVER") == nil {
+            SDL_Quit()
+            throw noDisplay
         }
         _ = SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "linear")
         let flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue

@@ -63,3 +63,14 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 }
+
+/// A window needs a display: without one, preview says so instead of "showing" frames
+/// to an invisible driver and exiting 0.
+@Suite struct NoDisplayTests {
+    @Test func windowWithoutADisplayFailsAndSuggestsAnotherSink() throws {
+        let r = try CLIProcess.shell("env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER \"$0\" preview testmedia/h264-30fps.mp4 --sink window --duration 1", [])
+        #expect(r.status == 1)
+        #expect(r.stderr == "vidfx: window: no display to open a window on (DISPLAY and WAYLAND_DISPLAY are not set); try --sink terminal or --sink y4m\n", "\(r.stderr)")
+        #expect(!r.stderr.contains("shown"))
+    }
+}
