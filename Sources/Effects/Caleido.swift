@@ -3,7 +3,8 @@
 public struct Caleido: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "caleido", kind: .distortion, category: .geometry, summary: "Mirror one quadrant into the other three.",
-        parameters: [.choice("quadrant", ["topLeft", "topRight", "bottomLeft", "bottomRight"], help: "The quadrant that is kept and mirrored.")]
+        parameters: [.choice("quadrant", ["topLeft", "topRight", "bottomLeft", "bottomRight"], help: "The quadrant that is kept and mirrored.")],
+        example: "caleido:quadrant=bottomRight"
     )
 
     private let keepLeft: Bool

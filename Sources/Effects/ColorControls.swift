@@ -9,7 +9,8 @@ public struct ColorControls: ColorEffect {
             .float("brightness", default: 0, min: -1, max: 1, help: "Added to every channel."),
             .float("contrast", default: 1, min: 0, max: 4, slider: 0.25...4, help: "Stretch about mid-grey: 1 unchanged."),
             ColorSpace.parameter,
-        ]
+        ],
+        example: "colorcontrols:saturation=1.4:brightness=0.05:contrast=1.3"
     )
 
     private let sat: Float, bri: Float, con: Float

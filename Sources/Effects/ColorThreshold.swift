@@ -6,7 +6,8 @@ public struct ColorThreshold: ColorEffect {
         parameters: [
             .float("threshold", default: 0.5, min: 0, max: 1, help: "A channel above this becomes full, the rest zero."),
             ColorSpace.parameter,
-        ]
+        ],
+        example: "colorthreshold=0.4"
     )
 
     private let table: ChannelTable

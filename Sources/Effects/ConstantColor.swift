@@ -5,7 +5,8 @@ public struct ConstantColor: ColorEffect {
         name: "constantcolor", kind: .color, category: .composite, summary: "Fill the frame with one colour (Core Image's constant color generator).",
         parameters: [
             .color("color", default: (1, 0, 0, 1), help: "The colour: #RRGGBB[AA] or r,g,b[,a] in 0…1."),
-        ]
+        ],
+        example: "constantcolor=#FF8000"
     )
 
     private let pixel: UInt32

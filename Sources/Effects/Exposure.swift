@@ -9,7 +9,8 @@ public struct Exposure: ColorEffect {
         parameters: [
             .float("ev", default: 0, min: -10, max: 10, unit: "EV", help: "Stops: +1 doubles the light, -1 halves it."),
             ColorSpace.parameter,
-        ]
+        ],
+        example: "exposure=0.7"
     )
 
     private let table: ChannelTable

@@ -7,7 +7,8 @@ public struct FalseColor: ColorEffect {
             .color("color0", default: (0.3, 0, 0, 1), help: "Colour for black."),
             .color("color1", default: (1, 0.9, 0.8, 1), help: "Colour for white."),
             ColorSpace.parameter,
-        ]
+        ],
+        example: "falsecolor:color0=#200040:color1=#FFE0A0"
     )
 
     private let c0: (Float, Float, Float)

@@ -8,7 +8,8 @@ public struct Gamma: ColorEffect {
         parameters: [
             .float("power", default: 1, min: 0.01, max: 10, slider: 0.25...4, help: "Exponent: 1 is the identity, above 1 darkens mid-tones."),
             ColorSpace.parameter,
-        ]
+        ],
+        example: "gamma=1.8"
     )
 
     private let table: ChannelTable

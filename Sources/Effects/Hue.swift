@@ -9,7 +9,8 @@ public struct Hue: ColorEffect {
             .float("angle", default: 0, min: -360, max: 360, slider: -180...180, unit: "deg",
                    help: "Rotation in degrees (90, 90deg) or radians (1.57rad); +120 turns red into green."),
             ColorSpace.parameter,
-        ]
+        ],
+        example: "hue=120"
     )
 
     /// The rotation, row-major.

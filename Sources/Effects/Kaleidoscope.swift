@@ -13,7 +13,8 @@ public struct Kaleidoscope: DistortionEffect {
             .float("x", default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the width from the left."),
             .float("y", default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the height from the top."),
             Sampling.parameter,
-        ]
+        ],
+        example: "kaleidoscope:count=6:angle=15"
     )
 
     private let count: Int

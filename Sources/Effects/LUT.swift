@@ -6,7 +6,8 @@ public struct LUT: ColorEffect {
             .file("file", required: true, help: "The LUT: .cube, Hald CLUT image, or 512×512 lookup image."),
             .float("intensity", default: 1, min: 0, max: 1, help: "Mix with the original: 0 leaves the frame as it is."),
             .choice("interp", ["tetrahedral", "trilinear", "nearest"], help: "Interpolation between grid points."),
-        ]
+        ],
+        example: "lut:file=grade.cube:intensity=0.8"
     )
 
     private let table: LUTTable

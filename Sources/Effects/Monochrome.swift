@@ -8,7 +8,8 @@ public struct Monochrome: ColorEffect {
             .color("color", default: (0.6, 0.45, 0.3, 1), help: "The tint: #RRGGBB or r,g,b in 0…1."),
             .float("intensity", default: 1, min: 0, max: 1, help: "0 keeps the input, 1 is fully tinted."),
             ColorSpace.parameter,
-        ]
+        ],
+        example: "monochrome:color=#B08050:intensity=0.9"
     )
 
     private let color: (Float, Float, Float)

@@ -7,7 +7,8 @@ import Foundation
 public struct Noir: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "noir", kind: .color, category: .stylize, summary: "Black and white with exaggerated contrast (like Core Image's Noir photo effect).",
-        parameters: [ColorSpace.parameter]
+        parameters: [ColorSpace.parameter],
+        example: "noir"
     )
 
     /// The curve sampled at 4096 + 1 points of luminance, read with linear interpolation.

@@ -14,7 +14,8 @@ public struct OldTimes: LayerEffect {
             .float("grain", default: 0.08, min: 0, max: 0.5, help: "Grain strength."),
             .float("tone", default: 1, min: 0, max: 1, help: "Warm monochrome tone: 0 keeps the colours."),
             .float("vignette", default: 0.5, min: 0, max: 1, help: "Darkening towards the corners."),
-        ]
+        ],
+        example: "oldtimes:grain=0.12:vignette=0.6"
     )
 
     private let amount: Double, seed: UInt32, filmFPS: Double, grain: Double, tone: Double, vignette: Double

@@ -18,7 +18,7 @@ public struct Overlay: ColorEffect {
             .float("opacity", default: 1, min: 0, max: 1, help: "Multiplies the image's alpha."),
             ColorSpace.parameter,
         ],
-        example: "overlay:anchor=bottomright:x=16:y=16:opacity=0.8"
+        example: "overlay:file=logo.png:anchor=bottomright:x=16:y=16:opacity=0.8"
     )
 
     private let image: Frame

@@ -7,7 +7,8 @@ public struct Pixelate: LayerEffect {
         parameters: [
             .int("size", default: 8, min: 1, max: 4096, slider: 2...64, unit: "px", help: "Block side in pixels (capped at the frame's shorter side)."),
             .choice("mode", ["sample", "average"], help: "sample: block's top-left pixel; average: block mean."),
-        ]
+        ],
+        example: "pixelate:size=12:mode=average"
     )
 
     private let size: Int

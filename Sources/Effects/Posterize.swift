@@ -3,7 +3,8 @@
 public struct Posterize: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "posterize", kind: .color, category: .stylize, summary: "Reduce each channel to a few flat levels.",
-        parameters: [.float("levels", default: 6, min: 2, max: 256, slider: 2...30, help: "Levels per channel, black and white included.")]
+        parameters: [.float("levels", default: 6, min: 2, max: 256, slider: 2...30, help: "Levels per channel, black and white included.")],
+        example: "posterize=5"
     )
 
     private let table: ChannelTable

@@ -3,7 +3,8 @@
 public struct Sepia: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "sepia", kind: .color, category: .tone, summary: "Warm brown old-photo toning.",
-        parameters: [.float("amount", default: 1, min: 0, max: 1, help: "How much sepia: 0 leaves the frame as it is.")]
+        parameters: [.float("amount", default: 1, min: 0, max: 1, help: "How much sepia: 0 leaves the frame as it is.")],
+        example: "sepia=0.8"
     )
 
     /// The mix in 1/1024ths.

@@ -7,7 +7,8 @@ public struct Solarize: ColorEffect {
             .float("intensity", default: 1, min: 0, max: 1, help: "Mix with the original: 0 leaves the frame as it is."),
             .file("lut", required: false, help: "Key: .cube file, Hald CLUT PNG or 512×512 lookup PNG; none for classic solarize."),
             .float("threshold", default: 0.5, min: 0, max: 1, help: "Without a LUT: luma at or below which colours invert."),
-        ]
+        ],
+        example: "solarize:threshold=0.6"
     )
 
     private let lut: LUTTable?

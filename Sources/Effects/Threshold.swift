@@ -2,7 +2,8 @@
 public struct Threshold: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "threshold", kind: .color, category: .stylize, summary: "Black and white ink at a luma threshold.",
-        parameters: [.float("threshold", default: 0.5, min: 0, max: 1, help: "Luma (0…1) at and above which a pixel turns white.")]
+        parameters: [.float("threshold", default: 0.5, min: 0, max: 1, help: "Luma (0…1) at and above which a pixel turns white.")],
+        example: "threshold=0.4"
     )
 
     /// Luma ×10000 is an exact integer (2126·R + 7152·G + 722·B), so the comparison is exact.

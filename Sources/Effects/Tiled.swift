@@ -2,7 +2,8 @@
 public struct Tiled: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "tiled", kind: .distortion, category: .geometry, summary: "Repeat the frame n × n times.",
-        parameters: [.int("n", default: 2, min: 1, max: 16, help: "Copies per side.")]
+        parameters: [.int("n", default: 2, min: 1, max: 16, help: "Copies per side.")],
+        example: "tiled=3"
     )
 
     private let n: Int

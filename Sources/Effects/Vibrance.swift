@@ -7,7 +7,8 @@ public struct Vibrance: ColorEffect {
         parameters: [
             .float("amount", default: 0, min: -1, max: 1, help: "Above 0 livens muted colours, below 0 mutes them; 0 unchanged."),
             ColorSpace.parameter,
-        ]
+        ],
+        example: "vibrance=0.6"
     )
 
     private let amount: Float

@@ -3,7 +3,8 @@
 public struct Warhol: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "warhol", kind: .layer, category: .stylize, summary: "Four-colour pop-art grid of four copies.",
-        parameters: [.float("mix", default: 1, min: 0, max: 1, help: "Mix with the original: 0 leaves the frame as it is.")]
+        parameters: [.float("mix", default: 1, min: 0, max: 1, help: "Mix with the original: 0 leaves the frame as it is.")],
+        example: "warhol:mix=0.9"
     )
 
     /// Palettes per quadrant (TL, TR, BL, BR), four bands each, packed as 0xRRGGBB.

@@ -12,7 +12,8 @@ public struct ZoomBlur: LayerEffect {
             .float("amount", default: 1, min: 0, max: 10, help: "Blur size (GPUImage blurSize): tap spacing in % of the distance to the centre."),
             .float("x", default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the width from the left."),
             .float("y", default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the height from the top."),
-        ]
+        ],
+        example: "zoomblur:amount=2:x=0.5:y=0.4"
     )
 
     private static let weights: [Float] = [0.05, 0.09, 0.12, 0.15, 0.18, 0.15, 0.12, 0.09, 0.05]  // k = −4…4

@@ -1,0 +1,37 @@
+import Effects
+import Foundation
+import FrameCore
+import Testing
+
+/// Every effect's descriptor carries an example (what `vidfx effects NAME` shows), and
+/// every example works as written: it parses, renders, and visibly does something.
+@Suite struct ExampleTests {
+    @Test func everyEffectHasAWorkingExample() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-examples-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The files the examples name: an inverting 2³ cube, and a logo (any picture).
+        let cube = dir.appendingPathComponent("grade.cube")
+        var text = "LUT_3D_SIZE 2\n"
+        for b in 0..<2 { for g in 0..<2 { for r in 0..<2 { text += "\(1 - r) \(1 - g) \(1 - b)\n" } } }
+        try text.write(to: cube, atomically: true, encoding: .utf8)
+        let resources = EffectResources(loadImage: { path in
+            guard path == "logo.png" else { throw EffectError("unexpected file \(path)") }
+            return Fixture.random(width: 24, height: 12, seed: 7)
+        })
+        let source = Fixture.random()
+        for type in EffectRegistry.all {
+            let d = type.descriptor
+            guard let example = d.example else {
+                Issue.record("\(d.name) has no example")
+                continue
+            }
+            #expect(example == d.name || example.hasPrefix(d.name + ":") || example.hasPrefix(d.name + "="), "\(d.name): \(example)")
+            let chain = try EffectChain(parsing: example.replacingOccurrences(of: "file=grade.cube", with: "file=\(cube.path)"), resources: resources)
+            let out = chain.apply(to: source, time: 0.5)
+            #expect(out.width > 0 && out.height > 0, "\(example)")
+            #expect(out.width != source.width || out.height != source.height || !Fixture.sameBytes(out, source),
+                    "\(example) leaves the frame as it was")
+        }
+    }
+}
