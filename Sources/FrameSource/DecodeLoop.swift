@@ -92,41 +92,58 @@ final class DecodeLoop: @unchecked Sendable {
             var passEnd: Rational?      // source time where this pass's last picture ends
             var picturesThisPass = 0
             var previousTime: Rational?
-            var reseeked = false
+            // Where a seek is a search by timestamp rather than an index lookup (MPEG-TS,
+            // HLS), it can land after the start, or where nothing decodes before the end.
+            // Then seek earlier, 1, 2, 4… s before the start, and at last decode from the
+            // top: slower, but never a wrong picture or none at all.
+            var backoff = Rational(0)
+            var fromTop = start == Rational(0) && pass == 0
+            func seekEarlier() throws(FrameSourceError) {
+                backoff = backoff == Rational(0) ? Rational(1) : backoff * 2
+                if start - backoff > Rational(0), decoder.seek(toSeconds: start - backoff) { return }
+                // A seek to 0 can overshoot too: open the input again and read it from its first byte.
+                decoder = try VideoDecoder(input: decoder.input, configuration: configuration, interrupt: interrupt)
+                fromTop = true
+            }
 
             if still && pass > 0 {
                 passEnd = stillLength
             } else {
-                while try decoder.decode(into: next) {
-                    if interrupt.stopRequested { return }
-                    let t = still ? Rational(0) : decoder.time(of: next)
-                    if picturesThisPass == 0, !reseeked, start > Rational(0), start < t {
-                        // The seek overshot (no key frame index): start over from the top.
-                        reseeked = true
-                        _ = decoder.seek(toSeconds: Rational(0))
-                        continue
+                decoding: while true {
+                    while try decoder.decode(into: next) {
+                        if interrupt.stopRequested { return }
+                        let t = still ? Rational(0) : decoder.time(of: next)
+                        if picturesThisPass == 0, !fromTop, start > Rational(0), start < t {
+                            try seekEarlier()
+                            continue
+                        }
+                        if let segmentEnd, t >= segmentEnd { passEnd = segmentEnd; break }
+                        let length = decoder.duration(of: next) ?? previousTime.map { t - $0 }
+                            ?? decoder.nominalDuration ?? rate.inverse
+                        passEnd = still ? stillLength : t + length
+                        if let segmentEnd, segmentEnd < passEnd! { passEnd = segmentEnd }
+                        let shownAt = offset + max(Rational(0), t - start)
+                        if held == nil {
+                            // Ticks before the very first picture show it: there is nothing earlier.
+                            av_frame_move_ref(picture, next)
+                            held = Held(sourceTime: t, pass: pass, passStart: offset)
+                            guard try show(cadence.ticks(before: shownAt)) else { return }
+                        } else {
+                            guard try show(cadence.ticks(before: shownAt)) else { return }
+                            av_frame_unref(picture)
+                            av_frame_move_ref(picture, next)
+                            held = Held(sourceTime: t, pass: pass, passStart: offset)
+                        }
+                        if cadence.isExhausted { return }
+                        picturesThisPass += 1
+                        previousTime = t
+                        if still { break }
                     }
-                    if let segmentEnd, t >= segmentEnd { passEnd = segmentEnd; break }
-                    let length = decoder.duration(of: next) ?? previousTime.map { t - $0 }
-                        ?? decoder.nominalDuration ?? rate.inverse
-                    passEnd = still ? stillLength : t + length
-                    if let segmentEnd, segmentEnd < passEnd! { passEnd = segmentEnd }
-                    let shownAt = offset + max(Rational(0), t - start)
-                    if held == nil {
-                        // Ticks before the very first picture show it: there is nothing earlier.
-                        av_frame_move_ref(picture, next)
-                        held = Held(sourceTime: t, pass: pass, passStart: offset)
-                        guard try show(cadence.ticks(before: shownAt)) else { return }
-                    } else {
-                        guard try show(cadence.ticks(before: shownAt)) else { return }
-                        av_frame_unref(picture)
-                        av_frame_move_ref(picture, next)
-                        held = Held(sourceTime: t, pass: pass, passStart: offset)
+                    if picturesThisPass == 0, !fromTop, !still, start > Rational(0), decoder.input != "-" || pass == 0 {
+                        try seekEarlier()  // nothing decoded from where the seek landed to the end
+                        continue decoding
                     }
-                    if cadence.isExhausted { return }
-                    picturesThisPass += 1
-                    previousTime = t
-                    if still { break }
+                    break
                 }
                 if let problem = decoder.readError, !warnedEarlyEnd, pass == 0 || picturesThisPass > 0 {
                     warnedEarlyEnd = true
