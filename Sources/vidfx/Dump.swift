@@ -109,6 +109,12 @@ struct Dump: ParsableCommand {
         }())
         defer { source.close() }
         interruption.arm { source.stop() }
+        // Every still's time is checked before the first is written: one bad time must not
+        // leave half the stills, and the message names the option the user gave.
+        if let duration = source.info.duration, let late = times.first(where: { $0.seconds >= duration }) {
+            throw CommandFailure(message: "\(input): --at \(String(format: "%g", late.seconds)) s is at or past the end of the video "
+                                 + "(\(String(format: "%.3f", duration)) s)", code: 2)
+        }
 
         let writer: any FrameWriter
         if rawFile {
