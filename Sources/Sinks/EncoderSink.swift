@@ -352,7 +352,11 @@ public final class EncoderSink {
         var muxOptions: OpaquePointer?
         defer { av_dict_free(&muxOptions) }
         if direct && container.needsFragmentsToStream {
-            av_dict_set(&muxOptions, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
+            // delay_moov, not empty_moov: the header goes out after the first fragment, when
+            // the streams' start offsets are known and can be written as edit lists. With an
+            // empty moov every track starts at its own zero, and the video's B-frame delay
+            // (2 frames with x264) put it that much behind the audio.
+            av_dict_set(&muxOptions, "movflags", "frag_keyframe+delay_moov+default_base_moof", 0)
         }
         r = avformat_write_header(mux, &muxOptions)
         if r < 0 { throw SinkError.ffmpeg(path, "cannot write the container header", r) }

@@ -25,7 +25,14 @@ enum Gallery {
             let d = type.descriptor
             var chain = d.example ?? d.name
             if let file = d.parameters.first(where: { $0.type == .file && $0.defaultValue == nil }) {
-                chain += ":\(file.name)=\(demoFiles[d.name] ?? demoCube)"
+                // The example names a file of the user's (grade.cube, logo.png): show the demo one.
+                let demo = demoFiles[d.name] ?? demoCube
+                if let named = chain.range(of: "\(file.name)=") {
+                    let end = chain[named.upperBound...].firstIndex(where: { $0 == ":" || $0 == "," }) ?? chain.endIndex
+                    chain.replaceSubrange(named.upperBound..<end, with: demo)
+                } else {
+                    chain += ":\(file.name)=\(demo)"
+                }
             }
             let shown = try EffectChain(parsing: chain, resources: resources).apply(to: frame, time: time)
             // Without an example, effects whose defaults are the identity (the Core Image

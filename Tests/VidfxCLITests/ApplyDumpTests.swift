@@ -88,6 +88,15 @@ enum CLIProcess {
         return (video, audio)
     }
 
+    /// Checks that `path`'s audio and video start together and end together: within a
+    /// frame (at 30 fps), plus what AAC and Opus priming puts before the start (25 ms).
+    static func expectInSync(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let starts = try CLIProcess.starts(path), ends = try CLIProcess.ends(path)
+        let slack = 1.0 / 30 + 0.025
+        #expect(abs(starts.audio - starts.video) <= slack, "\(path): starts \(starts)", sourceLocation: sourceLocation)
+        #expect(abs(ends.audio - ends.video) <= slack, "\(path): ends \(ends)", sourceLocation: sourceLocation)
+    }
+
     /// Decoded audio length in seconds (ffmpeg decodes the whole stream).
     static func audioSeconds(_ path: String) throws -> Double {
         let data = try output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", path, "-map", "0:a", "-f", "s16le", "-ac", "1", "-ar", "48000", "-"])
@@ -106,6 +115,7 @@ enum CLIProcess {
         #expect(p.video["avg_frame_rate"] == "30/1" && p.video["nb_read_frames"] == "90")
         #expect(p.video["color_space"] == "smpte170m" && p.video["color_range"] == "tv")
         #expect(p.audio["codec_name"] == "aac")
+        try CLIProcess.expectInSync(out)
         #expect(abs((Double(p.video["duration"] ?? "") ?? 0) - 3.0) < 1.0 / 30)
         #expect(abs(try CLIProcess.audioSeconds(out) - 3.0) < 1.0 / 30)
         #expect(dir.contents == ["out.mp4"])  // no temporary left behind
@@ -156,6 +166,7 @@ enum CLIProcess {
         #expect(r.status == 0, "\(r.stderr)")
         let p = try Probe(out)
         #expect(p.video["codec_name"] == "vp9" && p.audio["codec_name"] == "opus")
+        try CLIProcess.expectInSync(out)
         #expect(p.video["nb_read_frames"] == "900")
         // 10 × 3 s: audio ends within one frame of the video
         let ends = try CLIProcess.ends(out)
@@ -176,6 +187,8 @@ enum CLIProcess {
         let copy = dir.path("copy.mp4")
         #expect(try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-o", copy, "-q"]).status == 0)
         #expect(abs(try CLIProcess.audioSeconds(copy) - 3.0) < 1.0 / 30)
+        try CLIProcess.expectInSync(copy)
+        try CLIProcess.expectInSync(out)
         #expect(abs(try CLIProcess.audioSeconds(out) - 15.0) < 2.0 / 30)
     }
 
@@ -244,6 +257,7 @@ enum CLIProcess {
         let p = try Probe(out)
         #expect(p.video["codec_name"] == "h264" && p.video["pix_fmt"] == "yuv420p" && p.video["nb_read_frames"] == "90")
         #expect(p.audio["codec_name"] == "aac")
+        try CLIProcess.expectInSync(out)
         let format = try CLIProcess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries", "format=format_name", "-of", "default=nw=1:nk=1", out])
         #expect(String(decoding: format, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == formatName)
         #expect(dir.contents == ["piped"])
@@ -262,6 +276,7 @@ enum CLIProcess {
         let probe = try Probe(out)
         #expect(probe.video["nb_read_frames"] == String(frames))
         #expect(probe.audio["codec_name"] == "aac")
+        try CLIProcess.expectInSync(out)
         #expect(abs(try CLIProcess.audioSeconds(out) - seconds) < 1.0 / 30)
     }
 

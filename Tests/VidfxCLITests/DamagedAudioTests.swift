@@ -45,6 +45,7 @@ import TestSupport
         #expect(try Self.audioErrors(out).isEmpty, "the output's audio decodes cleanly")
         let probe = try Probe(out)
         #expect(probe.audio["codec_name"] != nil, "audio kept")
+        try CLIProcess.expectInSync(out)
         if arguments[1] != "out.webm" && arguments.count == 2 {
             #expect(r.stderr.contains("dropped 30 damaged packets"), "\(r.stderr)")
         }

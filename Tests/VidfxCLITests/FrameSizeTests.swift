@@ -27,6 +27,7 @@ import Testing
         #expect(probe.video["width"] == "160" && probe.video["height"] == "100" && probe.video["pix_fmt"] == "yuv420p")
         #expect(probe.video["nb_read_frames"] == "30")
         #expect(probe.audio["codec_name"] != nil, "audio kept")
+        try CLIProcess.expectInSync(out)
         // The picture is the crop itself (not rescaled): its top-left 160×100 matches.
         let encoded = try FrameSource(out)
         defer { encoded.close() }

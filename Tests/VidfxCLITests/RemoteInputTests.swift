@@ -207,6 +207,7 @@ final class MediaServer {
         let probe = try Probe(out.path)
         #expect(probe.video["nb_read_frames"] == "90" && probe.audio["codec_name"] == "aac")
         #expect(abs(try CLIProcess.audioSeconds(out.path) - 3) < 1.0 / 30, "the whole soundtrack came through")
+        try CLIProcess.expectInSync(out.path)
         let fromStart = server.requests.filter { $0.hasPrefix("GET /\(path)") && $0.hasSuffix("bytes=0-") }
         #expect(fromStart.count == 1, "one download: \(server.requests)")
     }
@@ -236,6 +237,7 @@ final class MediaServer {
         #expect(r.status == 0, "\(r.stderr)")
         let probe = try Probe(out.path)
         #expect(probe.video["nb_read_frames"] == "90" && probe.audio["codec_name"] == "aac")
+        try CLIProcess.expectInSync(out.path)
     }
 
     /// Ctrl-C during a stall ends apply (video and audio readers both) long before the
