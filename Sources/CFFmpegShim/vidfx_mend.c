@@ -4,6 +4,7 @@
 #include <libavutil/mathematics.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <libavformat/avformat.h>
 
 enum { BACKWARD_US = 100000, FORWARD_US = 10000000 };
 
@@ -17,7 +18,7 @@ struct vfx_mender {
     int64_t *end;         // per stream, latest mended packet end, µs
 };
 
-vfx_mender *vfx_mender_new(int streams, int master) {
+static vfx_mender *mender_new(int streams, int master) {
     vfx_mender *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->streams = streams > 0 ? streams : 1;
@@ -79,8 +80,6 @@ int vfx_mender_mend(vfx_mender *m, void *packet, int tb_num, int tb_den) {
     return jumped;
 }
 
-#include <libavformat/avformat.h>
-
 int vfx_best_video_stream(void *format) {
     AVFormatContext *ctx = format;
     int best = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
@@ -91,4 +90,13 @@ int vfx_best_video_stream(void *format) {
         }
     }
     return best < 0 ? -1 : best;
+}
+
+vfx_mender *vfx_mender_for(void *format, int *video, int *audio) {
+    AVFormatContext *ctx = format;
+    *video = vfx_best_video_stream(ctx);
+    *audio = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, -1, NULL, 0);
+    if (*audio < 0) *audio = -1;
+    if (!ctx->iformat || !(ctx->iformat->flags & AVFMT_TS_DISCONT)) return NULL;
+    return mender_new((int)ctx->nb_streams, *video);
 }

@@ -135,11 +135,9 @@ final class VideoDecoder {
         // Only the chosen stream's packets are needed; where timestamps may jump (MPEG-TS,
         // HLS), the audio's too, so that the jumps are mended for the whole program, as
         // the audio reader mends them (vfx_mender).
-        var kept: Int32 = -1
-        if let iformat = ctx.pointee.iformat, iformat.pointee.flags & AVFMT_TS_DISCONT != 0 {
-            handles.mender = vfx_mender_new(Int32(ctx.pointee.nb_streams), best)
-            kept = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
-        }
+        var video: Int32 = -1, audio: Int32 = -1
+        handles.mender = vfx_mender_for(ctx, &video, &audio)
+        let kept = handles.mender == nil ? -1 : audio
         for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != best && Int32(i) != kept {
             ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
         }

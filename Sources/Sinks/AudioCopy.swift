@@ -53,7 +53,7 @@ final class AudioCopy {
         }
         streamIndex = best
         origin = AudioInput.origin(of: ctx)
-        mender = AudioMender(format: ctx, audio: best)
+        mender = AudioMender(format: ctx)
         let kept = mender?.kept ?? [best]
         for i in 0..<Int(ctx.pointee.nb_streams) where !kept.contains(Int32(i)) { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
         inTimeBase = ctx.pointee.streams[Int(best)]!.pointee.time_base

@@ -77,11 +77,11 @@ final class AudioMender {
     let kept: Set<Int32>
 
     /// Nil for containers whose timestamps do not jump.
-    init?(format: UnsafeMutablePointer<AVFormatContext>, audio: Int32) {
-        guard let iformat = format.pointee.iformat, iformat.pointee.flags & AVFMT_TS_DISCONT != 0,
-              let m = vfx_mender_new(Int32(format.pointee.nb_streams), vfx_best_video_stream(format)) else { return nil }
+    init?(format: UnsafeMutablePointer<AVFormatContext>) {
+        var video: Int32 = -1, audio: Int32 = -1
+        guard let m = vfx_mender_for(format, &video, &audio) else { return nil }
         mender = m
-        kept = [audio, vfx_best_video_stream(format)]
+        kept = [audio, video]
     }
 
     deinit { vfx_mender_free(mender) }

@@ -63,7 +63,7 @@ final class AudioTranscode: AudioPath {
         let best = av_find_best_stream(fmt, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         guard r >= 0, best >= 0 else { return nil }
         streamIndex = best
-        mender = AudioMender(format: fmt, audio: best)
+        mender = AudioMender(format: fmt)
         let kept = mender?.kept ?? [best]
         for i in 0..<Int(fmt.pointee.nb_streams) where !kept.contains(Int32(i)) { fmt.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
         let st = fmt.pointee.streams[Int(best)]!

@@ -14,9 +14,11 @@
 /// audio reader agree without talking to each other.
 typedef struct vfx_mender vfx_mender;
 
-/// A mender for an input with `streams` streams whose stream `master` (the video)
-/// decides each jump's offset; NULL when out of memory.
-vfx_mender *vfx_mender_new(int streams, int master);
+/// A mender for `format` (an AVFormatContext *) when its container lets timestamps
+/// jump, else NULL (also when out of memory). The video stream (vfx_best_video_stream)
+/// decides each jump's offset. `*video` and `*audio` receive the two streams every
+/// reader of the input must keep (-1 for none), so that all of them mend alike.
+vfx_mender *vfx_mender_for(void *format, int *video, int *audio);
 
 /// Frees it; NULL is ignored.
 void vfx_mender_free(vfx_mender *mender);
