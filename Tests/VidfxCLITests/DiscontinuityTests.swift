@@ -50,6 +50,9 @@ import TestSupport
         #expect(abs((ends.video - ends.audio) - expected) <= 1.0 / 30,
                 "video ends \(ends.video) s, audio \(ends.audio) s; in the segment the audio ends \(expected) s before the video")
         #expect(try CLIProcess.audioSeconds(out.path) > 2.5, "three segments of sound")
+        // And they start together (the audio keeps its offset of a few ms to the video).
+        let starts = try CLIProcess.starts(out.path)
+        #expect(abs(starts.audio - starts.video) <= 1.0 / 30 + 0.025, "starts \(starts)")
     }
 }
 

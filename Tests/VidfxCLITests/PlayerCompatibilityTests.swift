@@ -21,6 +21,7 @@ import TestSupport
         let tag = String(decoding: try Subprocess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries",
                                                                          "stream=codec_tag_string", "-of", "csv=p=0", out]), as: UTF8.self)
         #expect(tag.trimmingCharacters(in: .whitespacesAndNewlines) == "hvc1")
+        try CLIProcess.expectInSync(out)
     }
 
     /// x264's speed names work for every codec; a name a codec does not take is refused
@@ -36,6 +37,7 @@ import TestSupport
         if valid {
             #expect(r.status == 0, "\(r.stderr)")
             #expect(try Probe(out).video["nb_read_frames"] == "9")
+            try CLIProcess.expectInSync(out)
         } else {
             #expect(r.status == 1)
             #expect(r.stderr.contains("'\(preset)' is not a") && r.stderr.contains("use ") && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
