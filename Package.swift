@@ -22,6 +22,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "FrameCore", targets: ["FrameCore"]),
+        .library(name: "MediaInput", targets: ["MediaInput"]),
         .library(name: "FrameSource", targets: ["FrameSource"]),
         .library(name: "Effects", targets: ["Effects"]),
         .library(name: "Sinks", targets: ["Sinks"]),
@@ -38,17 +39,21 @@ let package = Package(
             pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev", "libswresample-dev"])]
         ),
-        // The one thing Swift cannot do: receive av_log's va_list.
+        // What is better written in C: receiving av_log's va_list, custom AVIO readers
+        // (standard input's spool, the shared download), timestamp mending, renameat2.
         .target(name: "CFFmpegShim", dependencies: ["CFFmpeg"]),
         // BGRA frames, exact time values and the buffer pool; no FFmpeg.
         .target(name: "FrameCore", swiftSettings: strict),
-        .target(name: "FrameSource", dependencies: ["FrameCore", "CFFmpeg", "CFFmpegShim"], swiftSettings: strict),
+        // One input opened once, for every reader of it (video and audio).
+        .target(name: "MediaInput", dependencies: ["FrameCore", "CFFmpeg", "CFFmpegShim"], swiftSettings: strict),
+        .target(name: "FrameSource", dependencies: ["FrameCore", "MediaInput", "CFFmpeg", "CFFmpegShim"], swiftSettings: strict),
         // The software shader engine and the effects; knows nothing of FFmpeg.
         .target(name: "Effects", dependencies: ["FrameCore"], swiftSettings: strict + tuning),
-        // Where frames go: image files now; encoder and preview sinks later.
         // zlib, for PNG frames streamed straight to their files.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "Sinks", dependencies: ["FrameCore", "CFFmpeg", "CFFmpegShim", "CZlib"], swiftSettings: strict + tuning),
+        // Where frames go (one FrameSink protocol): the encoder with the input's audio,
+        // raw streams, image sequences, and the preview sinks.
+        .target(name: "Sinks", dependencies: ["FrameCore", "MediaInput", "CFFmpeg", "CFFmpegShim", "CZlib"], swiftSettings: strict + tuning),
         // The preview window: SDL2 (what ffplay uses), kept out of the Sinks library so
         // that users of Sinks need no libsdl2-dev.
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
@@ -58,7 +63,7 @@ let package = Package(
         .executableTarget(
             name: "vidfx",
             dependencies: [
-                "FrameSource", "Effects", "Sinks", "FrameCore", "Playback", "WindowSink",
+                "MediaInput", "FrameSource", "Effects", "Sinks", "FrameCore", "Playback", "WindowSink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -71,8 +76,8 @@ let package = Package(
         .testTarget(name: "EffectsTests", dependencies: ["Effects", "FrameCore", "FrameSource", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "WindowSink", "CSDL2", "Sinks", "Effects", "FrameSource", "FrameCore", "TestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "SinksTests", dependencies: ["Sinks", "FrameCore", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "FrameSourceTests", dependencies: ["FrameSource", "FrameCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SinksTests", dependencies: ["Sinks", "MediaInput", "FrameCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "FrameSourceTests", dependencies: ["FrameSource", "MediaInput", "FrameCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "VidfxCLITests", dependencies: ["vidfx", "FrameSource", "Effects", "FrameCore", "TestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -17,10 +17,8 @@
 // per-block lock and pwrite cost nothing next to the network.
 enum { BLOCK = 1 << 14 };
 
-typedef struct download {
-    struct download *next;  // in `downloads`
-    char *url;
-    int readers;            // guarded by `registry`
+struct vfx_download {
+    int holders;            // the opener's hold and one per reader; atomic
     pthread_mutex_t lock;   // guards everything below, and the connection
     AVIOContext *up;        // the one connection
     int64_t size;
@@ -31,10 +29,8 @@ typedef struct download {
     int (*interrupt)(void *);  // the fetching reader's, while it fetches
     void (*progress)(void *);  // likewise: told of every byte that arrives
     void *opaque;
-} download;
-
-static pthread_mutex_t registry = PTHREAD_MUTEX_INITIALIZER;
-static download *downloads;
+};
+typedef struct vfx_download download;
 
 typedef struct {
     download *d;
@@ -56,7 +52,6 @@ static void download_free(download *d) {
     pthread_mutex_destroy(&d->lock);
     free(d->have);
     free(d->scratch);
-    free(d->url);
     free(d);
 }
 
@@ -146,25 +141,18 @@ static void *new_reader(download *d, int (*interrupt)(void *), void (*progress)(
     return io;
 }
 
-static download *find(const char *url) {
-    for (download *d = downloads; d; d = d->next)
-        if (!strcmp(d->url, url)) return d;
-    return NULL;
+static void release(download *d) {
+    if (d && __atomic_sub_fetch(&d->holders, 1, __ATOMIC_ACQ_REL) == 0) download_free(d);
 }
 
-void *vfx_shared_reader(const char *url, void *options, int (*interrupt)(void *), void (*progress)(void *), void *opaque,
-                        int *error) {
+vfx_download *vfx_download_open(const char *url, void *options, int (*interrupt)(void *), void *opaque, int *error) {
     *error = 0;
-    void *joined = vfx_shared_join(url, interrupt, progress, opaque);
-    if (joined) return joined;
-
     download *d = calloc(1, sizeof *d);
     if (!d) { *error = AVERROR(ENOMEM); return NULL; }
     d->file = -1;
     pthread_mutex_init(&d->lock, NULL);
-    d->url = strdup(url);
     d->scratch = malloc(BLOCK);
-    if (!d->url || !d->scratch) { download_free(d); *error = AVERROR(ENOMEM); return NULL; }
+    if (!d->scratch) { download_free(d); *error = AVERROR(ENOMEM); return NULL; }
 
     // The opener's interrupt covers the connection while it is made.
     d->interrupt = interrupt;
@@ -187,41 +175,26 @@ void *vfx_shared_reader(const char *url, void *options, int (*interrupt)(void *)
     d->file = d->have ? mkstemp(path) : -1;
     if (d->file < 0) { download_free(d); return NULL; }  // no cache: read it the ordinary way
     unlink(path);
+    d->holders = 1;
+    return d;
+}
 
+void *vfx_download_reader(vfx_download *d, int (*interrupt)(void *), void (*progress)(void *), void *opaque) {
     void *io = new_reader(d, interrupt, progress, opaque);
-    if (!io) { download_free(d); *error = AVERROR(ENOMEM); return NULL; }
-    pthread_mutex_lock(&registry);
-    d->readers = 1;
-    d->next = downloads;
-    downloads = d;
-    pthread_mutex_unlock(&registry);
+    if (io) __atomic_add_fetch(&d->holders, 1, __ATOMIC_ACQ_REL);
     return io;
 }
 
-void *vfx_shared_join(const char *url, int (*interrupt)(void *), void (*progress)(void *), void *opaque) {
-    pthread_mutex_lock(&registry);
-    download *d = find(url);
-    void *io = d ? new_reader(d, interrupt, progress, opaque) : NULL;
-    if (io) d->readers++;
-    pthread_mutex_unlock(&registry);
-    return io;
-}
+void vfx_download_release(vfx_download *d) { release(d); }
 
 void vfx_reader_free(void *avio) {
     if (!avio) return;
     AVIOContext *io = avio;
     if (io->read_packet != read_shared) { vfx_stdin_reader_free(avio); return; }
     reader *r = io->opaque;
-    download *d = r->d, *last = NULL;
-    pthread_mutex_lock(&registry);
-    if (--d->readers == 0) {
-        for (download **p = &downloads; *p; p = &(*p)->next)
-            if (*p == d) { *p = d->next; break; }
-        last = d;
-    }
-    pthread_mutex_unlock(&registry);
+    download *d = r->d;
     av_freep(&io->buffer);
     avio_context_free(&io);
     free(r);
-    download_free(last);
+    release(d);
 }

@@ -158,7 +158,6 @@ public final class EffectChain: Sendable {
             out.time = frame.time
             out.sourceTime = frame.sourceTime
             out.pass = frame.pass
-            out.passStart = frame.passStart
             switch stage {
             case .color(let effects):
                 let (srcStride, dstStride) = (frame.bytesPerRow / 4, out.bytesPerRow / 4)

@@ -19,10 +19,9 @@ public struct Frame: Sendable {
     /// timeline (its first frame at 0).
     public var sourceTime: Rational
     /// Which pass through the clip this frame belongs to when looping (0 for the first).
+    /// Where each pass begins on the output timeline is the input's to say
+    /// (`MediaInput.passes`), which the audio follows.
     public var pass: Int
-    /// Output time at which this frame's pass began (0 for the first pass): source time
-    /// `start + t` of pass `pass` is output time `passStart + t`. Lets audio follow loops.
-    public var passStart: Rational
 
     var buffer: FrameBuffer
 
@@ -39,7 +38,6 @@ public struct Frame: Sendable {
         self.time = Rational(0)
         self.sourceTime = Rational(0)
         self.pass = 0
-        self.passStart = Rational(0)
     }
 
     /// Row stride used for a width: `width * 4` rounded up to the pool alignment.

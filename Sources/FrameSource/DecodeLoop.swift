@@ -35,7 +35,6 @@ final class DecodeLoop: @unchecked Sendable {
     private struct Held {
         var sourceTime: Rational
         var pass: Int
-        var passStart: Rational
         var converted: Frame?
     }
 
@@ -80,14 +79,17 @@ final class DecodeLoop: @unchecked Sendable {
                 frame.time = cadence.time(ofTick: k)
                 frame.sourceTime = h.sourceTime
                 frame.pass = h.pass
-                frame.passStart = h.passStart
                 // Moved in, so the queue (then the consumer) holds the only reference.
                 if !queue.put(consume frame) { return false }
             }
             return true
         }
 
+        let passes = decoder.media.passes
+        passes.reset()
         while true {
+            // Before any of the pass's frames is queued: the audio looks it up by the frame.
+            passes.begin(pass, at: offset)
             if pass > 0 || start > Rational(0) { try rewind(to: start, pass: pass) }
             var passEnd: Rational?      // source time where this pass's last picture ends
             var picturesThisPass = 0
@@ -102,7 +104,7 @@ final class DecodeLoop: @unchecked Sendable {
                 backoff = backoff == Rational(0) ? Rational(1) : backoff * 2
                 if start - backoff > Rational(0), decoder.seek(toSeconds: start - backoff) { return }
                 // A seek to 0 can overshoot too: open the input again and read it from its first byte.
-                decoder = try VideoDecoder(input: decoder.input, configuration: configuration, interrupt: interrupt)
+                decoder = try VideoDecoder(input: decoder.media, configuration: configuration, interrupt: interrupt)
                 fromTop = true
             }
 
@@ -126,13 +128,13 @@ final class DecodeLoop: @unchecked Sendable {
                         if held == nil {
                             // Ticks before the very first picture show it: there is nothing earlier.
                             av_frame_move_ref(picture, next)
-                            held = Held(sourceTime: t, pass: pass, passStart: offset)
+                            held = Held(sourceTime: t, pass: pass)
                             guard try show(cadence.ticks(before: shownAt)) else { return }
                         } else {
                             guard try show(cadence.ticks(before: shownAt)) else { return }
                             av_frame_unref(picture)
                             av_frame_move_ref(picture, next)
-                            held = Held(sourceTime: t, pass: pass, passStart: offset)
+                            held = Held(sourceTime: t, pass: pass)
                         }
                         if cadence.isExhausted { return }
                         picturesThisPass += 1
@@ -187,7 +189,7 @@ final class DecodeLoop: @unchecked Sendable {
         guard decoder.input != "-" else {
             throw FrameSourceError(input: decoder.input, kind: .invalidConfiguration, reason: "cannot loop: standard input cannot be rewound")
         }
-        decoder = try VideoDecoder(input: decoder.input, configuration: configuration, interrupt: interrupt)
+        decoder = try VideoDecoder(input: decoder.media, configuration: configuration, interrupt: interrupt)
         _ = decoder.seek(toSeconds: start)
     }
 }

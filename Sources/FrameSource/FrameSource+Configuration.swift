@@ -67,18 +67,6 @@ extension FrameSource {
         public var colorRange: ColorRange = .auto
         /// Scale non-square pixels to square (default true), widening or narrowing the width.
         public var squarePixels = true
-        /// Read standard input (`-`) through a spool: an unlinked temporary file filled as
-        /// the input arrives, so that another reader of `-` in this process (the audio of
-        /// `apply`, through `Sinks`) can read it too, and the demuxer can seek back in
-        /// it (an MP4 with its index at the end). Costs disk space the size of the input.
-        public var spoolStandardInput = false
-        /// Read an http(s) input through a download that other readers of the same URL
-        /// in this process join (the audio of `apply`, through `Sinks`), so the input
-        /// crosses the network once: blocks are kept in an unlinked temporary file while
-        /// any reader is open, and seeks still become range requests. Not for playlists
-        /// (.m3u8, .mpd), whose segments the demuxer fetches itself, nor for inputs of
-        /// unknown size (live, chunked), which are read the ordinary way.
-        public var shareNetworkInput = false
         /// How many frames decoding may run ahead of the consumer (default 3). 0 converts
         /// each frame only when the consumer asks for it: one BGRA frame in flight, the
         /// least memory, for consumers that hand their work to another thread (apply).
@@ -87,13 +75,6 @@ extension FrameSource {
         /// threads hold fewer frames in flight, worth it when something else (an
         /// encoder) is the bottleneck.
         public var decoderThreads: Int?
-        /// Longest wait for input data before a read fails (network inputs), default 15 s.
-        /// It bounds everything: connecting, each read, and FFmpeg's reconnect attempts.
-        public var ioTimeout: Duration = .seconds(15)
-        /// Extra HTTP request headers, each `Name: value` (network inputs).
-        public var httpHeaders: [String] = []
-        /// The HTTP `User-Agent`; nil for FFmpeg's (`Lavf/…`).
-        public var userAgent: String?
         /// Receives one-line warnings about recoverable problems (damaged data skipped,
         /// input ending early). Called on the decode thread.
         public var warningHandler: (@Sendable (String) -> Void)?
@@ -113,43 +94,9 @@ extension FrameSource {
 
     /// ``largestPicture`` for messages.
     public static let largestPictureDescription = "8192x8192 (67 megapixels)"
-
-    /// The protocols a remote input may use for what it names inside itself.
-    public static let remoteProtocols = "http,https,tls,tcp,crypto,httpproxy"
-
-    /// Whether `input` is fetched over the network (http or https).
-    public static func isRemote(_ input: String) -> Bool {
-        let lower = input.prefix(8).lowercased()
-        return lower.hasPrefix("http:") || lower.hasPrefix("https:")
-    }
 }
 
 extension FrameSource.Configuration {
-    /// FFmpeg's protocol options for `input`: for http(s), the timeout, reconnects
-    /// that resume at the dropped byte and back off until the delay would pass 4 s
-    /// (each wait also bounded by the timeout through the interrupt callback), headers
-    /// and user agent. Other inputs need none. Exposed so
-    /// that a second reader of the same input (the audio of `apply`) opens it alike.
-    ///
-    /// Every remote input, and standard input, also gets `protocol_whitelist`
-    /// (``FrameSource/remoteProtocols``): what such an input names inside itself (an HLS
-    /// playlist's segments, init section, variants and keys) may only be fetched over
-    /// the network, never from local files or through `concat:`, `subfile:` or `data:`.
-    public func networkOptions(for input: String) -> [(String, String)] {
-        if input == "-" { return [("protocol_whitelist", FrameSource.remoteProtocols)] }
-        guard FrameSource.isRemote(input) else { return [] }
-        var options: [(String, String)] = [
-            ("protocol_whitelist", FrameSource.remoteProtocols),
-            ("rw_timeout", String(ioTimeout.microseconds)),
-            ("reconnect", "1"),
-            ("reconnect_on_network_error", "1"),
-            ("reconnect_delay_max", "4"),
-        ]
-        if !httpHeaders.isEmpty { options.append(("headers", httpHeaders.map { $0 + "\r\n" }.joined())) }
-        if let userAgent { options.append(("user_agent", userAgent)) }
-        return options
-    }
-
     /// Throws when a value cannot work, naming it.
     func validate(input: String) throws(FrameSourceError) {
         func bad(_ reason: String) -> FrameSourceError { FrameSourceError(input: input, kind: .invalidConfiguration, reason: reason) }
@@ -160,17 +107,5 @@ extension FrameSource.Configuration {
         if let outputLimit, outputLimit <= Rational(0) { throw bad("output limit must be positive (got \(outputLimit.seconds) s)") }
         if case .count(let n) = loop, n < 1 { throw bad("loop count must be at least 1 (got \(n))") }
         guard prefetch >= 0 else { throw bad("prefetch must be 0 or more") }
-        guard ioTimeout > .zero else { throw bad("timeout must be positive") }
-        // Scalars, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
-        func breaksLine(_ text: String) -> Bool { text.unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" } }
-        if let userAgent, breaksLine(userAgent) {
-            throw bad("user agent must be one line (it contains a line break)")
-        }
-        for header in httpHeaders {
-            let parts = header.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2, !parts[0].isEmpty, !parts[0].contains(" "), !breaksLine(header) else {
-                throw bad("header '\(header)' is not 'Name: value'")
-            }
-        }
     }
 }

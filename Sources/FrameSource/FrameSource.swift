@@ -1,5 +1,6 @@
 public import FrameCore
 public import Foundation
+public import MediaInput
 import Synchronization
 
 /// Frames of a video, decoded, converted to upright BGRA and resampled to a
@@ -22,7 +23,9 @@ import Synchronization
 /// from any thread or task; the sequence then ends at the consumer's next pull.
 public final class FrameSource: Sendable {
     /// The input as given (path, `file:` / `http(s):` URL, or `-` for standard input).
-    public let input: String
+    public var input: String { mediaInput.location }
+    /// The input, opened once: other readers of it (the audio) share it.
+    public let mediaInput: MediaInput
     /// What the input contains.
     public let info: MediaInfo
     /// How frames are produced.
@@ -35,13 +38,13 @@ public final class FrameSource: Sendable {
     private let started = Atomic<Bool>(false)
     private let pacer = Mutex(Pacer())
 
-    /// Opens `input` and reads its headers. Decoding starts with the first pull.
+    /// Reads the video of `input` and its headers. Decoding starts with the first pull.
     /// - Throws: ``FrameSourceError`` naming the input and the cause.
-    public init(_ input: String, configuration: Configuration = Configuration()) throws(FrameSourceError) {
-        try configuration.validate(input: input)
-        self.input = input
+    public init(input: MediaInput, configuration: Configuration = Configuration()) throws(FrameSourceError) {
+        try configuration.validate(input: input.location)
+        self.mediaInput = input
         self.configuration = configuration
-        let interrupt = InterruptFlag(timeout: configuration.ioTimeout)
+        let interrupt = InterruptFlag(timeout: input.network.timeout)
         let decoder = try VideoDecoder(input: input, configuration: configuration, interrupt: interrupt)
         let queue = FrameQueue(capacity: configuration.prefetch)
         // Enough buffers for the queue, the frame being converted and a few held by the consumer.
@@ -52,7 +55,17 @@ public final class FrameSource: Sendable {
         self.pending = Mutex(DecodeLoop(decoder: decoder, queue: queue, configuration: configuration, interrupt: interrupt, pool: pool))
     }
 
-    /// Opens a file or network URL. See ``init(_:configuration:)``.
+    /// Opens a path, URL or `-` for one reader, front to back, with the default network
+    /// settings. See ``init(input:configuration:)``.
+    public convenience init(_ location: String, configuration: Configuration = Configuration()) throws(FrameSourceError) {
+        let input: MediaInput
+        do { input = try MediaInput(location) } catch {
+            throw FrameSourceError(input: location, kind: .invalidConfiguration, reason: error.reason)
+        }
+        try self.init(input: input, configuration: configuration)
+    }
+
+    /// Opens a file or network URL. See ``init(input:configuration:)``.
     public convenience init(url: URL, configuration: Configuration = Configuration()) throws(FrameSourceError) {
         try self.init(url.isFileURL ? url.path : url.absoluteString, configuration: configuration)
     }

@@ -2,6 +2,7 @@ import CFFmpeg
 import CFFmpegShim
 import Foundation
 import FrameCore
+import MediaInput
 import Synchronization
 
 /// Demuxes and decodes the best video stream of one input (libavformat +
@@ -11,7 +12,10 @@ final class VideoDecoder {
     /// Number of decoders alive in the process (tests check that it returns to zero).
     static let liveCount = Atomic<Int>(0)
 
+    /// The input as given, for messages.
     let input: String
+    /// The input this decoder reads (shared with other readers of it).
+    let media: MediaInput
     let info: MediaInfo
     /// Stream time base in seconds per unit.
     let timeBase: Rational
@@ -38,14 +42,16 @@ final class VideoDecoder {
     private(set) var readError: String?
     private let warn: @Sendable (String) -> Void
 
-    init(input: String, configuration: FrameSource.Configuration, interrupt: InterruptFlag) throws(FrameSourceError) {
+    init(input media: MediaInput, configuration: FrameSource.Configuration, interrupt: InterruptFlag) throws(FrameSourceError) {
         _ = FFmpegLog.installed
-        if input == "-" && isatty(STDIN_FILENO) != 0 {
+        let input = media.location
+        if media.isStandardInput && isatty(STDIN_FILENO) != 0 {
             // Reading would wait for keystrokes; nobody types a video.
             throw FrameSourceError(input: input, kind: .invalidConfiguration,
                                    reason: "standard input is a terminal, not a video (pipe one in: cat clip.mp4 | vidfx …)")
         }
         self.input = input
+        self.media = media
         self.interrupt = interrupt
         self.warn = configuration.warningHandler ?? { _ in }
         // Allocate the context ourselves so the interrupt callback covers the open too.
@@ -54,49 +60,39 @@ final class VideoDecoder {
         guard let ctx = handles.format else {
             throw FrameSourceError(input: input, kind: .invalidData, reason: "out of memory")
         }
-        ctx.pointee.interrupt_callback = AVIOInterruptCB(callback: VideoDecoder.pollInterrupt,
-                                                         opaque: Unmanaged.passUnretained(interrupt).toOpaque())
+        let opaque = Unmanaged.passUnretained(interrupt).toOpaque()
+        ctx.pointee.interrupt_callback = AVIOInterruptCB(callback: VideoDecoder.pollInterrupt, opaque: opaque)
         interrupt.touch()
         interrupt.watch(ctx)
         FFmpegLog.clear()
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
-        for (key, value) in configuration.networkOptions(for: input) {
+        for (key, value) in media.protocolOptions {
             av_dict_set(&options, key, value, 0)
-            // On the context itself too: a shared download's avio_open2 consumes the
-            // dictionary's copy, and a custom reader has no whitelist of its own to pass on.
+            // On the context itself too: a custom reader has no whitelist of its own to pass on.
             if key == "protocol_whitelist" { ctx.pointee.protocol_whitelist = av_strdup(value) }
         }
-        var url = VideoDecoder.ffmpegURL(for: input)
-        if input == "-" && configuration.spoolStandardInput {
-            // No timeout: a pipe may pause as long as it likes. stop() and the byte limit
-            // while opening still end a read.
-            let io = vfx_stdin_reader({ opaque in
-                guard let opaque else { return 0 }
-                return Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().shouldInterruptUntimed ? 1 : 0
-            }, Unmanaged.passUnretained(interrupt).toOpaque())
-            guard let io else {
-                throw FrameSourceError(input: input, kind: .invalidData, reason: "cannot spool standard input (\(String(cString: strerror(errno))))")
-            }
-            handles.customIO = io
-            ctx.pointee.pb = io.assumingMemoryBound(to: AVIOContext.self)
-            ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-            url = ""
-        }
-        if FrameSource.isRemote(input) { interrupt.armFailFast() }
-        if configuration.shareNetworkInput && VideoDecoder.isShareable(input) {
-            var error: Int32 = 0
-            let io = vfx_shared_reader(url, &options, VideoDecoder.pollInterrupt, VideoDecoder.noteProgress,
-                                       Unmanaged.passUnretained(interrupt).toOpaque(), &error)
-            if let io {
-                // The URL stays the format's name (relative references resolve against it).
+        var url = media.ffmpegURL
+        if media.isRemote { interrupt.armFailFast() }
+        do {
+            // Standard input's spool waits without a timeout: a pipe may pause as long as it
+            // likes. stop() and the byte limit while opening still end a read.
+            let poll = media.isStandardInput ? VideoDecoder.pollInterruptUntimed : VideoDecoder.pollInterrupt
+            if let io = try media.makeReader(interrupt: poll, progress: VideoDecoder.noteProgress, opaque: opaque) {
                 handles.customIO = io
                 ctx.pointee.pb = io.assumingMemoryBound(to: AVIOContext.self)
                 ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-            } else if error < 0 {
-                interrupt.disarmFailFast()
-                interrupt.watch(nil)
-                throw VideoDecoder.error(input, error, context: "cannot open", interrupt: interrupt)
+                // A URL stays the format's name (relative references resolve against it).
+                if media.isStandardInput { url = "" }
+            }
+        } catch {
+            interrupt.disarmFailFast()
+            interrupt.watch(nil)
+            switch error {
+            case .spool(let code):
+                throw FrameSourceError(input: input, kind: .invalidData, reason: "cannot spool standard input (\(String(cString: strerror(code))))")
+            case .open(let code):
+                throw VideoDecoder.error(input, code, context: "cannot open", interrupt: interrupt)
             }
         }
         interrupt.limitBytes(FrameSource.openingByteLimit)
@@ -105,11 +101,11 @@ final class VideoDecoder {
         if r < 0 {
             interrupt.watch(nil)
             handles.format = nil  // FFmpeg freed it
-            if input == "-" && configuration.spoolStandardInput && VideoDecoder.standardInputIsPlaylist() {
+            if media.standardInputStarts(with: "#EXTM3U") {
                 throw FrameSourceError(input: input, kind: .invalidData,
                                        reason: "cannot open: a playlist (HLS) cannot be read from standard input, since its segments are named relative to where it lives; give its URL or path")
             }
-            if r == VFX_AVERROR_EIO && FrameSource.isRemote(input) && VideoDecoder.redirectsAtOnce(url, configuration, interrupt) {
+            if r == VFX_AVERROR_EIO && media.isRemote && VideoDecoder.redirectsAtOnce(media, interrupt) {
                 throw FrameSourceError(input: input, kind: .network,
                                        reason: "cannot open: the server redirects more than 8 times (a redirect loop?)")
             }
@@ -190,7 +186,7 @@ final class VideoDecoder {
         var packet: UnsafeMutablePointer<AVPacket>?
         /// FFmpeg's interrupt callback points at this; it must outlive `format`.
         var interrupt: InterruptFlag?
-        /// Our own reader of standard input's spool, when `format` reads through it.
+        /// Our own reader (standard input's spool, a shared download), when `format` reads through it.
         var customIO: UnsafeMutableRawPointer?
         /// Mends timestamp jumps, for containers that have them (vfx_mender).
         var mender: OpaquePointer?
@@ -297,19 +293,16 @@ final class VideoDecoder {
         if skippedDamage == 1 { warn("\(input): skipping damaged video data (\(FFmpegLog.message(code)))") }
     }
 
-    /// Whether `input` may be read through a shared download: http(s), and not a
-    /// playlist (an HLS or DASH demuxer opens its segments itself, with options it
-    /// copies from the playlist's own connection, which a shared reader does not have).
-    static func isShareable(_ input: String) -> Bool {
-        guard FrameSource.isRemote(input) else { return false }
-        let path = (input.split(separator: "?", maxSplits: 1).first.map(String.init) ?? input).lowercased()
-        return !path.hasSuffix(".m3u8") && !path.hasSuffix(".m3u") && !path.hasSuffix(".mpd")
-    }
-
     /// FFmpeg's interrupt callback over an ``InterruptFlag`` (passed unretained as `opaque`).
     static let pollInterrupt: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { opaque in
         guard let opaque else { return 0 }
         return Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt ? 1 : 0
+    }
+
+    /// The same, without the network timeout (standard input may pause as long as it likes).
+    static let pollInterruptUntimed: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { opaque in
+        guard let opaque else { return 0 }
+        return Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().shouldInterruptUntimed ? 1 : 0
     }
 
     /// The size ("16000x16000") in FFmpeg's last error on this thread when that error
@@ -322,10 +315,11 @@ final class VideoDecoder {
     /// After an open failed with FFmpeg's bare EIO, which is also what its HTTP client
     /// says after its 8th redirect: whether the server's first answer is a redirect (with
     /// no redirect allowed, FFmpeg then fails at once with EIO; a plain answer opens).
-    private static func redirectsAtOnce(_ url: String, _ configuration: FrameSource.Configuration, _ interrupt: InterruptFlag) -> Bool {
+    private static func redirectsAtOnce(_ media: MediaInput, _ interrupt: InterruptFlag) -> Bool {
+        let url = media.ffmpegURL
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
-        for (key, value) in configuration.networkOptions(for: url) where key != "reconnect" { av_dict_set(&options, key, value, 0) }
+        for (key, value) in media.protocolOptions where key != "reconnect" { av_dict_set(&options, key, value, 0) }
         av_dict_set(&options, "max_redirects", "0", 0)
         interrupt.touch()  // a fresh timeout for this one request
         var io: UnsafeMutablePointer<AVIOContext>?
@@ -333,16 +327,6 @@ final class VideoDecoder {
         let r = avio_open2(&io, url, AVIO_FLAG_READ, &callback, &options)
         avio_closep(&io)
         return r == VFX_AVERROR_EIO
-    }
-
-    /// Whether what arrived on standard input starts like an HLS playlist (read again
-    /// from the spool, which keeps everything).
-    private static func standardInputIsPlaylist() -> Bool {
-        guard let io = vfx_stdin_reader(nil, nil) else { return false }
-        defer { vfx_reader_free(io) }
-        var head = [UInt8](repeating: 0, count: 7)
-        let n = avio_read(io.assumingMemoryBound(to: AVIOContext.self), &head, 7)
-        return n == 7 && head == Array("#EXTM3U".utf8)
     }
 
     /// The shared download's progress callback: bytes arrived for this reader.
@@ -354,13 +338,6 @@ final class VideoDecoder {
     /// What the network last said on this thread, as a suffix for a timeout's message
     /// ("Connection refused" while retrying), or "".
     static var networkCause: String { FFmpegLog.lastNetworkError().map { " (\($0))" } ?? "" }
-
-    /// The path or URL FFmpeg should open for a user's input string.
-    static func ffmpegURL(for input: String) -> String {
-        if input == "-" { return "pipe:0" }
-        if input.hasPrefix("file://") { return URL(string: input)?.path ?? input }
-        return input
-    }
 
     /// Turns an FFmpeg error code into a FrameSourceError that says what happened.
     static func error(_ input: String, _ code: Int32, context: String, interrupt: InterruptFlag) -> FrameSourceError {
@@ -422,12 +399,5 @@ final class VideoDecoder {
             kinds.append("\(type) \(String(cString: avcodec_get_name(par.codec_id)))")
         }
         return kinds.isEmpty ? "the file has no streams" : "streams: " + kinds.joined(separator: ", ")
-    }
-}
-
-extension Duration {
-    var microseconds: Int64 {
-        let (s, atto) = components
-        return s * 1_000_000 + atto / 1_000_000_000_000
     }
 }

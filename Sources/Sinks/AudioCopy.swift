@@ -1,4 +1,5 @@
 import CFFmpeg
+import MediaInput
 import FrameCore
 
 /// Copies the input's audio packets into the output, packet for packet, following the
@@ -38,12 +39,12 @@ final class AudioCopy {
     var parameters: UnsafeMutablePointer<AVCodecParameters> { format!.pointee.streams[Int(streamIndex)]!.pointee.codecpar }
 
     /// Opens `input`'s best audio stream; nil when it has none.
-    init?(input: String, options: [(String, String)], stop: StopSignal?, start: Rational, duration: Rational?) throws(SinkError) {
-        self.input = input
+    init?(input: MediaInput, stop: StopSignal?, start: Rational, duration: Rational?) throws(SinkError) {
+        self.input = input.location
         self.stop = stop
         self.start = start
         self.end = duration.map { start + $0 }
-        let ctx = try AudioInput.open(input, options: options, stop: stop, customIO: &customIO)
+        let ctx = try AudioInput.open(input, stop: stop, customIO: &customIO)
         format = ctx
         let r = avformat_find_stream_info(ctx, nil)
         let best = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)

@@ -1,48 +1,49 @@
 import CFFmpeg
 import CFFmpegShim
 import FrameCore
+import MediaInput
 
 /// Opening an input for its audio, beside the video reader of the same input.
 enum AudioInput {
-    /// Opens `input` (path, URL, or `-`). Standard input is read through the spool it
-    /// shares with the video reader (`FrameSource.Configuration.spoolStandardInput`):
-    /// `customIO` then holds the reader, to free with ``close(_:customIO:)``. Every read
-    /// of it polls `stop` (which must outlive the reader), however the input is read.
-    static func open(_ input: String, options: [(String, String)], stop: StopSignal?,
+    /// Opens `input` for its audio, through the reader the input gives (standard
+    /// input's spool, the video reader's download) when it has one: `customIO` then
+    /// holds it, to free with ``close(_:customIO:)``. Every read polls `stop` (which
+    /// must outlive the reader), however the input is read.
+    static func open(_ input: MediaInput, stop: StopSignal?,
                      customIO: inout UnsafeMutableRawPointer?) throws(SinkError) -> UnsafeMutablePointer<AVFormatContext> {
         var format = avformat_alloc_context()
-        guard let ctx = format else { throw SinkError(path: input, reason: "out of memory") }
+        guard let ctx = format else { throw SinkError(path: input.location, reason: "out of memory") }
         let poll = stop == nil ? nil : StopSignal.poll
         let opaque = stop?.opaque
         ctx.pointee.interrupt_callback = AVIOInterruptCB(callback: poll, opaque: opaque)
-        if input == "-" {
-            guard let io = vfx_stdin_reader(poll, opaque) else {
-                avformat_free_context(ctx)
-                throw SinkError(path: input, reason: "cannot keep standard input for its audio: no temporary file")
+        var url = input.ffmpegURL
+        do {
+            if let io = try input.makeReader(interrupt: poll, progress: nil, opaque: opaque) {
+                customIO = io
+                ctx.pointee.pb = io.assumingMemoryBound(to: AVIOContext.self)
+                ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+                if input.isStandardInput { url = "" }
             }
-            customIO = io
-            ctx.pointee.pb = io.assumingMemoryBound(to: AVIOContext.self)
-            ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-        } else if let io = vfx_shared_join(input, poll, nil, opaque) {
-            // The video reader's download of this URL (`shareNetworkInput`): read it
-            // from there instead of downloading the input a second time.
-            customIO = io
-            ctx.pointee.pb = io.assumingMemoryBound(to: AVIOContext.self)
-            ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        } catch {
+            avformat_free_context(ctx)
+            switch error {
+            case .spool: throw SinkError(path: input.location, reason: "cannot keep standard input for its audio: no temporary file")
+            case .open(let code): throw SinkError.ffmpeg(input.location, "cannot open for audio", code)
+            }
         }
         var dict: OpaquePointer?
         defer { av_dict_free(&dict) }
-        for (key, value) in options {
+        for (key, value) in input.protocolOptions {
             av_dict_set(&dict, key, value, 0)
             // Set on the context as well: a custom reader carries no whitelist for the
             // demuxer to inherit, and this one decides what a playlist may open.
             if key == "protocol_whitelist" { ctx.pointee.protocol_whitelist = av_strdup(value) }
         }
-        let r = avformat_open_input(&format, input == "-" ? "" : input, nil, &dict)  // frees the context on failure
+        let r = avformat_open_input(&format, url, nil, &dict)  // frees the context on failure
         guard r >= 0, let opened = format else {
             vfx_reader_free(customIO)  // a custom reader is the caller's to free
             customIO = nil
-            throw SinkError.ffmpeg(input, "cannot open for audio", r)
+            throw SinkError.ffmpeg(input.location, "cannot open for audio", r)
         }
         return opened
     }
@@ -59,7 +60,7 @@ enum AudioInput {
         return Rational(stream.pointee.start_time * Int64(tb.num), Int64(tb.den))
     }
 
-    /// Closes what ``open(_:options:customIO:)`` opened.
+    /// Closes what ``open(_:stop:customIO:)`` opened.
     static func close(_ format: inout UnsafeMutablePointer<AVFormatContext>?, customIO: inout UnsafeMutableRawPointer?) {
         avformat_close_input(&format)
         vfx_reader_free(customIO)

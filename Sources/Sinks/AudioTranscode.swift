@@ -1,4 +1,5 @@
 import CFFmpeg
+import MediaInput
 import FrameCore
 
 /// The audio path of the encoder sink: copy packets when the container takes the
@@ -52,12 +53,12 @@ final class AudioTranscode: AudioPath {
     private(set) var codecName = ""
 
     /// Opens `input`'s best audio stream and an encoder suited to `container`; nil without audio.
-    init?(input: String, options: [(String, String)], stop: StopSignal?, start: Rational, duration: Rational?, container: UnsafePointer<AVOutputFormat>) throws(SinkError) {
-        self.input = input
+    init?(input: MediaInput, stop: StopSignal?, start: Rational, duration: Rational?, container: UnsafePointer<AVOutputFormat>) throws(SinkError) {
+        self.input = input.location
         self.stop = stop
         self.start = start
         self.end = duration.map { start + $0 }
-        let fmt = try AudioInput.open(input, options: options, stop: stop, customIO: &customIO)
+        let fmt = try AudioInput.open(input, stop: stop, customIO: &customIO)
         format = fmt
         var r = avformat_find_stream_info(fmt, nil)
         let best = av_find_best_stream(fmt, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
@@ -70,22 +71,22 @@ final class AudioTranscode: AudioPath {
         inTimeBase = st.pointee.time_base
         origin = AudioInput.origin(of: fmt)
         guard let decCodec = avcodec_find_decoder(st.pointee.codecpar.pointee.codec_id) else {
-            throw SinkError(path: input, reason: "no decoder for its \(String(cString: avcodec_get_name(st.pointee.codecpar.pointee.codec_id))) audio")
+            throw SinkError(path: input.location, reason: "no decoder for its \(String(cString: avcodec_get_name(st.pointee.codecpar.pointee.codec_id))) audio")
         }
         decoder = avcodec_alloc_context3(decCodec)
         avcodec_parameters_to_context(decoder, st.pointee.codecpar)
         decoder!.pointee.pkt_timebase = st.pointee.time_base
         r = avcodec_open2(decoder, decCodec, nil)
-        guard r >= 0, let dec = decoder else { throw SinkError.ffmpeg(input, "cannot open the audio decoder", r) }
+        guard r >= 0, let dec = decoder else { throw SinkError.ffmpeg(input.location, "cannot open the audio decoder", r) }
 
         let webm = String(cString: container.pointee.name).contains("webm")
         let names = webm ? ["libopus", "opus"] : ["aac"]
         guard let encCodec = names.lazy.compactMap({ avcodec_find_encoder_by_name($0) }).first else {
-            throw SinkError(path: input, reason: "no \(names[0]) encoder in this FFmpeg build")
+            throw SinkError(path: input.location, reason: "no \(names[0]) encoder in this FFmpeg build")
         }
         codecName = webm ? "opus" : "aac"
         encoder = avcodec_alloc_context3(encCodec)
-        guard let enc = encoder else { throw SinkError(path: input, reason: "out of memory") }
+        guard let enc = encoder else { throw SinkError(path: input.location, reason: "out of memory") }
         var outRate = dec.pointee.sample_rate > 0 ? dec.pointee.sample_rate : 48000
         if webm { outRate = 48000 }  // Opus runs at 48 kHz
         enc.pointee.sample_rate = outRate
@@ -98,14 +99,14 @@ final class AudioTranscode: AudioPath {
         enc.pointee.time_base = AVRational(num: 1, den: outRate)
         if container.pointee.flags & AVFMT_GLOBALHEADER != 0 { enc.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         r = avcodec_open2(enc, encCodec, nil)
-        guard r >= 0 else { throw SinkError.ffmpeg(input, "cannot open the \(codecName) encoder", r) }
+        guard r >= 0 else { throw SinkError.ffmpeg(input.location, "cannot open the \(codecName) encoder", r) }
         rate = Int64(outRate)
         frameSize = enc.pointee.frame_size > 0 ? enc.pointee.frame_size : 1024
 
         r = swr_alloc_set_opts2(&resampler, &enc.pointee.ch_layout, enc.pointee.sample_fmt, outRate,
                                 &dec.pointee.ch_layout, dec.pointee.sample_fmt, dec.pointee.sample_rate, 0, nil)
         if r >= 0 { r = swr_init(resampler) }
-        guard r >= 0 else { throw SinkError.ffmpeg(input, "cannot set up audio resampling", r) }
+        guard r >= 0 else { throw SinkError.ffmpeg(input.location, "cannot set up audio resampling", r) }
         fifo = av_audio_fifo_alloc(enc.pointee.sample_fmt, enc.pointee.ch_layout.nb_channels, frameSize * 4)
         packet = av_packet_alloc()
         decoded = av_frame_alloc()

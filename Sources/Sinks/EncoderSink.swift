@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 public import FrameCore
+public import MediaInput
 
 #if canImport(Glibc)
 import Glibc
@@ -46,11 +47,9 @@ public final class EncoderSink {
         public var fit: Fit = .fit
         /// Frames per second (the cadence).
         public var frameRate: Rational = Rational(30)
-        /// Input to copy audio from; nil for no audio.
-        public var audioInput: String?
-        /// FFmpeg options for opening `audioInput` (network timeout, headers: see
-        /// `FrameSource.Configuration.networkOptions(for:)`).
-        public var audioInputOptions: [(String, String)] = []
+        /// Input to take the audio from (the video's, opened with `.shared` access so that
+        /// both read it once); nil for no audio. Its loop passes place the audio.
+        public var audioInput: MediaInput?
         /// Stops the audio reader's blocking reads when raised (Ctrl-C): without it a
         /// stalled network or pipe holds the render until the network timeout.
         public var stop: StopSignal?
@@ -163,14 +162,12 @@ public final class EncoderSink {
         fileprivate let tick: Int64
         fileprivate let time: Rational
         fileprivate let pass: Int
-        fileprivate let passStart: Rational
 
         fileprivate init(_ frame: UnsafeMutablePointer<AVFrame>, from source: Frame) {
             self.frame = frame
             tick = source.tick
             time = source.time
             pass = source.pass
-            passStart = source.passStart
         }
 
         deinit { av_frame_free(&frame) }
@@ -203,7 +200,8 @@ public final class EncoderSink {
     public func write(_ picture: Picture) throws(SinkError) {
         guard let enc = encoder, let mux = muxer, let pic = picture.frame else { return }
         if let audio {
-            try audio.write(upTo: picture.time, pass: picture.pass, passStart: picture.passStart, into: mux)
+            let passStart = settings.audioInput?.passes.start(of: picture.pass) ?? Rational(0)
+            try audio.write(upTo: picture.time, pass: picture.pass, passStart: passStart, into: mux)
         }
         let r = avcodec_send_frame(enc, pic)
         if r < 0 { throw SinkError.ffmpeg(settings.output, "encoding failed", r) }
@@ -316,7 +314,7 @@ public final class EncoderSink {
         st.pointee.avg_frame_rate = enc.pointee.framerate
         st.pointee.r_frame_rate = enc.pointee.framerate
 
-        if let input = settings.audioInput, let track = try AudioCopy(input: input, options: settings.audioInputOptions, stop: settings.stop, start: settings.audioStart, duration: settings.audioDuration) {
+        if let input = settings.audioInput, let track = try AudioCopy(input: input, stop: settings.stop, start: settings.audioStart, duration: settings.audioDuration) {
             let id = track.parameters.pointee.codec_id
             let name = String(cString: avcodec_get_name(id))
             // Copied when players take it (the container's list) and this FFmpeg's muxer knows
@@ -333,7 +331,7 @@ public final class EncoderSink {
                 track.outStream = ast
                 audio = track
                 audioDescription = "\(name) copied"
-            } else if let transcode = try AudioTranscode(input: input, options: settings.audioInputOptions, stop: settings.stop, start: settings.audioStart, duration: settings.audioDuration,
+            } else if let transcode = try AudioTranscode(input: input, stop: settings.stop, start: settings.audioStart, duration: settings.audioDuration,
                                                          container: mux.pointee.oformat), let aenc = transcode.encoder {
                 guard let ast = avformat_new_stream(mux, nil) else { throw SinkError(path: path, reason: "out of memory") }
                 avcodec_parameters_from_context(ast.pointee.codecpar, aenc)

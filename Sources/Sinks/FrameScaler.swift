@@ -24,7 +24,6 @@ public enum FrameScaler {
         out.time = frame.time
         out.sourceTime = frame.sourceTime
         out.pass = frame.pass
-        out.passStart = frame.passStart
         let sw = frame.width, sh = frame.height, sStride = frame.bytesPerRow / 4, dStride = out.bytesPerRow / 4
         // Column spans are the same for every row: compute them once.
         let x0 = (0..<width).map { $0 * sw / width }

@@ -3,6 +3,7 @@ import Effects
 import Foundation
 import FrameCore
 import FrameSource
+import MediaInput
 import Sinks
 
 /// `vidfx apply INPUT -e CHAIN -o OUTPUT`: re-render a video at the cadence with effects.
@@ -52,8 +53,7 @@ struct Apply: ParsableCommand {
 
     @OptionGroup var render: RenderOptions
     @OptionGroup var timeline: TimelineOptions
-    @OptionGroup var color: ColorOptions
-    @OptionGroup var network: NetworkOptions
+    @OptionGroup var source: SourceOptions
 
     func run() throws {
         try OutputSafety.check(output: output, input: input, overwrite: render.yes)
@@ -64,12 +64,7 @@ struct Apply: ParsableCommand {
         // Caught from before the input is opened: Ctrl-C must end a stalled open too.
         let interruption = Interruption()
         defer { interruption.end() }
-        var configuration = FrameSource.Configuration()
-        timeline.apply(to: &configuration)
-        color.apply(to: &configuration)
-        network.apply(to: &configuration)
-        let quiet = render.quiet
-        configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
+        var configuration = self.source.configuration(timeline: timeline, quiet: render.quiet)
         // Demand-driven: a frame is converted to BGRA only when this loop asks for the
         // next one, so a single 8 MB BGRA frame is alive. Decoding (FFmpeg's threads) and
         // encoding (its own thread, behind a queue of YUV pictures) still overlap, and
@@ -79,11 +74,10 @@ struct Apply: ParsableCommand {
         // one decoder thread keeps ahead of it; each extra frame thread holds its own
         // reference pictures (about 4 MB at 1080p) and bought no wall time here.
         configuration.decoderThreads = 1
-        // Standard input is read once; a spool lets the audio reader read it too.
-        configuration.spoolStandardInput = input == "-" && !noAudio
-        // A URL is downloaded once: the audio reader joins the video reader's download.
-        configuration.shareNetworkInput = !noAudio
-        let source = try FrameSource(input, configuration: configuration)
+        // With audio, two readers read the input: standard input is spooled so both can,
+        // and a URL is downloaded once, the audio reading the video reader's download.
+        let media = try self.source.input(input, access: noAudio ? .stream : .shared)
+        let source = try FrameSource(input: media, configuration: configuration)
         defer { source.close() }
 
         var settings = EncoderSink.Settings(output: output)
@@ -99,8 +93,7 @@ struct Apply: ParsableCommand {
         settings.fit = fit
         settings.frameRate = configuration.frameRate
         if !noAudio && !source.info.audio.isEmpty {
-            settings.audioInput = input
-            settings.audioInputOptions = configuration.networkOptions(for: input)
+            settings.audioInput = media
             settings.audioStart = configuration.start
             settings.audioDuration = configuration.duration
             settings.audioCopyAllowed = configuration.loop == .once && configuration.start == Rational(0) && configuration.duration == nil

@@ -3,6 +3,7 @@ import Foundation
 import Effects
 import FrameCore
 import FrameSource
+import MediaInput
 import Sinks
 
 #if canImport(Glibc)
@@ -45,8 +46,7 @@ struct Dump: ParsableCommand {
 
     @OptionGroup var render: RenderOptions
     @OptionGroup var timeline: TimelineOptions
-    @OptionGroup var color: ColorOptions
-    @OptionGroup var network: NetworkOptions
+    @OptionGroup var source: SourceOptions
 
     func validate() throws {
         if output == "-" && format != .bgra { throw ValidationError("-o - streams raw frames: use --format bgra, or give a folder") }
@@ -70,19 +70,12 @@ struct Dump: ParsableCommand {
         // Caught from before the input is opened: Ctrl-C must end a stalled open too.
         let interruption = Interruption()
         defer { interruption.end() }
-        var configuration = FrameSource.Configuration()
-        // Standard input through a spool: seekable (an MP4 indexed at the end) and re-readable.
-        configuration.spoolStandardInput = true
-        timeline.apply(to: &configuration)
-        color.apply(to: &configuration)
-        network.apply(to: &configuration)
+        var configuration = self.source.configuration(timeline: timeline, quiet: render.quiet)
         if let frames { configuration.outputLimit = configuration.frameRate.inverse * Int64(frames) }
         configuration.prefetch = 1  // the image writers queue frames too
         // Image encoding is the bottleneck and wants the cores; one decoder thread (4 ms a
         // 1080p frame) keeps ahead of it and holds ~10 MB less than FFmpeg's default three.
         configuration.decoderThreads = 1
-        let quiet = render.quiet
-        configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
         if output != "-" { try OutputSafety.check(output: output, input: input, overwrite: render.yes, folder: !rawFile) }
         if output == "-" && isatty(STDOUT_FILENO) != 0 {
             throw CommandFailure(message: "-: standard output is a terminal; pipe the frames into a program (| ffplay -f rawvideo …)")
@@ -104,7 +97,10 @@ struct Dump: ParsableCommand {
         }
 
         // Open first so a bad input fails before any output exists.
-        let source = try FrameSource(input, configuration: times.isEmpty ? configuration : {
+        // Standard input through a spool: seekable (an MP4 indexed at the end) and read
+        // again for each still.
+        let media = try self.source.input(input, access: .seekable)
+        let source = try FrameSource(input: media, configuration: times.isEmpty ? configuration : {
             var c = configuration; c.start = times[0]; c.outputLimit = c.frameRate.inverse; return c
         }())
         defer { source.close() }
@@ -151,7 +147,7 @@ struct Dump: ParsableCommand {
                     var c = configuration
                     c.start = t
                     c.outputLimit = c.frameRate.inverse
-                    let still = i == 0 ? source : try FrameSource(input, configuration: c)
+                    let still = i == 0 ? source : try FrameSource(input: media, configuration: c)
                     defer { if i > 0 { still.close() } }
                     guard var frame = try still.nextFrame() else { continue }
                     frame.time = t

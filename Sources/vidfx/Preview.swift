@@ -3,6 +3,7 @@ import Effects
 import Foundation
 import FrameCore
 import FrameSource
+import MediaInput
 import Playback
 import Sinks
 import WindowSink
@@ -58,8 +59,7 @@ struct Preview: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No messages except errors (no statistics at the end).")
     var quiet = false
 
-    @OptionGroup var color: ColorOptions
-    @OptionGroup var network: NetworkOptions
+    @OptionGroup var source: SourceOptions
 
     /// `--loop` with a count, `--loop forever`, or a bare `--loop` (forever).
     struct LoopArgument: ExpressibleByArgument, CustomStringConvertible {
@@ -83,7 +83,7 @@ struct Preview: ParsableCommand {
         // Caught from before the input is opened: Ctrl-C must end a stalled open too.
         let interruption = Interruption()
         defer { interruption.end() }
-        var configuration = FrameSource.Configuration()
+        var configuration = self.source.configuration(quiet: quiet)
         configuration.frameRate = fps.value
         if let start { configuration.start = start.value }
         configuration.outputLimit = duration?.value
@@ -91,11 +91,7 @@ struct Preview: ParsableCommand {
         // source loops on; standard input cannot be rewound.
         configuration.loop = input == "-" ? .once : .forever
         configuration.prefetch = 2
-        let quiet = self.quiet
-        configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
-        color.apply(to: &configuration)
-        network.apply(to: &configuration)
-        let source = try FrameSource(input, configuration: configuration)
+        let source = try FrameSource(input: self.source.input(input, access: .stream), configuration: configuration)
         defer { source.close() }
 
         // Catch Ctrl-C before any sink changes the terminal, so that the sinks are always

@@ -14,16 +14,12 @@ struct Probe: ParsableCommand {
     @Flag(help: "Print JSON for scripts instead of text.")
     var json = false
 
-    @OptionGroup var color: ColorOptions
-    @OptionGroup var network: NetworkOptions
+    @OptionGroup var source: SourceOptions
 
     func run() throws {
-        var configuration = FrameSource.Configuration()
-        // Standard input through a spool: seekable (an MP4 indexed at the end) and re-readable.
-        configuration.spoolStandardInput = true
-        color.apply(to: &configuration)
-        network.apply(to: &configuration)
-        let source = try FrameSource(input, configuration: configuration)
+        // Standard input through a spool: seekable (an MP4 indexed at the end).
+        let media = try self.source.input(input, access: .seekable)
+        let source = try FrameSource(input: media, configuration: self.source.configuration(quiet: true))  // a problem is the error
         defer { source.close() }
         let info = source.info
         if json {

@@ -1,6 +1,7 @@
 public import ArgumentParser
 import FrameCore
 public import FrameSource
+import MediaInput
 public import Sinks
 
 /// The bounds of what a user may ask for, so that exact time arithmetic (times ×
@@ -111,10 +112,38 @@ struct NetworkOptions: ParsableArguments {
         guard timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout: must be between 0 and 86400 seconds") }
     }
 
-    func apply(to configuration: inout FrameSource.Configuration) {
-        configuration.ioTimeout = .milliseconds(Int64(timeout * 1000))
-        configuration.httpHeaders = headers
-        configuration.userAgent = userAgent
+    /// The settings the input is fetched with.
+    var settings: MediaInput.Network {
+        var network = MediaInput.Network()
+        network.timeout = .milliseconds(Int64(timeout * 1000))
+        network.headers = headers
+        network.userAgent = userAgent
+        return network
+    }
+}
+
+/// What every command that reads video shares about its input: how it is fetched and
+/// how it is decoded to RGB.
+struct SourceOptions: ParsableArguments {
+    @OptionGroup var color: ColorOptions
+    @OptionGroup var network: NetworkOptions
+
+    /// The input, described for `access` (nothing is read yet), with a one-line error
+    /// naming it when a network setting cannot work.
+    func input(_ location: String, access: MediaInput.Access) throws -> MediaInput {
+        do { return try MediaInput(location, access: access, network: network.settings) } catch {
+            throw CommandFailure(message: error.description)
+        }
+    }
+
+    /// A configuration with these options, the timeline's (when given), and warnings to
+    /// the console unless `quiet`.
+    func configuration(timeline: TimelineOptions? = nil, quiet: Bool) -> FrameSource.Configuration {
+        var configuration = FrameSource.Configuration()
+        timeline?.apply(to: &configuration)
+        color.apply(to: &configuration)
+        configuration.warningHandler = { message in if !quiet { Console.warning(message) } }
+        return configuration
     }
 }
 

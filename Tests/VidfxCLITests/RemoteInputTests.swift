@@ -196,7 +196,7 @@ final class MediaServer {
     }
 
     /// apply reads a URL's video and audio from one download: the audio reader joins the
-    /// video reader's (`shareNetworkInput`), so the file is requested from its start once,
+    /// video reader's (the input is opened once, with `.shared` access), so the file is requested from its start once,
     /// not once per reader, also when the index is at the end and when the connection drops.
     @Test(arguments: ["files/h264-30fps.mp4", "files/h264-30fps-faststart.mp4", "drop-once/30000/h264-30fps.mp4"])
     func applyDownloadsAURLOnce(path: String) throws {

@@ -1,0 +1,233 @@
+import CFFmpeg
+import CFFmpegShim
+import Foundation
+import Synchronization
+
+/// One input — a file, an http(s) URL or standard input (`-`) — opened once and read by
+/// every reader of it: the video (`FrameSource`) and the audio (`EncoderSink`).
+///
+/// It owns what the readers share: standard input's spool (so that two demuxers can
+/// read one pipe, and seek back in it), the single network download (so that a URL
+/// crosses the network once, however many readers), the network settings and the
+/// protocols an input may name inside itself, and the table of loop passes the video
+/// writes and the audio follows.
+///
+/// ```swift
+/// let input = try MediaInput("https://example.com/clip.mp4", access: .shared)
+/// let source = try FrameSource(input: input)
+/// ```
+public final class MediaInput: Sendable {
+    /// How the input will be read.
+    public enum Access: Sendable {
+        /// Once, front to back, by one reader (preview, `apply --no-audio`): standard input
+        /// is read as the pipe it is, a URL straight from the network.
+        case stream
+        /// By one reader that may seek (dump, probe: an MP4 with its index at the end):
+        /// standard input is spooled to an unlinked temporary file as it arrives.
+        case seekable
+        /// By several readers (the video and the audio of `apply`): standard input is
+        /// spooled, and an http(s) URL of known size is downloaded once, block by block,
+        /// into an unlinked temporary file every reader reads from (a seek to a block not
+        /// yet fetched becomes a range request).
+        case shared
+    }
+
+    /// How network inputs are fetched.
+    public struct Network: Sendable {
+        /// Longest wait for data before a read fails, default 15 s. It bounds everything:
+        /// connecting, each read, and FFmpeg's reconnect attempts.
+        public var timeout: Duration = .seconds(15)
+        /// Extra HTTP request headers, each `Name: value`.
+        public var headers: [String] = []
+        /// The HTTP `User-Agent`; nil for FFmpeg's (`Lavf/…`).
+        public var userAgent: String?
+
+        /// The defaults: 15 s, no extra headers, FFmpeg's user agent.
+        public init() {}
+    }
+
+    /// The input as given: a path, a `file:` or `http(s):` URL, or `-`.
+    public let location: String
+    /// How it will be read.
+    public let access: Access
+    /// How it is fetched when remote.
+    public let network: Network
+    /// Where each loop pass begins on the output timeline (written by the video reader,
+    /// read by the audio so that it loops with the pictures).
+    public let passes = LoopPasses()
+
+    private let download = Mutex<Download>(.untried)
+
+    private enum Download: Sendable {
+        case untried
+        case ordinary  // tried: the input is not shareable (live, chunked, no cache file)
+        case open(Handle)
+    }
+
+    /// The C download; used under the mutex, or by readers that hold it themselves.
+    private struct Handle: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    /// Describes an input; nothing is opened until a reader asks.
+    /// - Throws: ``MediaInputError`` when a network setting cannot work.
+    public init(_ location: String, access: Access = .stream, network: Network = Network()) throws(MediaInputError) {
+        func bad(_ reason: String) -> MediaInputError { MediaInputError(input: location, reason: reason) }
+        guard network.timeout > .zero else { throw bad("timeout must be positive") }
+        // Scalars, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        func breaksLine(_ text: String) -> Bool { text.unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" } }
+        if let agent = network.userAgent, breaksLine(agent) {
+            throw bad("user agent must be one line (it contains a line break)")
+        }
+        for header in network.headers {
+            let parts = header.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[0].contains(" "), !breaksLine(header) else {
+                throw bad("header '\(header)' is not 'Name: value'")
+            }
+        }
+        self.location = location
+        self.access = access
+        self.network = network
+    }
+
+    deinit {
+        if case .open(let d) = download.withLock({ $0 }) { vfx_download_release(d.pointer) }
+    }
+
+    /// Whether the input is standard input.
+    public var isStandardInput: Bool { location == "-" }
+
+    /// Whether the input is fetched over the network (http or https).
+    public var isRemote: Bool { MediaInput.isRemote(location) }
+
+    /// Whether `location` is fetched over the network (http or https).
+    public static func isRemote(_ location: String) -> Bool {
+        let lower = location.prefix(8).lowercased()
+        return lower.hasPrefix("http:") || lower.hasPrefix("https:")
+    }
+
+    /// The protocols a remote input may use for what it names inside itself.
+    public static let remoteProtocols = "http,https,tls,tcp,crypto,httpproxy"
+
+    // MARK: For the readers (FrameSource, Sinks)
+
+    /// The path or URL FFmpeg opens when no custom reader is used.
+    package var ffmpegURL: String {
+        if isStandardInput { return "pipe:0" }
+        if location.hasPrefix("file://") { return URL(string: location)?.path ?? location }
+        return location
+    }
+
+    /// FFmpeg's protocol options: for http(s), the timeout, reconnects that resume at the
+    /// dropped byte and back off until the delay would pass 4 s (each wait also bounded
+    /// by the timeout through the interrupt callback), headers and user agent.
+    ///
+    /// Every remote input, and standard input, also gets `protocol_whitelist`
+    /// (``remoteProtocols``): what such an input names inside itself (an HLS playlist's
+    /// segments, init section, variants and keys) may only be fetched over the network,
+    /// never from local files or through `concat:`, `subfile:` or `data:`. Readers set it
+    /// on their format context as well: a custom reader has no whitelist to pass on.
+    package var protocolOptions: [(String, String)] {
+        if isStandardInput { return [("protocol_whitelist", MediaInput.remoteProtocols)] }
+        guard isRemote else { return [] }
+        var options: [(String, String)] = [
+            ("protocol_whitelist", MediaInput.remoteProtocols),
+            ("rw_timeout", String(network.timeout.microseconds)),
+            ("reconnect", "1"),
+            ("reconnect_on_network_error", "1"),
+            ("reconnect_delay_max", "4"),
+        ]
+        if !network.headers.isEmpty { options.append(("headers", network.headers.map { $0 + "\r\n" }.joined())) }
+        if let agent = network.userAgent { options.append(("user_agent", agent)) }
+        return options
+    }
+
+    /// Why a reader could not be made.
+    package enum ReaderFailure: Error {
+        /// Standard input cannot be spooled (errno).
+        case spool(Int32)
+        /// The network input cannot be opened (an AVERROR).
+        case open(Int32)
+    }
+
+    /// C callbacks a reader passes for its waits.
+    package typealias Poll = @convention(c) (UnsafeMutableRawPointer?) -> Int32
+    /// Told when bytes arrive for a reader.
+    package typealias Progress = @convention(c) (UnsafeMutableRawPointer?) -> Void
+
+    /// A custom reader (an `AVIOContext`, freed with `vfx_reader_free`) for one more
+    /// reader of this input, or nil when the input is to be opened the ordinary way
+    /// (from ``ffmpegURL`` with ``protocolOptions``). `interrupt(opaque)` is polled while
+    /// the reader waits; `progress(opaque)` is told of bytes arriving from the network.
+    /// The first reader of a shared URL makes the connection, under its own interrupt.
+    package func makeReader(interrupt: Poll?, progress: Progress?, opaque: UnsafeMutableRawPointer?) throws(ReaderFailure) -> UnsafeMutableRawPointer? {
+        if isStandardInput {
+            guard access != .stream else { return nil }
+            guard let io = vfx_stdin_reader(interrupt, opaque) else { throw .spool(errno) }
+            return io
+        }
+        guard access == .shared, isShareable else { return nil }
+        // The opener's callbacks are only used during this call, on this thread.
+        nonisolated(unsafe) let opener = (interrupt, opaque)
+        let url = ffmpegURL, options = protocolOptions
+        let opened: Result<Handle?, ReaderFailure> = download.withLock { state in
+            switch state {
+            case .ordinary: return .success(nil)
+            case .open(let d): return .success(d)
+            case .untried:
+                var dictionary: OpaquePointer?
+                defer { av_dict_free(&dictionary) }
+                for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
+                var error: Int32 = 0
+                if let d = vfx_download_open(url, &dictionary, opener.0, opener.1, &error) {
+                    state = .open(Handle(pointer: d))
+                    return .success(Handle(pointer: d))
+                }
+                if error < 0 { return .failure(.open(error)) }  // the next reader tries again
+                state = .ordinary
+                return .success(nil)
+            }
+        }
+        guard let d = try opened.get()?.pointer else { return nil }
+        guard let io = vfx_download_reader(d, interrupt, progress, opaque) else { throw .spool(ENOMEM) }
+        return io
+    }
+
+    /// Whether standard input, as spooled so far, begins with `prefix` (a playlist
+    /// cannot be read from a pipe: its segments are named relative to where it lives).
+    package func standardInputStarts(with prefix: String) -> Bool {
+        guard isStandardInput, access != .stream, let io = vfx_stdin_reader(nil, nil) else { return false }
+        defer { vfx_reader_free(io) }
+        let want = Array(prefix.utf8)
+        var head = [UInt8](repeating: 0, count: want.count)
+        let n = avio_read(io.assumingMemoryBound(to: AVIOContext.self), &head, Int32(want.count))
+        return n == want.count && head == want
+    }
+
+    /// Whether this input may be read through a shared download: http(s), and not a
+    /// playlist (an HLS or DASH demuxer opens its segments itself, with options it
+    /// copies from the playlist's own connection, which a shared reader does not have).
+    private var isShareable: Bool {
+        guard isRemote else { return false }
+        let path = (location.split(separator: "?", maxSplits: 1).first.map(String.init) ?? location).lowercased()
+        return !path.hasSuffix(".m3u8") && !path.hasSuffix(".m3u") && !path.hasSuffix(".mpd")
+    }
+}
+
+/// A network setting that cannot work, naming the input.
+public struct MediaInputError: Error, CustomStringConvertible, Sendable {
+    /// The input as given.
+    public var input: String
+    /// What is wrong.
+    public var reason: String
+    /// "INPUT: reason".
+    public var description: String { "\(input): \(reason)" }
+}
+
+extension Duration {
+    /// The duration in whole microseconds.
+    package var microseconds: Int64 {
+        let (s, atto) = components
+        return s * 1_000_000 + atto / 1_000_000_000_000
+    }
+}
