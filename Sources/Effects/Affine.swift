@@ -4,7 +4,7 @@
 /// corner. The canvas keeps its size; uncovered pixels are transparent black.
 public struct Affine: DistortionEffect {
     public static let descriptor = EffectDescriptor(
-        name: "affine", kind: .distortion, category: .geometry, summary: "Scale, rotate, skew and move the picture by a 2×3 matrix (Core Image's affine transform).",
+        name: "affine", category: .geometry, summary: "Scale, rotate, skew and move the picture by a 2×3 matrix (Core Image's affine transform).",
         parameters: [
             .vector("transform", default: [1, 0, 0, 1, 0, 0], help: "a,b,c,d,tx,ty: x' = a·x + c·y + tx, y' = b·x + d·y + ty (y up, origin bottom-left, px)."),
             Sampling.parameter,

@@ -2,7 +2,7 @@
 /// centre lines and the chosen quadrant is unchanged (spec A1, exact).
 public struct Caleido: LayerEffect {
     public static let descriptor = EffectDescriptor(
-        name: "caleido", kind: .distortion, category: .geometry, summary: "Mirror one quadrant into the other three.",
+        name: "caleido", category: .geometry, summary: "Mirror one quadrant into the other three.",
         parameters: [.choice("quadrant", ["topLeft", "topRight", "bottomLeft", "bottomRight"], help: "The quadrant that is kept and mirrored.")],
         example: "caleido:quadrant=bottomRight"
     )

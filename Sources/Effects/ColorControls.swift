@@ -3,7 +3,7 @@
 /// clamped at the end.
 public struct ColorControls: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "colorcontrols", kind: .color, category: .grading, summary: "Saturation, brightness and contrast (Core Image's color controls).",
+        name: "colorcontrols", category: .grading, summary: "Saturation, brightness and contrast (Core Image's color controls).",
         parameters: [
             .float("saturation", default: 1, min: 0, max: 4, slider: 0...2, help: "0 is grey, 1 unchanged, 2 doubly vivid."),
             .float("brightness", default: 0, min: -1, max: 1, help: "Added to every channel."),

@@ -3,7 +3,7 @@
 /// part. In linear light the colour channels are decoded first; alpha is never encoded.
 public struct ColorMatrix: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "colormatrix", kind: .color, category: .grading, summary: "Multiply RGBA by a 4×4 matrix and add a bias (Core Image's color matrix).",
+        name: "colormatrix", category: .grading, summary: "Multiply RGBA by a 4×4 matrix and add a bias (Core Image's color matrix).",
         parameters: [
             .vector("r", default: [1, 0, 0, 0], help: "Red output = r·(R,G,B,A)."),
             .vector("g", default: [0, 1, 0, 0], help: "Green output = g·(R,G,B,A)."),

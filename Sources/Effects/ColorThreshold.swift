@@ -2,7 +2,7 @@
 /// Core Image compares in linear light, so `t = 0.5` there is about 188 encoded.
 public struct ColorThreshold: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "colorthreshold", kind: .color, category: .stylize, summary: "Each channel to 0 or 1 at a threshold (Core Image's color threshold).",
+        name: "colorthreshold", category: .stylize, summary: "Each channel to 0 or 1 at a threshold (Core Image's color threshold).",
         parameters: [
             .float("threshold", default: 0.5, min: 0, max: 1, help: "A channel above this becomes full, the rest zero."),
             ColorSpace.parameter,

@@ -2,7 +2,7 @@
 /// A colour effect that ignores its input, so it fuses with the rest of a chain.
 public struct ConstantColor: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "constantcolor", kind: .color, category: .composite, summary: "Fill the frame with one colour (Core Image's constant color generator).",
+        name: "constantcolor", category: .composite, summary: "Fill the frame with one colour (Core Image's constant color generator).",
         parameters: [
             .color("color", default: (1, 0, 0, 1), help: "The colour: #RRGGBB[AA] or r,g,b[,a] in 0…1."),
         ],

@@ -4,7 +4,7 @@
 /// the frame (and keeps at least one pixel).
 public struct Crop: LayerEffect {
     public static let descriptor = EffectDescriptor(
-        name: "crop", kind: .layer, category: .geometry, summary: "Keep a rectangle of the frame; the output takes its size (Core Image's crop).",
+        name: "crop", category: .geometry, summary: "Keep a rectangle of the frame; the output takes its size (Core Image's crop).",
         parameters: [
             .vector("rect", default: [0, 0, 0, 0], min: 0, help: "x,y,width,height in px; a width or height of 0 reaches the frame's edge."),
             .choice("origin", ["top", "bottom"], help: "top: y from the top edge (video, FFmpeg); bottom: from the bottom, y up (Core Image)."),

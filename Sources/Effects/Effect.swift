@@ -170,3 +170,13 @@ public struct EffectResources: Sendable {
         b | g << 8 | r << 16 | a << 24
     }
 }
+
+extension Effect {
+    /// Colour, layer or distortion: what the effect's protocol says it is (a
+    /// ``DistortionEffect`` is a layer effect that maps positions), never written by hand.
+    public static var kind: EffectKind {
+        if Self.self is any DistortionEffect.Type { return .distortion }
+        if Self.self is any LayerEffect.Type { return .layer }
+        return .color
+    }
+}

@@ -164,8 +164,6 @@ public struct ParameterSpec: Sendable {
 public struct EffectDescriptor: Sendable {
     /// CLI name (`sepia`).
     public let name: String
-    /// Color, layer or distortion.
-    public let kind: EffectKind
     /// What it is for.
     public let category: EffectCategory
     /// One line saying what it does.
@@ -179,10 +177,9 @@ public struct EffectDescriptor: Sendable {
     public let example: String?
 
     /// Creates a descriptor.
-    public init(name: String, kind: EffectKind, category: EffectCategory, summary: String, parameters: [ParameterSpec],
+    public init(name: String, category: EffectCategory, summary: String, parameters: [ParameterSpec],
                 example: String? = nil) {
         self.name = name
-        self.kind = kind
         self.category = category
         self.summary = summary
         self.parameters = parameters

@@ -5,7 +5,7 @@ import Foundation
 /// A per-channel map, so it runs as one table lookup.
 public struct Exposure: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "exposure", kind: .color, category: .tone, summary: "Brighten or darken by photographic stops (Core Image's exposure).",
+        name: "exposure", category: .tone, summary: "Brighten or darken by photographic stops (Core Image's exposure).",
         parameters: [
             .float("ev", default: 0, min: -10, max: 10, unit: "EV", help: "Stops: +1 doubles the light, -1 halves it."),
             ColorSpace.parameter,

@@ -2,7 +2,7 @@
 /// `out = mix(color0, color1, Y709(c))`.
 public struct FalseColor: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "falsecolor", kind: .color, category: .tone, summary: "Map luminance onto a gradient between two colours (Core Image's false color).",
+        name: "falsecolor", category: .tone, summary: "Map luminance onto a gradient between two colours (Core Image's false color).",
         parameters: [
             .color("color0", default: (0.3, 0, 0, 1), help: "Colour for black."),
             .color("color1", default: (1, 0.9, 0.8, 1), help: "Colour for white."),

@@ -4,7 +4,7 @@ import Foundation
 /// below 1 lightens them. One table lookup per channel.
 public struct Gamma: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "gamma", kind: .color, category: .tone, summary: "Power curve on each channel (Core Image's gamma adjust).",
+        name: "gamma", category: .tone, summary: "Power curve on each channel (Core Image's gamma adjust).",
         parameters: [
             .float("power", default: 1, min: 0.01, max: 10, slider: 0.25...4, help: "Exponent: 1 is the identity, above 1 darkens mid-tones."),
             ColorSpace.parameter,

@@ -7,7 +7,7 @@ import Foundation
 /// rather than single pixels, a local tone map as Core Image's is.
 public struct HighlightShadow: LayerEffect {
     public static let descriptor = EffectDescriptor(
-        name: "highlightshadow", kind: .layer, category: .tone, summary: "Darken highlights and lift shadows (Core Image's highlight and shadow adjust).",
+        name: "highlightshadow", category: .tone, summary: "Darken highlights and lift shadows (Core Image's highlight and shadow adjust).",
         parameters: [
             .float("highlight", default: 1, min: 0, max: 1, slider: 0.3...1, help: "1 leaves highlights alone; lower pulls them down."),
             .float("shadow", default: 0, min: -1, max: 1, help: "0 leaves shadows alone; positive lifts them, negative deepens them."),

@@ -4,7 +4,7 @@ import Foundation
 /// about (1,1,1)/√3, so grey stays grey and +120° turns red into green.
 public struct Hue: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "hue", kind: .color, category: .grading, summary: "Rotate every hue around the colour wheel (Core Image's hue adjust).",
+        name: "hue", category: .grading, summary: "Rotate every hue around the colour wheel (Core Image's hue adjust).",
         parameters: [
             .float("angle", default: 0, min: -360, max: 360, slider: -180...180, unit: "deg",
                    help: "Rotation in degrees (90, 90deg) or radians (1.57rad); +120 turns red into green."),

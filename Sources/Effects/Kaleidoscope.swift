@@ -6,7 +6,7 @@ import Foundation
 /// "12-way symmetry").
 public struct Kaleidoscope: DistortionEffect {
     public static let descriptor = EffectDescriptor(
-        name: "kaleidoscope", kind: .distortion, category: .geometry, summary: "Reflect one wedge around a centre, like a kaleidoscope (Core Image's kaleidoscope).",
+        name: "kaleidoscope", category: .geometry, summary: "Reflect one wedge around a centre, like a kaleidoscope (Core Image's kaleidoscope).",
         parameters: [
             .int("count", default: 6, min: 1, max: 64, help: "Mirror pairs around the circle."),
             .float("angle", default: 0, min: -360, max: 360, slider: -180...180, unit: "deg", help: "Rotation of the wedge, degrees or radians (0.3rad)."),

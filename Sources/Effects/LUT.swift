@@ -1,7 +1,7 @@
 /// General LUT colour grading (spec §C): `.cube`, Hald CLUT or 512×512 lookup image.
 public struct LUT: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "lut", kind: .color, category: .grading, summary: "Colour grading through a 3D LUT (.cube, Hald CLUT, 512×512 lookup PNG).",
+        name: "lut", category: .grading, summary: "Colour grading through a 3D LUT (.cube, Hald CLUT, 512×512 lookup PNG).",
         parameters: [
             .file("file", required: true, help: "The LUT: .cube, Hald CLUT image, or 512×512 lookup image."),
             .float("intensity", default: 1, min: 0, max: 1, help: "Mix with the original: 0 leaves the frame as it is."),

@@ -3,7 +3,7 @@
 /// mixed with the input by `intensity`.
 public struct Monochrome: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "monochrome", kind: .color, category: .tone, summary: "Tint the picture's luminance with one colour (Core Image's color monochrome).",
+        name: "monochrome", category: .tone, summary: "Tint the picture's luminance with one colour (Core Image's color monochrome).",
         parameters: [
             .color("color", default: (0.6, 0.45, 0.3, 1), help: "The tint: #RRGGBB or r,g,b in 0…1."),
             .float("intensity", default: 1, min: 0, max: 1, help: "0 keeps the input, 1 is fully tinted."),

@@ -6,7 +6,7 @@ import Foundation
 /// in linear light and applies the curve in its gamma-2 version, as ``ToneCurve`` does.
 public struct Noir: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "noir", kind: .color, category: .stylize, summary: "Black and white with exaggerated contrast (like Core Image's Noir photo effect).",
+        name: "noir", category: .stylize, summary: "Black and white with exaggerated contrast (like Core Image's Noir photo effect).",
         parameters: [ColorSpace.parameter],
         example: "noir"
     )

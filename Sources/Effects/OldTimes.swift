@@ -6,7 +6,7 @@ import Foundation
 /// (seed, time) and all times inside one film tick give identical frames.
 public struct OldTimes: LayerEffect {
     public static let descriptor = EffectDescriptor(
-        name: "oldtimes", kind: .layer, category: .stylize, summary: "Old film look: jitter, tone, flicker, grain, scratches, vignette.",
+        name: "oldtimes", category: .stylize, summary: "Old film look: jitter, tone, flicker, grain, scratches, vignette.",
         parameters: [
             .float("amount", default: 1, min: 0, max: 1, help: "Overall strength: 0 leaves the frame as it is."),
             .int("seed", default: 0, min: 0, max: Int(UInt32.max), help: "Random seed; equal seeds give equal films."),

@@ -8,7 +8,7 @@ import FrameCore
 /// pixel's position, so it fuses with the rest of a chain.
 public struct Overlay: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "overlay", kind: .color, category: .composite, summary: "Composite an image (PNG with alpha) over the video at a position and opacity.",
+        name: "overlay", category: .composite, summary: "Composite an image (PNG with alpha) over the video at a position and opacity.",
         parameters: [
             .file("file", required: true, help: "The image to lay over the video (PNG, JPEG…; its alpha is used)."),
             .choice("anchor", ["topleft", "topright", "bottomleft", "bottomright", "center"],

@@ -3,7 +3,7 @@
 /// `floor(sum/n)`, partial edge blocks included (ffmpeg's pixelize).
 public struct Pixelate: LayerEffect {
     public static let descriptor = EffectDescriptor(
-        name: "pixelate", kind: .layer, category: .stylize, summary: "Mosaic of square blocks.",
+        name: "pixelate", category: .stylize, summary: "Mosaic of square blocks.",
         parameters: [
             .int("size", default: 8, min: 1, max: 4096, slider: 2...64, unit: "px", help: "Block side in pixels (capped at the frame's shorter side)."),
             .choice("mode", ["sample", "average"], help: "sample: block's top-left pixel; average: block mean."),

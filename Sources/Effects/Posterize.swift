@@ -2,7 +2,7 @@
 /// (spec A4, the GIMP convention).
 public struct Posterize: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "posterize", kind: .color, category: .stylize, summary: "Reduce each channel to a few flat levels.",
+        name: "posterize", category: .stylize, summary: "Reduce each channel to a few flat levels.",
         parameters: [.float("levels", default: 6, min: 2, max: 256, slider: 2...30, help: "Levels per channel, black and white included.")],
         example: "posterize=5"
     )

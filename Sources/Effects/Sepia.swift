@@ -2,7 +2,7 @@
 /// (spec A5: `out = (1−a)·c + a·clamp(M·c, 0, 1)`).
 public struct Sepia: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "sepia", kind: .color, category: .tone, summary: "Warm brown old-photo toning.",
+        name: "sepia", category: .tone, summary: "Warm brown old-photo toning.",
         parameters: [.float("amount", default: 1, min: 0, max: 1, help: "How much sepia: 0 leaves the frame as it is.")],
         example: "sepia=0.8"
     )

@@ -2,7 +2,7 @@
 /// LUT, classic solarize: invert where Rec.709 luma ≤ threshold.
 public struct Solarize: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "solarize", kind: .color, category: .stylize, summary: "Solarize by luma, or recolour through a LUT key image.",
+        name: "solarize", category: .stylize, summary: "Solarize by luma, or recolour through a LUT key image.",
         parameters: [
             .float("intensity", default: 1, min: 0, max: 1, help: "Mix with the original: 0 leaves the frame as it is."),
             .file("lut", required: false, help: "Key: .cube file, Hald CLUT PNG or 512×512 lookup PNG; none for classic solarize."),

@@ -5,7 +5,7 @@ import Foundation
 /// the picture counter-clockwise on screen.
 public struct Straighten: DistortionEffect {
     public static let descriptor = EffectDescriptor(
-        name: "straighten", kind: .distortion, category: .geometry, summary: "Rotate and zoom to fill, to level a tilted horizon (Core Image's straighten).",
+        name: "straighten", category: .geometry, summary: "Rotate and zoom to fill, to level a tilted horizon (Core Image's straighten).",
         parameters: [
             .float("angle", default: 0, min: -360, max: 360, slider: -45...45, unit: "deg", help: "Rotation, counter-clockwise, degrees or radians."),
             Sampling.parameter,

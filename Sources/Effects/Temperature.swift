@@ -8,7 +8,7 @@ import Foundation
 /// A warmer output comes from a higher `neutral`.
 public struct Temperature: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "temperature", kind: .color, category: .tone, summary: "White balance: adapt from one colour temperature and tint to another (Core Image's temperature and tint).",
+        name: "temperature", category: .tone, summary: "White balance: adapt from one colour temperature and tint to another (Core Image's temperature and tint).",
         parameters: [
             .float("neutral", default: 6500, min: 1667, max: 25000, slider: 2000...12000, unit: "K", help: "The scene's white, in kelvin: higher warms the picture."),
             .float("tint", default: 0, min: -150, max: 150, help: "The scene white's tint: positive (magenta) turns the picture greener."),

@@ -1,7 +1,7 @@
 /// Black-and-white ink: white where Rec.709 luma ≥ threshold, black elsewhere (spec A7).
 public struct Threshold: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "threshold", kind: .color, category: .stylize, summary: "Black and white ink at a luma threshold.",
+        name: "threshold", category: .stylize, summary: "Black and white ink at a luma threshold.",
         parameters: [.float("threshold", default: 0.5, min: 0, max: 1, help: "Luma (0…1) at and above which a pixel turns white.")],
         example: "threshold=0.4"
     )

@@ -1,7 +1,7 @@
 /// n × n copies of the frame: `out(x,y) = in(⌊((x+½)·n) mod W⌋, ⌊((y+½)·n) mod H⌋)` (spec A8).
 public struct Tiled: LayerEffect {
     public static let descriptor = EffectDescriptor(
-        name: "tiled", kind: .distortion, category: .geometry, summary: "Repeat the frame n × n times.",
+        name: "tiled", category: .geometry, summary: "Repeat the frame n × n times.",
         parameters: [.int("n", default: 2, min: 1, max: 16, help: "Copies per side.")],
         example: "tiled=3"
     )

@@ -6,7 +6,7 @@ import Foundation
 /// in the gamma-2 version of linear light: `enc(curve(√dec(c))²)`.
 public struct ToneCurve: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "tonecurve", kind: .color, category: .tone, summary: "Reshape tones with a smooth curve through five points (Core Image's tone curve).",
+        name: "tonecurve", category: .tone, summary: "Reshape tones with a smooth curve through five points (Core Image's tone curve).",
         parameters: (0..<5).map { i in
             ParameterSpec.vector("p\(i)", default: [Double(i) / 4, Double(i) / 4], min: 0, max: 1,
                                  help: "Point \(i) as input,output in 0…1; inputs must increase.")

@@ -3,7 +3,7 @@
 /// For a > 0 dull colours gain the most; skin and skies do not go neon.
 public struct Vibrance: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "vibrance", kind: .color, category: .grading, summary: "Saturate muted colours more than vivid ones (Core Image's vibrance).",
+        name: "vibrance", category: .grading, summary: "Saturate muted colours more than vivid ones (Core Image's vibrance).",
         parameters: [
             .float("amount", default: 0, min: -1, max: 1, help: "Above 0 livens muted colours, below 0 mutes them; 0 unchanged."),
             ColorSpace.parameter,

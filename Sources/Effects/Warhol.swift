@@ -2,7 +2,7 @@
 /// levels and recoloured with its own palette (spec A9).
 public struct Warhol: LayerEffect {
     public static let descriptor = EffectDescriptor(
-        name: "warhol", kind: .layer, category: .stylize, summary: "Four-colour pop-art grid of four copies.",
+        name: "warhol", category: .stylize, summary: "Four-colour pop-art grid of four copies.",
         parameters: [.float("mix", default: 1, min: 0, max: 1, help: "Mix with the original: 0 leaves the frame as it is.")],
         example: "warhol:mix=0.9"
     )

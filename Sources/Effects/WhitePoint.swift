@@ -3,7 +3,7 @@
 /// One table per channel.
 public struct WhitePoint: ColorEffect {
     public static let descriptor = EffectDescriptor(
-        name: "whitepoint", kind: .color, category: .tone, summary: "Make white the given colour, scaling every channel (Core Image's white point adjust).",
+        name: "whitepoint", category: .tone, summary: "Make white the given colour, scaling every channel (Core Image's white point adjust).",
         parameters: [
             .color("color", default: (1, 1, 1, 1), help: "What white becomes: #RRGGBB or r,g,b in 0…1."),
             ColorSpace.parameter,

@@ -7,7 +7,7 @@
 /// that blended row at precomputed columns, instead of a 2D bilinear fetch per tap.
 public struct ZoomBlur: LayerEffect {
     public static let descriptor = EffectDescriptor(
-        name: "zoomblur", kind: .layer, category: .blur, summary: "Radial zoom blur towards a centre point.",
+        name: "zoomblur", category: .blur, summary: "Radial zoom blur towards a centre point.",
         parameters: [
             .float("amount", default: 1, min: 0, max: 10, help: "Blur size (GPUImage blurSize): tap spacing in % of the distance to the centre."),
             .float("x", default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the width from the left."),

@@ -12,19 +12,6 @@ extension FrameSource {
         public static let once = Loop.count(1)
     }
 
-    /// When frames are handed out.
-    public enum Pacing: Sendable {
-        /// As fast as the consumer takes them (rendering, dumping).
-        case unpaced
-        /// Tick `k` is delivered at `k / fps` after the first, against `clock`. A tick
-        /// whose successor is already due when the consumer asks is dropped (and counted),
-        /// so a slow consumer never makes playback drift.
-        case realtime(any PlaybackClock)
-
-        /// Realtime against the system's monotonic clock.
-        public static var realtime: Pacing { .realtime(MonotonicClock()) }
-    }
-
     /// YUV→RGB matrix choice.
     public enum ColorMatrix: String, Sendable, CaseIterable {
         /// As tagged in the stream; untagged video is BT.601, as FFmpeg decodes it.
@@ -59,8 +46,6 @@ extension FrameSource {
         public var loop: Loop = .once
         /// Cap on the total output time in seconds, across loops; nil for none.
         public var outputLimit: Rational?
-        /// Unpaced (default) or realtime.
-        public var pacing: Pacing = .unpaced
         /// YUV→RGB matrix (default: as tagged, BT.601 when untagged).
         public var colorMatrix: ColorMatrix = .auto
         /// YUV range (default: as tagged).
@@ -79,7 +64,7 @@ extension FrameSource {
         /// input ending early). Called on the decode thread.
         public var warningHandler: (@Sendable (String) -> Void)?
 
-        /// The defaults: 30 fps, whole clip, once, unpaced.
+        /// The defaults: 30 fps, whole clip, once.
         public init() {}
     }
 }

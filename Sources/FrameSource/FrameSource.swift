@@ -36,7 +36,6 @@ public final class FrameSource: Sendable {
     private let pending: Mutex<DecodeLoop?>
     private let finished = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
-    private let pacer = Mutex(Pacer())
 
     /// Reads the video of `input` and its headers. Decoding starts with the first pull.
     /// - Throws: ``FrameSourceError`` naming the input and the cause.
@@ -106,29 +105,16 @@ public final class FrameSource: Sendable {
         finished.signal()  // let later close() calls through
     }
 
-    /// Delivery figures so far (realtime lateness and drops; delivered count in every mode).
-    public var statistics: PlaybackStatistics { pacer.withLock { $0.statistics() } }
-
-    /// The next frame, blocking until it is decoded (and, when realtime, until it is due).
-    /// Returns nil at the end of the clip or after ``stop()``.
+    /// The next frame, blocking until it is decoded. Returns nil at the end of the clip
+    /// or after ``stop()``. Real-time pacing is the player's (`Playback`), not the source's.
     public func nextFrame() throws(FrameSourceError) -> Frame? {
         start()
-        while true {
-            switch queue.take() {
-            case .end(let error):
-                if let error { throw error }
-                return nil
-            case .frame(let frame):
-                switch admit(frame) {
-                case .deliver: return frame
-                case .drop: continue
-                case .wait(let clock, let deadline):
-                    clock.sleep(until: deadline)
-                    if interrupt.stopRequested { return nil }
-                    record(frame, clock: clock)
-                    return frame
-                }
-            }
+        switch queue.take() {
+        case .end(let error):
+            if let error { throw error }
+            return nil
+        case .frame(let frame):
+            return frame
         }
     }
 
@@ -138,88 +124,14 @@ public final class FrameSource: Sendable {
     /// Async counterpart of ``nextFrame()``.
     func nextFrameAsync() async throws(FrameSourceError) -> Frame? {
         start()
-        let result: Result<Frame?, FrameSourceError> = await withTaskCancellationHandler {
-            while true {
-                switch await queue.take() {
-                case .end(let error):
-                    if let error { return .failure(error) }
-                    return .success(nil)
-                case .frame(let frame):
-                    switch admit(frame) {
-                    case .deliver: return .success(frame)
-                    case .drop: continue
-                    case .wait(let clock, let deadline):
-                        await clock.sleep(until: deadline)
-                        if interrupt.stopRequested || Task.isCancelled { return .success(nil) }
-                        record(frame, clock: clock)
-                        return .success(frame)
-                    }
-                }
-            }
-        } onCancel: {
-            self.stop()
+        let next = await withTaskCancellationHandler { await queue.take() } onCancel: { self.stop() }
+        switch next {
+        case .end(let error):
+            if let error { throw error }
+            return nil
+        case .frame(let frame):
+            return Task.isCancelled ? nil : frame
         }
-        return try result.get()
-    }
-
-    // MARK: Pacing
-
-    private enum Admission {
-        case deliver
-        case drop
-        case wait(any PlaybackClock, Duration)
-    }
-
-    /// Decides what to do with a frame taken from the queue.
-    private func admit(_ frame: Frame) -> Admission {
-        guard case .realtime(let clock) = configuration.pacing else {
-            pacer.withLock { $0.delivered += 1 }
-            return .deliver
-        }
-        let now = clock.now()
-        let rate = configuration.frameRate
-        return pacer.withLock { p in
-            let origin = p.origin ?? (now - Pacer.duration(of: rate.inverse * frame.tick))
-            p.origin = origin
-            let due = origin + Pacer.duration(of: rate.inverse * frame.tick)
-            let nextDue = origin + Pacer.duration(of: rate.inverse * (frame.tick + 1))
-            if now >= nextDue {
-                p.dropped += 1
-                return .drop
-            }
-            return .wait(clock, due)
-        }
-    }
-
-    private func record(_ frame: Frame, clock: any PlaybackClock) {
-        let now = clock.now()
-        let rate = configuration.frameRate
-        pacer.withLock { p in
-            p.delivered += 1
-            if let origin = p.origin {
-                p.lateness.record(now - (origin + Pacer.duration(of: rate.inverse * frame.tick)))
-            }
-        }
-    }
-}
-
-/// Realtime delivery state.
-private struct Pacer: ~Copyable {
-    var origin: Duration?
-    var delivered = 0
-    var dropped = 0
-    var lateness = LatenessHistogram()
-
-    func statistics() -> PlaybackStatistics {
-        var s = PlaybackStatistics(delivered: delivered, dropped: dropped)
-        lateness.fill(&s)
-        return s
-    }
-
-    static func duration(of seconds: Rational) -> Duration {
-        // Exact to the nanosecond: seconds.numerator / denominator.
-        let ns = Int128(seconds.numerator) * 1_000_000_000 / Int128(seconds.denominator)
-        return .nanoseconds(Int64(ns))
     }
 }
 

@@ -8,12 +8,13 @@ import Glibc
 #endif
 
 /// Encodes frames into a video file (libavcodec + libavformat), keeping the input's
-/// audio by copying its packets. Writes to a temporary file beside the target and
+/// audio (copied or transcoded). Each frame is converted to the encoder's format on the
+/// caller's thread and compressed on the sink's own encode thread, one picture behind. Writes to a temporary file beside the target and
 /// renames it into place in ``finish()``; ``abandon()`` removes it. An output of `-`
 /// (standard output) or an existing pipe or device is written straight through; a
 /// reader of it that quits is a ``SinkError/Kind/readerClosed`` error where the
 /// process ignores SIGPIPE (the vidfx executable does; a library user must).
-public final class EncoderSink {
+public final class EncoderSink: FrameSink {
     /// How the picture is fitted into an output size of another aspect.
     public enum Fit: String, Sendable, CaseIterable {
         /// Whole picture, letterboxed (black bars).
@@ -84,6 +85,15 @@ public final class EncoderSink {
     public let settings: Settings
     /// Notes for the user (size rounding, audio decisions).
     public private(set) var notes: [String] = []
+    /// What was written, once ``finish()`` has succeeded.
+    public private(set) var summary: Summary?
+    /// Frames encoded so far (final after ``finish()`` or ``abandon()``).
+    public var encodedFrames: Int { frames }
+
+    /// The output as given.
+    public var name: String { settings.output }
+    /// The encode thread, from the first frame until finish or abandon.
+    private var queue: EncodeQueue<Picture>?
 
     private let temporary: String
     /// Written straight to standard output, a pipe or a device: no temporary, no rename.
@@ -137,6 +147,7 @@ public final class EncoderSink {
     }
 
     deinit {
+        // abandon() joins the encode thread first: it uses this object until it ends.
         if !finished { abandon() }
         release()
     }
@@ -157,7 +168,7 @@ public final class EncoderSink {
 
     /// A frame already converted to the encoder's pixel format and size: a third of a
     /// BGRA frame's memory, so queues in front of the encoder stay small.
-    public final class Picture: @unchecked Sendable {
+    final class Picture: @unchecked Sendable {
         fileprivate var frame: UnsafeMutablePointer<AVFrame>?
         fileprivate let tick: Int64
         fileprivate let time: Rational
@@ -173,10 +184,33 @@ public final class EncoderSink {
         deinit { av_frame_free(&frame) }
     }
 
+    /// Converts `frame` for the encoder and hands it to the encode thread; the first
+    /// frame creates the file. Returns false when the reader of a pipe has gone.
+    /// - Throws: ``SinkError``: this frame's conversion, or an earlier frame's encoding.
+    public func write(_ frame: Frame) throws(SinkError) -> Bool {
+        if let error = queue?.error { return try ended(by: error) }
+        let picture: Picture
+        do { picture = try self.picture(from: frame) } catch { return try ended(by: error) }
+        if queue == nil {
+            // Unowned: abandon() and finish() (and so deinit) join the thread first.
+            queue = EncodeQueue(name: "vidfx.encode", capacity: 1) { [unowned(unsafe) self] (picture) throws(SinkError) in
+                try self.encode(picture)
+            }
+        }
+        guard let queue, queue.submit(picture) else { return try ended(by: queue?.error) }
+        return true
+    }
+
+    /// False for a closed reader (the end of the show); throws anything else.
+    private func ended(by error: SinkError?) throws(SinkError) -> Bool {
+        guard let error else { return false }
+        if error.isReaderClosed { return false }
+        throw error
+    }
+
     /// Converts `frame` for the encoder (on the calling thread, using all cores).
-    /// The first call creates the file. Call from one thread at a time; it may be
-    /// another thread than the one calling ``write(_:)-(Picture)``.
-    public func picture(from frame: Frame) throws(SinkError) -> Picture {
+    /// The first call creates the file.
+    func picture(from frame: Frame) throws(SinkError) -> Picture {
         if !headerWritten { try open(firstFrame: frame) }
         guard let pic = av_frame_alloc() else { throw SinkError(path: settings.output, reason: "out of memory") }
         let picture = Picture(pic, from: frame)  // frees it on every path
@@ -196,8 +230,8 @@ public final class EncoderSink {
         return picture
     }
 
-    /// Encodes one converted frame (its tick is its timestamp).
-    public func write(_ picture: Picture) throws(SinkError) {
+    /// Encodes one converted frame (its tick is its timestamp). On the encode thread.
+    private func encode(_ picture: Picture) throws(SinkError) {
         guard let enc = encoder, let mux = muxer, let pic = picture.frame else { return }
         if let audio {
             let passStart = settings.audioInput?.passes.start(of: picture.pass) ?? Rational(0)
@@ -210,14 +244,14 @@ public final class EncoderSink {
         lastTime = picture.time + settings.frameRate.inverse
     }
 
-    /// Converts and encodes one frame (its `tick` is its timestamp).
-    public func write(_ frame: Frame) throws(SinkError) {
-        try write(picture(from: frame))
-    }
-
-    /// Flushes the encoder, writes the container's index and renames the file into place.
-    @discardableResult
-    public func finish() throws(SinkError) -> Summary {
+    /// Waits for the encode thread, flushes the encoder, writes the container's index and
+    /// renames the file into place. ``summary`` then says what was written.
+    public func finish() throws(SinkError) {
+        if let queue {
+            queue.finish()
+            self.queue = nil
+            if let error = queue.error { abandon(); throw error }
+        }
         guard headerWritten, let enc = encoder, let mux = muxer else {
             abandon()
             throw SinkError(path: settings.output, reason: "no frames to write")
@@ -240,11 +274,13 @@ public final class EncoderSink {
         }
         finished = true
         release()
-        return Summary(frames: frames, width: width, height: height, codec: codec.rawValue, audio: audioNote)
+        summary = Summary(frames: frames, width: width, height: height, codec: codec.rawValue, audio: audioNote)
     }
 
     /// Drops the output: nothing is left at the target or beside it.
     public func abandon() {
+        queue?.finish(discard: true)
+        queue = nil
         if let m = muxer, m.pointee.pb != nil { avio_closep(&m.pointee.pb) }
         if !direct { unlink(temporary) }
         finished = true

@@ -9,7 +9,7 @@ import Glibc
 /// `manifest.json` listing each file's tick, time and source time. Images are encoded
 /// on several threads at once. A new folder is built under a temporary name and
 /// renamed into place when complete, so a failed dump leaves nothing behind.
-public final class ImageSequenceSink: @unchecked Sendable {
+public final class ImageSequenceSink: FrameSink, @unchecked Sendable {
     /// One written image, as listed in the manifest.
     public struct Entry: Codable, Sendable {
         /// File name inside the folder.
@@ -98,8 +98,15 @@ public final class ImageSequenceSink: @unchecked Sendable {
         String(format: "frame_%06d.%@", index, fileExtension)
     }
 
-    /// Queues a frame for encoding; throws the first write error seen so far.
-    public func write(_ frame: Frame) throws(SinkError) {
+    /// The folder as given.
+    public var name: String { folder }
+
+    /// The images written, once ``finish()`` has succeeded.
+    public private(set) var written: [Entry] = []
+
+    /// Queues a frame for encoding; throws the first write error seen so far. Always
+    /// true: a folder has no reader to go away.
+    public func write(_ frame: Frame) throws(SinkError) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while queue.count >= capacity && failure == nil { condition.wait() }
@@ -113,6 +120,7 @@ public final class ImageSequenceSink: @unchecked Sendable {
         // Hand-off: return once a worker has taken it, so the caller's next frame is not
         // decoded while this one still waits (one 8 MB frame fewer in flight).
         while !queue.isEmpty && failure == nil { condition.wait() }
+        return true
     }
 
     /// Overrides the manifest time of the latest frame (stills taken with `--at`).
@@ -123,9 +131,8 @@ public final class ImageSequenceSink: @unchecked Sendable {
     }
 
     /// Waits for every image, writes the manifest and moves a new folder into place.
-    /// Returns the entries written.
-    @discardableResult
-    public func finish() throws(SinkError) -> [Entry] {
+    /// ``written`` then lists the images.
+    public func finish() throws(SinkError) {
         condition.lock()
         closed = true
         condition.broadcast()
@@ -155,7 +162,7 @@ public final class ImageSequenceSink: @unchecked Sendable {
             abandon()
             throw error
         }
-        return entries
+        written = entries
     }
 
     /// Into an existing folder (empty, or with -y): its earlier `frame_*` files and

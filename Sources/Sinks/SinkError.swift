@@ -55,6 +55,11 @@ public struct SinkError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// An error from a system call's errno: "PATH: what (reason)".
+    static func posix(_ path: String, _ what: String, _ code: Int32) -> SinkError {
+        SinkError(path: path, reason: "\(what) (\(String(cString: strerror(code))))", kind: kind(errno: code))
+    }
+
     /// An error from an FFmpeg return code.
     static func ffmpeg(_ path: String, _ what: String, _ code: Int32) -> SinkError {
         var buffer = [UInt8](repeating: 0, count: 128)

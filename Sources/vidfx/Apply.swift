@@ -107,130 +107,57 @@ struct Apply: ParsableCommand {
         }
         let line = ProgressLine(style: render.progress.style, quiet: render.quiet, total: configuration.expectedTicks(for: source.info),
                                 frameRate: configuration.frameRate.seconds)
-        // Effects and the conversion to YUV run here while the encoder thread compresses
-        // the previous frame; one YUV picture (3 MB at 1080p) waits in between.
-        let encoder = EncodeThread(sink: sink, capacity: 1)
+        // Effects and the conversion to YUV run here while the sink's encode thread
+        // compresses the previous frame; one YUV picture (3 MB at 1080p) waits in between.
         var rendered = 0
         var failure: (any Error)?
+        var readerClosed = false
         do {
             while var out = try source.nextFrame() {
                 chain?.apply(to: &out)
-                let picture: EncoderSink.Picture
-                do { picture = try sink.picture(from: out) } catch { encoder.fail(error); break }
-                guard encoder.submit(picture) else { break }  // the encoder failed
+                guard try sink.write(out) else { readerClosed = true; break }
                 rendered += 1
                 line.update(frames: rendered)
             }
         } catch {
             failure = error
         }
-        let encoded = encoder.finish()
         line.end(frames: rendered)
         let target = output == "-" ? "stdout" : output
-        if let e = encoder.error as? SinkError, e.isReaderClosed {
+        if readerClosed {
             // The player reading the pipe was closed: the end of the show, not a failure.
             sink.abandon()
-            if !render.quiet { Console.note("the reader closed \(target) after \(Console.count(encoded, "frame"))") }
+            if !render.quiet { Console.note("the reader closed \(target) after \(Console.count(sink.encodedFrames, "frame"))") }
             return
         }
-        if let error = encoder.error ?? failure {
+        if let error = failure {
             sink.abandon()
             if let e = error as? SinkError { throw CommandFailure(message: e.description) }
             throw error
         }
-        if let sig = interruption.signal, encoded == 0 {
+        if let sig = interruption.signal, rendered == 0 {
             // Stopped before the first frame was encoded: nothing to finalize, still a stop.
             sink.abandon()
             Console.note("interrupted before the first frame; nothing written to \(target)")
             throw ExitCode(128 + sig)
         }
-        let summary: EncoderSink.Summary
-        do { summary = try sink.finish() } catch { throw CommandFailure(message: error.description) }
+        do { try sink.finish() } catch {
+            if error.isReaderClosed {
+                if !render.quiet { Console.note("the reader closed \(target) after \(Console.count(sink.encodedFrames, "frame"))") }
+                return
+            }
+            throw CommandFailure(message: error.description)
+        }
         if !render.quiet { for note in sink.notes { Console.note(note) } }
+        let encoded = sink.encodedFrames
         let seconds = Double(encoded) / configuration.frameRate.seconds
         if let sig = interruption.signal {
             Console.note(String(format: "interrupted: wrote the first %.2f s (%@) to %@, a complete, playable file", seconds, Console.count(encoded, "frame"), target))
             throw ExitCode(128 + sig)
         }
-        if !render.quiet {
+        if !render.quiet, let summary = sink.summary {
             Console.note("wrote \(target): \(Console.count(summary.frames, "frame")), \(summary.width)x\(summary.height) \(summary.codec), "
                          + String(format: "%.2f s", seconds) + (summary.audio.map { ", audio \($0)" } ?? ", no audio"))
-        }
-    }
-}
-
-/// Hands frames to the encoder on its own thread through a small bounded queue.
-final class EncodeThread: @unchecked Sendable {
-    private let sink: EncoderSink
-    private let capacity: Int
-    private let condition = NSCondition()
-    private var queue: [EncoderSink.Picture] = []
-    private var closed = false
-    private var done = false
-    private(set) var error: (any Error)?
-    private var count = 0
-
-    init(sink: EncoderSink, capacity: Int) {
-        self.sink = sink
-        self.capacity = capacity
-        let thread = Thread { [self] in self.run() }
-        thread.name = "vidfx.encode"
-        thread.start()
-    }
-
-    /// Records a failure on the producer's side (the encoder thread then stops).
-    func fail(_ error: any Error) {
-        condition.lock()
-        if self.error == nil { self.error = error }
-        queue.removeAll()
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// Queues a picture; false once the encoder has failed.
-    func submit(_ frame: EncoderSink.Picture) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while queue.count >= capacity && error == nil { condition.wait() }
-        guard error == nil else { return false }
-        queue.append(frame)
-        condition.broadcast()
-        return true
-    }
-
-    /// Waits for every queued frame to be encoded; returns how many were.
-    func finish() -> Int {
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        while !done { condition.wait() }
-        condition.unlock()
-        return count
-    }
-
-    private func run() {
-        while true {
-            condition.lock()
-            while queue.isEmpty && !closed { condition.wait() }
-            if queue.isEmpty {
-                done = true
-                condition.broadcast()
-                condition.unlock()
-                return
-            }
-            let frame = queue.removeFirst()
-            condition.broadcast()
-            condition.unlock()
-            do {
-                try sink.write(frame)
-                count += 1
-            } catch {
-                condition.lock()
-                self.error = error
-                queue.removeAll()
-                condition.broadcast()
-                condition.unlock()
-            }
         }
     }
 }

@@ -112,21 +112,21 @@ struct Dump: ParsableCommand {
                                  + "(\(String(format: "%.3f", duration)) s)", code: 2)
         }
 
-        let writer: any FrameWriter
-        if rawFile {
-            writer = try RawFileOutput(path: output, overwrite: render.yes)
-        } else {
-            let imageFormat: ImageFormat = switch format {
-            case .png: .png
-            case .jpg: .jpeg(quality: quality)
-            case .ppm: .ppm
-            case .bgra: .bgra
-            }
-            do {
+        let writer: any FrameSink
+        do {
+            if rawFile {
+                writer = try RawStreamSink(path: output, overwrite: render.yes)
+            } else {
+                let imageFormat: ImageFormat = switch format {
+                case .png: .png
+                case .jpg: .jpeg(quality: quality)
+                case .ppm: .ppm
+                case .bgra: .bgra
+                }
                 writer = try ImageSequenceSink(folder: output, format: imageFormat, input: input,
                                                fps: configuration.frameRate.seconds, overwrite: render.yes)
-            } catch { throw CommandFailure(message: error.description) }
-        }
+            }
+        } catch { throw CommandFailure(message: error.description) }
 
         let expected = times.isEmpty ? configuration.expectedTicks(for: source.info) : times.count
         let line = ProgressLine(style: render.progress.style, quiet: render.quiet || output == "-", total: expected, frameRate: configuration.frameRate.seconds)
@@ -176,113 +176,5 @@ struct Dump: ParsableCommand {
             let target = output == "-" ? "stdout" : output
             Console.note("\(Console.count(count, "frame")), \(w)x\(h) \(format.rawValue), \(configuration.frameRate) fps -> \(target)")
         }
-    }
-}
-
-/// Where dump sends frames.
-protocol FrameWriter {
-    /// Writes a frame; false when the reader went away (closed pipe).
-    func write(_ frame: Frame) throws -> Bool
-    func finish() throws
-    func abandon()
-}
-
-extension ImageSequenceSink: FrameWriter {
-    func write(_ frame: Frame) throws -> Bool {
-        try (self.write(frame) as Void)
-        return true
-    }
-
-    func finish() throws { _ = try (self.finish() as [ImageSequenceSink.Entry]) }
-}
-
-/// Raw bytes to a file (written beside it, then renamed into place) or to stdout.
-final class RawFileOutput: FrameWriter {
-    private let path: String
-    private let temporary: String?
-    private let fd: Int32
-    private let overwrite: Bool
-
-    init(path: String, overwrite: Bool) throws {
-        self.path = path
-        self.overwrite = overwrite
-        if path == "-" {
-            fd = STDOUT_FILENO
-            temporary = nil
-            return
-        }
-        var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
-            // A device or pipe (/dev/null, a FIFO): write straight to it, nothing to replace.
-            fd = open(path, O_WRONLY)
-            guard fd >= 0 else { throw CommandFailure(message: "\(path): cannot write (\(String(cString: strerror(errno))))") }
-            temporary = nil
-            return
-        }
-        if !overwrite, FileManager.default.fileExists(atPath: path) {
-            throw CommandFailure(message: "\(path): already exists (use -y to overwrite)")
-        }
-        AtomicOutput.removeStaleWork(besides: path)
-        let tmp = AtomicOutput.workPath(for: path)
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else {
-            throw CommandFailure(message: "\(path): cannot write (\(String(cString: strerror(errno))))")
-        }
-        temporary = tmp
-    }
-
-    /// Writes the frame's rows; false when stdout's reader has gone.
-    func write(_ frame: Frame) throws -> Bool {
-        let rowBytes = frame.width * 4
-        return try frame.withUnsafeBytes { bytes -> Bool in
-            if frame.bytesPerRow == rowBytes {
-                return try writeAll(bytes.baseAddress!, rowBytes * frame.height)
-            }
-            for y in 0..<frame.height {
-                guard try writeAll(bytes.baseAddress! + y * frame.bytesPerRow, rowBytes) else { return false }
-            }
-            return true
-        }
-    }
-
-    private func writeAll(_ p: UnsafeRawPointer, _ count: Int) throws -> Bool {
-        var done = 0
-        while done < count {
-            let n = Glibc.write(fd, p + done, count - done)
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EPIPE { return false }
-                throw CommandFailure(message: "\(path): write failed (\(String(cString: strerror(errno))))")
-            }
-            done += n
-        }
-        return true
-    }
-
-    /// Completes the output: flushes and renames the temporary file into place.
-    func finish() throws {
-        guard let temporary else {
-            if fd != STDOUT_FILENO { close(fd) }
-            return
-        }
-        guard fsync(fd) == 0 || errno == EINVAL, close(fd) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw CommandFailure(message: "\(path): write failed (\(reason))")
-        }
-        do { try AtomicOutput.publish(temporary, to: path, overwrite: overwrite) } catch {
-            unlink(temporary)
-            throw CommandFailure(message: error.description)
-        }
-    }
-
-    /// Removes the partial output after a failure.
-    func abandon() {
-        guard let temporary else {
-            if fd != STDOUT_FILENO { close(fd) }
-            return
-        }
-        close(fd)
-        unlink(temporary)
     }
 }

@@ -41,17 +41,18 @@ struct EffectsCommand: ParsableCommand {
             types = [type]
         }
         let descriptors = types.map { $0.descriptor }
+        let kinds = Dictionary(uniqueKeysWithValues: types.map { ($0.descriptor.name, $0.kind) })
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            FileHandle.standardOutput.write(try encoder.encode(descriptors.map(EffectJSON.init)))
+            FileHandle.standardOutput.write(try encoder.encode(types.map(EffectJSON.init)))
             FileHandle.standardOutput.write(Data("\n".utf8))
             return
         }
         var text = ""
         let rangeWidth = (descriptors.flatMap { $0.parameters.map(\.rangeDescription.count) }.max() ?? 0) + 2
         for d in descriptors {
-            text += "\(d.name) (\(d.kind.rawValue), \(d.category.rawValue)): \(d.summary)\n"
+            text += "\(d.name) (\(kinds[d.name]!.rawValue), \(d.category.rawValue)): \(d.summary)\n"
             for p in d.parameters {
                 let def = p.defaultValue.map { $0.description.isEmpty ? "none" : $0.description } ?? "required"
                 var line = "    " + p.name.padding(toLength: 10, withPad: " ", startingAt: 0)
@@ -138,9 +139,10 @@ struct EffectJSON: Encodable {
     var parameters: [Parameter]
     var example: String?
 
-    init(_ d: EffectDescriptor) {
+    init(_ type: any Effect.Type) {
+        let d = type.descriptor
         name = d.name
-        kind = d.kind.rawValue
+        kind = type.kind.rawValue
         category = d.category.rawValue
         summary = d.summary
         example = d.example

@@ -249,52 +249,6 @@ import Testing
     }
 }
 
-@Suite struct PacingTests {
-    @Test func fastConsumerGetsEveryTickOnTime() throws {
-        let clock = ManualClock()
-        let source = try FrameSource(TestMedia.path("h264-30fps.mp4"), configuration: {
-            var c = FrameSource.Configuration(); c.pacing = .realtime(clock); return c
-        }())
-        defer { source.close() }
-        var k: Int64 = 0
-        while let frame = try source.nextFrame() {
-            #expect(frame.tick == k)
-            #expect(clock.now() == .nanoseconds(Int64(Int128(k) * 1_000_000_000 / 30)))
-            k += 1
-        }
-        let stats = source.statistics
-        #expect(stats.delivered == 90 && stats.dropped == 0 && stats.maxLateness == .zero)
-    }
-
-    @Test func slowConsumerDropsTicksAndNeverDrifts() throws {
-        let clock = ManualClock()
-        let source = try FrameSource(TestMedia.path("h264-30fps.mp4"), configuration: {
-            var c = FrameSource.Configuration(); c.pacing = .realtime(clock); return c
-        }())
-        defer { source.close() }
-        var delivered: [Int64] = []
-        while let frame = try source.nextFrame() {
-            delivered.append(frame.tick)
-            // Never more than one tick behind the clock.
-            let due = Duration.nanoseconds(Int64(Int128(frame.tick) * 1_000_000_000 / 30))
-            #expect(clock.now() - due < .nanoseconds(33_333_334))
-            clock.advance(by: .milliseconds(50))  // work takes 1.5 ticks
-        }
-        let stats = source.statistics
-        #expect(stats.delivered + stats.dropped == 90)
-        #expect(abs(stats.dropped - 30) <= 1)
-        #expect(stats.p99Lateness <= .milliseconds(17))
-        #expect(zip(delivered, delivered.dropFirst()).allSatisfy { $1 - $0 <= 2 })
-    }
-
-    @Test func unpacedDeliversEverythingWithoutAClock() throws {
-        let source = try FrameSource(TestMedia.path("h264-60fps.mp4"))
-        defer { source.close() }
-        while try source.nextFrame() != nil {}
-        #expect(source.statistics.delivered == 90 && source.statistics.dropped == 0)
-    }
-}
-
 @Suite struct LifecycleTests {
     @Test func asyncSequenceDeliversEveryFrame() async throws {
         let source = try FrameSource(TestMedia.path("h264-25fps.mp4"))
@@ -387,11 +341,11 @@ final class WarningLog: @unchecked Sendable {
     var lines: [String] { lock.withLock { stored } }
 }
 
-/// Realtime pacing against the real clock: the serialized phase.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct StopDuringPlaybackRealClockTests {
-    @Test func stopFromAnotherTaskDuringRealtimePlayback() async throws {
+/// Stopping an endless source from another task.
+@Suite(.timeLimit(.minutes(1))) struct StopDuringPlaybackTests {
+    @Test func stopFromAnotherTaskDuringEndlessPlayback() async throws {
         let source = try FrameSource(TestMedia.path("h264-30fps.mp4"), configuration: {
-            var c = FrameSource.Configuration(); c.loop = .forever; c.pacing = .realtime; return c
+            var c = FrameSource.Configuration(); c.loop = .forever; return c
         }())
         let delivered = Atomic<Int>(0)
         let consumer = Task {
@@ -409,11 +363,11 @@ final class WarningLog: @unchecked Sendable {
     }
 }
 
-/// Realtime pacing against the real clock: the serialized phase.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct CancelDuringPlaybackRealClockTests {
+/// Cancelling the task iterating an endless source.
+@Suite(.timeLimit(.minutes(1))) struct CancelDuringPlaybackTests {
     @Test func cancellingTheTaskStopsTheSource() async throws {
         let source = try FrameSource(TestMedia.path("h264-30fps.mp4"), configuration: {
-            var c = FrameSource.Configuration(); c.loop = .forever; c.pacing = .realtime; return c
+            var c = FrameSource.Configuration(); c.loop = .forever; return c
         }())
         let consumer = Task { for try await _ in source.frames() {} }
         try await Task.sleep(for: .milliseconds(100))

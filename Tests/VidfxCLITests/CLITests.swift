@@ -215,6 +215,9 @@ struct CLI {
         #expect(list.count == EffectRegistry.all.count && list.count >= 16)
         let sepia = try #require(list.first { $0["name"] as? String == "sepia" })
         #expect(sepia["kind"] as? String == "color" && sepia["category"] as? String == "tone")
+        // Kinds come from the effect's protocol: a distortion maps positions, a layer reads anywhere.
+        let kinds = Dictionary(uniqueKeysWithValues: list.compactMap { e in (e["name"] as? String).map { ($0, e["kind"] as? String) } })
+        #expect(kinds["kaleidoscope"] == "distortion" && kinds["straighten"] == "distortion" && kinds["pixelate"] == "layer")
         let amount = try #require((sepia["parameters"] as? [[String: Any]])?.first)
         #expect(amount["name"] as? String == "amount" && amount["type"] as? String == "float")
         #expect(amount["default"] as? Double == 1 && amount["min"] as? Double == 0 && amount["max"] as? Double == 1)
