@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "FrameSource", targets: ["FrameSource"]),
         .library(name: "Effects", targets: ["Effects"]),
         .library(name: "Sinks", targets: ["Sinks"]),
+        .library(name: "Detection", targets: ["Detection"]),
         .executable(name: "vidfx", targets: ["vidfx"]),
     ],
     dependencies: [
@@ -54,6 +55,11 @@ let package = Package(
         // Where frames go (one FrameSink protocol): the encoder with the input's audio,
         // raw streams, image sequences, and the preview sinks.
         .target(name: "Sinks", dependencies: ["FrameCore", "MediaInput", "CFFmpeg", "CFFmpegShim", "CZlib"], swiftSettings: strict + tuning),
+        // zbar's C API: QR codes and barcodes.
+        .systemLibrary(name: "CZbar", providers: [.apt(["libzbar-dev"])]),
+        // What is in a frame (codes, faces) behind one Detector protocol, with tracking
+        // and the timeline that runs detectors every Nth tick on a worker pool.
+        .target(name: "Detection", dependencies: ["FrameCore", "CZbar"], swiftSettings: strict),
         // The preview window: SDL2 (what ffplay uses), kept out of the Sinks library so
         // that users of Sinks need no libsdl2-dev.
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
@@ -63,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "vidfx",
             dependencies: [
-                "MediaInput", "FrameSource", "Effects", "Sinks", "FrameCore", "Playback", "WindowSink",
+                "MediaInput", "FrameSource", "Effects", "Sinks", "FrameCore", "Playback", "WindowSink", "Detection",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -77,6 +83,7 @@ let package = Package(
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "WindowSink", "CSDL2", "Sinks", "Effects", "FrameSource", "FrameCore", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "SinksTests", dependencies: ["Sinks", "MediaInput", "FrameCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "DetectionTests", dependencies: ["Detection", "FrameSource", "FrameCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "FrameSourceTests", dependencies: ["FrameSource", "MediaInput", "FrameCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "VidfxCLITests", dependencies: ["vidfx", "FrameSource", "Effects", "FrameCore", "TestSupport"], swiftSettings: strict),
     ],

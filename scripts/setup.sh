@@ -5,7 +5,9 @@ set -euo pipefail
 
 # zlib: PNG frames; SDL2: the preview window; tmux: the terminal preview tests;
 # python3: the loopback HTTP server of the remote-input tests.
-packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev ffmpeg zlib1g-dev libsdl2-dev tmux python3)
+# zbar: QR and barcode detection (libzbar-dev), and zbarimg, the tests' oracle (zbar-tools).
+packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev ffmpeg zlib1g-dev libsdl2-dev tmux python3
+          libzbar-dev zbar-tools)
 
 missing=()
 for p in "${packages[@]}"; do

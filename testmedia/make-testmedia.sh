@@ -133,3 +133,30 @@ rows = (b"\x00" + b"\x00" * ((w + 7) // 8)) * h
 png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 1, 0, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b"")
 open("huge-16000x16000.png", "wb").write(png)
 HUGE
+
+# Codes on real footage (issue 14). The background is scikit-image's coffee.png (CC0,
+# courtesy of Pikolo Espresso Bar), taken from its PyPI wheel:
+#   pip download --no-deps --only-binary=:all: scikit-image==0.24.0 && unzip -j scikit_image-*.whl skimage/data/coffee.png
+# Needs qrencode and zint. Every code is drawn without a quiet zone (-m 0) and given a
+# white one by pad, so that where its corners land is known exactly.
+#   qr-moving.mp4: a QR code (29 modules of 4 px: 116 px) turning from -20° to +20° while it
+#     crosses the frame left to right, over a slow pan of the photograph, 640x360, 2 s.
+#     Its centre at time t is (150 + 120 t + 107, 60 + 107) (the turned square is 214 px).
+#   ean13-moving.mp4: an EAN-13 (4006381333931) sliding right, 640x360, 2 s.
+#   no-codes.mp4: the same pan with nothing on it.
+#   qr-binary.png, qr-3kb.png: a QR code holding non-UTF-8 bytes; one holding 2900 bytes of text.
+if [ -f coffee.png ]; then
+  qrencode -m 0 -s 4 -l M -o qr-code.png "https://vidfx.example/menu?table=12"
+  pan="[0:v]scale=720:480,crop=640:360:x='40*t':y=60,format=yuv420p[bg]"
+  ff -loop 1 -framerate 30 -i coffee.png -loop 1 -framerate 30 -i qr-code.png -filter_complex \
+    "$pan;[1:v]format=rgba,pad=iw+32:ih+32:16:16:white,rotate=a='(-20+20*t)*PI/180':ow=214:oh=214:c=none[q];[bg][q]overlay=x='150+120*t':y=60:shortest=1" \
+    -t 2 -c:v libx264 -crf 18 -pix_fmt yuv420p -movflags +faststart qr-moving.mp4
+  zint -b 13 -d "400638133393" --scale 2 --notext -o ean13.png
+  ff -loop 1 -framerate 30 -i coffee.png -loop 1 -framerate 30 -i ean13.png -filter_complex \
+    "$pan;[1:v]format=rgba,pad=iw+40:ih+20:20:10:white[c];[bg][c]overlay=x='40+60*t':y=120:shortest=1" \
+    -t 2 -c:v libx264 -crf 18 -pix_fmt yuv420p -movflags +faststart ean13-moving.mp4
+  ff -loop 1 -framerate 30 -i coffee.png -filter_complex "${pan%\[bg\]}" -t 2 -c:v libx264 -crf 18 -pix_fmt yuv420p -movflags +faststart no-codes.mp4
+  printf 'vidfx\000\377\376binary\001\002' | qrencode -8 -m 4 -s 6 -o qr-binary.png
+  python3 -c "print(('vidfx ' * 500)[:2900], end='')" | qrencode -8 -m 4 -s 3 -l L -o qr-3kb.png
+  rm -f qr-code.png ean13.png
+fi

@@ -6,8 +6,10 @@ public import FrameCore
 /// distortions); the renderer owns threading, so an effect only writes row kernels.
 /// Adding an effect means one file with its type and one line in ``EffectRegistry``.
 public protocol Effect: Sendable {
-    /// Name, kind, summary and the parameter table; defaults live only there.
+    /// Name, category, summary and the parameter table; defaults live only there.
     static var descriptor: EffectDescriptor { get }
+    /// What must be detected in each frame first (codes, faces); none by default.
+    static var needs: DetectionNeeds { get }
     /// Builds the effect from parameters already checked against the descriptor.
     init(parameters: Parameters, resources: EffectResources) throws(EffectError)
 }
@@ -20,12 +22,16 @@ public struct RenderContext: Sendable {
     public var width: Int
     /// Frame height in pixels.
     public var height: Int
+    /// What detection found in the frame (codes, faces), for effects that draw or
+    /// redact it (``Effect/needs``); empty when nothing ran.
+    public var observations: [Observation]
 
     /// Creates a context.
-    public init(time: Double, width: Int, height: Int) {
+    public init(time: Double, width: Int, height: Int, observations: [Observation] = []) {
         self.time = time
         self.width = width
         self.height = height
+        self.observations = observations
     }
 }
 
@@ -171,7 +177,22 @@ public struct EffectResources: Sendable {
     }
 }
 
+/// What an effect needs detected in each frame before it runs.
+public struct DetectionNeeds: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    /// Creates a set from its raw bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// QR codes and barcodes.
+    public static let codes = DetectionNeeds(rawValue: 1)
+    /// Faces.
+    public static let faces = DetectionNeeds(rawValue: 2)
+}
+
 extension Effect {
+    /// What must be detected in a frame for this effect (`faceblur` needs faces); none
+    /// for most. The caller runs detection once per frame for the whole chain.
+    public static var needs: DetectionNeeds { [] }
+
     /// Colour, layer or distortion: what the effect's protocol says it is (a
     /// ``DistortionEffect`` is a layer effect that maps positions), never written by hand.
     public static var kind: EffectKind {

@@ -119,6 +119,11 @@ public final class EffectChain: Sendable {
         return size
     }
 
+    /// What the chain's effects need detected in each frame (run once for all of them).
+    public var needs: DetectionNeeds {
+        entries.reduce(into: DetectionNeeds()) { $0.formUnion(type(of: $1.effect).needs) }
+    }
+
     /// True when the chain does nothing.
     public var isEmpty: Bool { entries.isEmpty }
 
@@ -140,7 +145,7 @@ public final class EffectChain: Sendable {
     public func apply(to frame: inout Frame, time: Double? = nil) {
         let time = time ?? frame.time.seconds
         for stage in stages {
-            var context = RenderContext(time: time, width: frame.width, height: frame.height)
+            var context = RenderContext(time: time, width: frame.width, height: frame.height, observations: frame.observations)
             if case .color(let effects) = stage, frame.isUniquelyReferenced() {
                 let stride = frame.bytesPerRow / 4
                 frame.withUnsafeMutableBytes { d in
@@ -158,6 +163,7 @@ public final class EffectChain: Sendable {
             out.time = frame.time
             out.sourceTime = frame.sourceTime
             out.pass = frame.pass
+            out.observations = frame.observations
             switch stage {
             case .color(let effects):
                 let (srcStride, dstStride) = (frame.bytesPerRow / 4, out.bytesPerRow / 4)

@@ -22,6 +22,9 @@ public struct Frame: Sendable {
     /// Where each pass begins on the output timeline is the input's to say
     /// (`MediaInput.passes`), which the audio follows.
     public var pass: Int
+    /// What a detector found in this frame (codes, faces), for the effects that draw or
+    /// redact them; empty unless detection ran.
+    public var observations: [Observation] = []
 
     var buffer: FrameBuffer
 

@@ -24,6 +24,8 @@ public enum FrameScaler {
         out.time = frame.time
         out.sourceTime = frame.sourceTime
         out.pass = frame.pass
+        let (sx, sy) = (Double(width) / Double(frame.width), Double(height) / Double(frame.height))
+        out.observations = frame.observations.map { $0.scaled(x: sx, y: sy) }
         let sw = frame.width, sh = frame.height, sStride = frame.bytesPerRow / 4, dStride = out.bytesPerRow / 4
         // Column spans are the same for every row: compute them once.
         let x0 = (0..<width).map { $0 * sw / width }

@@ -8,9 +8,9 @@ import FrameSource
 struct VidFX: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vidfx",
-        abstract: "Frames out of video on a timed cadence, through effect shaders: apply, dump, preview, probe, effects.",
+        abstract: "Frames out of video on a timed cadence, through effect shaders: apply, dump, preview, probe, detect, effects.",
         version: "0.1.0",
-        subcommands: [Apply.self, Dump.self, Preview.self, Probe.self, EffectsCommand.self]
+        subcommands: [Apply.self, Dump.self, Preview.self, Probe.self, Detect.self, EffectsCommand.self]
     )
 
     /// Runs the command line; failures print one line on stderr and exit non-zero.

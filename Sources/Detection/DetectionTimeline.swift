@@ -1,0 +1,159 @@
+import Foundation
+public import FrameCore
+
+/// Runs detectors over a render's frames in tick order, on every `every`-th frame and
+/// on a pool of worker threads, and gives each frame its observations. Between two
+/// detections the boxes are carried over: a face or code seen at both ends moves
+/// linearly from one box to the other; one seen at only one end is covered over the
+/// whole interval. Offline that is a look-ahead: a frame is handed back only once the
+/// detection after it is done, so a face is covered from its first tick, before the
+/// detector has seen it.
+///
+/// At most `workers` detections run at once, and at most `(workers + 1) * every`
+/// frames wait here: memory stays flat however long the video.
+public final class DetectionTimeline: @unchecked Sendable {
+    /// Detect on every this many frames (1: every frame).
+    public let every: Int
+    private let tracker = Tracker()
+    private let condition = NSCondition()
+    private var idle: [[any Detector]]
+    private var pending: [Frame] = []          // frames not yet handed back, in order
+    private var firstPending = 0               // index (in the stream) of pending[0]
+    private var count = 0                      // frames pushed
+    private var results: [Int: Result<[Observation], DetectionError>] = [:]  // by frame index
+    private var lastKey: (index: Int, observations: [Observation])?
+    private var running = 0
+    private var failure: DetectionError?
+    /// Detections run so far.
+    public private(set) var detections = 0
+
+    /// A timeline detecting every `every` frames with `workers` sets of detectors (one
+    /// set per worker thread: a detector is used by one thread at a time).
+    public init(every: Int, detectorSets: [[any Detector]]) {
+        precondition(!detectorSets.isEmpty, "at least one worker")
+        self.every = max(1, every)
+        idle = detectorSets
+    }
+
+    /// Tracks started so far (distinct IDs handed out).
+    public var tracksStarted: Int { condition.withLock { tracker.tracksStarted } }
+
+    /// Takes the next frame; returns the frames whose observations are now final, in order.
+    /// - Throws: the first ``DetectionError`` a detector raised.
+    public func push(_ frame: Frame) throws(DetectionError) -> [Frame] {
+        condition.lock()
+        defer { condition.unlock() }
+        if let failure { throw failure }
+        let index = count
+        count += 1
+        pending.append(frame)
+        if index % every == 0 { startDetection(index) }
+        return try collect(final: false)
+    }
+
+    /// Detects on the last frame if it was not a detection frame, waits for every
+    /// detection, and returns the remaining frames.
+    public func finish() throws(DetectionError) -> [Frame] {
+        condition.lock()
+        defer { condition.unlock() }
+        if let failure { throw failure }
+        if count > 0, (count - 1) % every != 0 { startDetection(count - 1) }
+        while running > 0 { condition.wait() }
+        return try collect(final: true)
+    }
+
+    /// Starts detection on frame `index` (lock held), waiting for a free worker.
+    private func startDetection(_ index: Int) {
+        while idle.isEmpty { condition.wait() }
+        let detectors = WorkerSet(detectors: idle.removeLast())
+        let frame = pending[index - firstPending]
+        running += 1
+        detections += 1
+        DispatchQueue.global().async { [self] in
+            var result: Result<[Observation], DetectionError> = .success([])
+            for detector in detectors.detectors {
+                do throws(DetectionError) {
+                    let found = try detector.detect(frame)
+                    result = result.map { $0 + found }
+                } catch {
+                    result = .failure(error)
+                    break
+                }
+            }
+            condition.lock()
+            results[index] = result
+            idle.append(detectors.detectors)
+            running -= 1
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// Hands back every frame up to the next detection whose result is in, and so on
+    /// (lock held). With `final`, everything pending (every detection has finished).
+    private func collect(final: Bool) throws(DetectionError) -> [Frame] {
+        var out: [Frame] = []
+        while firstPending < count {
+            var key = lastKey.map { $0.index + every } ?? 0
+            if key > count - 1 {
+                guard final else { break }
+                key = count - 1  // the last frame, detected by finish()
+            }
+            guard let result = results.removeValue(forKey: key) else { break }
+            let observations: [Observation]
+            switch result {
+            case .failure(let e): failure = e; throw e
+            case .success(let o): observations = tracker.assign(o)
+            }
+            // Frames before `key` lie between the previous detection and this one.
+            if let previous = lastKey {
+                let span = Double(key - previous.index)
+                while firstPending < key {
+                    var frame = pending.removeFirst()
+                    frame.observations = DetectionTimeline.between(previous.observations, observations,
+                                                                   Double(firstPending - previous.index) / span)
+                    out.append(frame)
+                    firstPending += 1
+                }
+            }
+            var frame = pending.removeFirst()
+            frame.observations = observations
+            out.append(frame)
+            firstPending += 1
+            lastKey = (key, observations)
+        }
+        return out
+    }
+
+    /// The boxes at `t` (0…1) of the way from one detection to the next.
+    static func between(_ a: [Observation], _ b: [Observation], _ t: Double) -> [Observation] {
+        var out: [Observation] = []
+        let later = Dictionary(b.map { ($0.trackID, $0) }, uniquingKeysWith: { x, _ in x })
+        for o in a {
+            var carried = o
+            if let end = later[o.trackID] {
+                carried.bounds = o.bounds.interpolated(to: end.bounds, t)
+                if o.corners.count == end.corners.count {
+                    carried.corners = zip(o.corners, end.corners).map { Point(x: $0.x + ($1.x - $0.x) * t, y: $0.y + ($1.y - $0.y) * t) }
+                }
+                for (name, p) in o.landmarks {
+                    if let q = end.landmarks[name] { carried.landmarks[name] = Point(x: p.x + (q.x - p.x) * t, y: p.y + (q.y - p.y) * t) }
+                }
+            }
+            carried.isInterpolated = true
+            out.append(carried)
+        }
+        let earlier = Set(a.map(\.trackID))
+        for o in b where !earlier.contains(o.trackID) {
+            var ahead = o  // appears before the detector saw it: cover the whole interval
+            ahead.isInterpolated = true
+            out.append(ahead)
+        }
+        return out
+    }
+}
+
+/// One worker's detectors, handed to its thread (each is used by one thread at a time).
+private struct WorkerSet: @unchecked Sendable {
+    let detectors: [any Detector]
+}

@@ -1,0 +1,107 @@
+import Detection
+import Foundation
+import FrameCore
+import Testing
+
+/// A detector that reports a scripted scene: object A (a face) moving 10 px a tick from
+/// x = 0, and object B appearing at tick `bAppears`, still, at x = 300.
+final class ScriptedDetector: Detector {
+    let name = "scripted"
+    let bAppears: Int64
+    private(set) var calls: [Int64] = []
+    init(bAppears: Int64) { self.bAppears = bAppears }
+
+    static func a(_ tick: Int64) -> Rect { Rect(x: Double(10 * tick), y: 20, width: 40, height: 40) }
+    static let b = Rect(x: 300, y: 100, width: 50, height: 50)
+
+    func detect(_ frame: Frame) throws(DetectionError) -> [Observation] {
+        calls.append(frame.tick)
+        var found = [Observation(kind: .face, bounds: Self.a(frame.tick), confidence: 0.9)]
+        if frame.tick >= bAppears { found.append(Observation(kind: .face, bounds: Self.b, confidence: 0.8)) }
+        return found
+    }
+}
+
+final class FailingDetector: Detector {
+    let name = "model"
+    func detect(_ frame: Frame) throws(DetectionError) -> [Observation] {
+        throw DetectionError("faces.onnx", "not a model file")
+    }
+}
+
+@Suite struct TimelineTests {
+    func frames(_ n: Int) -> [Frame] {
+        (0..<n).map { k in var f = Frame(width: 8, height: 8); f.tick = Int64(k); return f }
+    }
+
+    func run(_ timeline: DetectionTimeline, _ frames: [Frame]) throws -> [Frame] {
+        var out: [Frame] = []
+        for f in frames { out += try timeline.push(f) }
+        return out + (try timeline.finish())
+    }
+
+    @Test func everyFrameComesBackOnceInOrder() throws {
+        for every in [1, 2, 4, 5] {
+            let timeline = DetectionTimeline(every: every, detectorSets: [[ScriptedDetector(bAppears: 6)], [ScriptedDetector(bAppears: 6)]])
+            let out = try run(timeline, frames(12))
+            #expect(out.map(\.tick) == Array(0..<12), "every \(every)")
+            // Detections on every Nth frame and on the last.
+            let expected = Set(stride(from: 0, to: 12, by: every)).union([11]).count
+            #expect(timeline.detections == expected)
+        }
+    }
+
+    @Test func boxesMoveLinearlyBetweenDetectionsAndKeepTheirTrack() throws {
+        let timeline = DetectionTimeline(every: 4, detectorSets: [[ScriptedDetector(bAppears: 100)]])
+        let out = try run(timeline, frames(12))
+        for f in out {
+            let a = try #require(f.observations.first)
+            #expect(f.observations.count == 1)
+            #expect(a.trackID == 1, "tick \(f.tick)")
+            #expect(abs(a.bounds.x - ScriptedDetector.a(f.tick).x) < 1e-9, "tick \(f.tick): linear motion is carried exactly")
+            #expect(a.isInterpolated == !(f.tick % 4 == 0 || f.tick == 11))
+        }
+    }
+
+    @Test func somethingThatAppearsIsCoveredFromItsFirstTick() throws {
+        // B appears at tick 6; the detector sees it only at tick 8. Offline, ticks 5–7
+        // already carry it (look-ahead), so a redaction covers it from tick 6 on.
+        let timeline = DetectionTimeline(every: 4, detectorSets: [[ScriptedDetector(bAppears: 6)]])
+        let out = try run(timeline, frames(12))
+        for f in out where f.tick >= 6 {
+            let b = f.observations.first { $0.bounds == ScriptedDetector.b }
+            #expect(b != nil, "tick \(f.tick) covers B")
+            #expect(b?.trackID == 2)
+        }
+        #expect(out[3].observations.count == 1, "before the interval B appears in, it is not there")
+    }
+
+    @Test func aDetectorFailureEndsTheRunWithItsReason() throws {
+        let timeline = DetectionTimeline(every: 1, detectorSets: [[FailingDetector()]])
+        #expect {
+            _ = try run(timeline, frames(3))
+        } throws: { error in
+            "\(error)" == "faces.onnx: not a model file"
+        }
+    }
+
+    @Test func theTrackerKeepsIDsAndStartsNewOnes() {
+        let tracker = Tracker()
+        let code = Observation(kind: .qr, bounds: Rect(x: 0, y: 0, width: 100, height: 100), payload: "menu")
+        var moved = code
+        moved.bounds.x = 400  // far away, no overlap: the payload says it is the same code
+        let face = Observation(kind: .face, bounds: Rect(x: 0, y: 0, width: 100, height: 100))
+        var nudged = face
+        nudged.bounds.x = 20   // overlaps its last box (IoU 0.67)
+        let first = tracker.assign([code, face])
+        let second = tracker.assign([moved, nudged])
+        #expect(first.map(\.trackID) == [1, 2])
+        #expect(second.map(\.trackID) == [1, 2])
+        var other = face
+        other.bounds.x = 600   // a different face
+        #expect(tracker.assign([other]).first?.trackID == 3)
+        // Tracks end after `patience` missed detections; their IDs are never reused.
+        for _ in 0..<3 { _ = tracker.assign([]) }
+        #expect(tracker.assign([nudged]).first?.trackID == 4)
+    }
+}
