@@ -59,7 +59,13 @@ let package = Package(
         .systemLibrary(name: "CZbar", providers: [.apt(["libzbar-dev"])]),
         // What is in a frame (codes, faces) behind one Detector protocol, with tracking
         // and the timeline that runs detectors every Nth tick on a worker pool.
-        .target(name: "Detection", dependencies: ["FrameCore", "CZbar"], swiftSettings: strict),
+        // OpenCV's dnn module (C++) behind a small C API: the face network.
+        .target(
+            name: "CFaceNet",
+            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+            linkerSettings: [.linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_core")]
+        ),
+        .target(name: "Detection", dependencies: ["FrameCore", "CZbar", "CFaceNet"], swiftSettings: strict),
         // The preview window: SDL2 (what ffplay uses), kept out of the Sinks library so
         // that users of Sinks need no libsdl2-dev.
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),

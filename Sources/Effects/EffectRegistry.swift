@@ -33,6 +33,9 @@ public enum EffectRegistry {
         Crop.self,
         ConstantColor.self,
         Overlay.self,
+        QRBox.self,
+        FaceBox.self,
+        FaceBlur.self,
     ]
 
     /// Their CLI names.

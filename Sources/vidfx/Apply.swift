@@ -52,6 +52,7 @@ struct Apply: ParsableCommand {
     var noAudio = false
 
     @OptionGroup var render: RenderOptions
+    @OptionGroup var detection: DetectionOptions
     @OptionGroup var timeline: TimelineOptions
     @OptionGroup var source: SourceOptions
 
@@ -100,6 +101,8 @@ struct Apply: ParsableCommand {
         }
         let sink: EncoderSink
         do { sink = try EncoderSink(settings: settings) } catch { throw CommandFailure(message: error.description) }
+        // Codes or faces, for the effects that draw or redact them (and --detections).
+        let stage = try DetectionStage(needs: DetectionStage.needs(of: chain, options: detection), options: detection, overwrite: render.yes)
 
         interruption.arm {
             source.stop()
@@ -112,13 +115,19 @@ struct Apply: ParsableCommand {
         var rendered = 0
         var failure: (any Error)?
         var readerClosed = false
+        func deliver(_ frame: Frame) throws -> Bool {
+            var out = frame
+            chain?.apply(to: &out)
+            guard try sink.write(out) else { readerClosed = true; return false }
+            rendered += 1
+            line.update(frames: rendered)
+            return true
+        }
         do {
-            while var out = try source.nextFrame() {
-                chain?.apply(to: &out)
-                guard try sink.write(out) else { readerClosed = true; break }
-                rendered += 1
-                line.update(frames: rendered)
+            while let frame = try source.nextFrame() {
+                guard try DetectionStage.pass(frame, through: stage, to: deliver) else { break }
             }
+            if !readerClosed { try DetectionStage.drain(stage, to: deliver) }
         } catch {
             failure = error
         }
@@ -127,27 +136,32 @@ struct Apply: ParsableCommand {
         if readerClosed {
             // The player reading the pipe was closed: the end of the show, not a failure.
             sink.abandon()
+            stage?.abandon()
             if !render.quiet { Console.note("the reader closed \(target) after \(Console.count(sink.encodedFrames, "frame"))") }
             return
         }
         if let error = failure {
             sink.abandon()
+            stage?.abandon()
             if let e = error as? SinkError { throw CommandFailure(message: e.description) }
             throw error
         }
         if let sig = interruption.signal, rendered == 0 {
             // Stopped before the first frame was encoded: nothing to finalize, still a stop.
             sink.abandon()
+            stage?.abandon()
             Console.note("interrupted before the first frame; nothing written to \(target)")
             throw ExitCode(128 + sig)
         }
         do { try sink.finish() } catch {
+            stage?.abandon()
             if error.isReaderClosed {
                 if !render.quiet { Console.note("the reader closed \(target) after \(Console.count(sink.encodedFrames, "frame"))") }
                 return
             }
             throw CommandFailure(message: error.description)
         }
+        try stage?.publish()
         if !render.quiet { for note in sink.notes { Console.note(note) } }
         let encoded = sink.encodedFrames
         let seconds = Double(encoded) / configuration.frameRate.seconds

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Detection
+import Effects
 import Foundation
 import FrameCore
 import FrameSource
@@ -8,18 +9,20 @@ import FrameSource
 /// or a table.
 struct Detect: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Find QR codes and barcodes in each frame of the cadence: JSON Lines or a table.",
+        abstract: "Find QR codes, barcodes and faces in each frame of the cadence: JSON Lines or a table.",
         discussion: """
         One line per tick. With --json, one object a line: {"tick", "time", "sourceTime", "detections": [...]}, \
-        each detection with its kind, bounds, corners (reading order: top-left, top-right, bottom-right, \
-        bottom-left), payload (or payloadBase64 when it is not UTF-8 text), trackID (the same while the code \
-        stays in view) and interpolated (true for ticks between two detections, with --detect-every above 1). \
+        each detection with its kind, bounds, corners (codes, reading order: top-left, top-right, bottom-right, \
+        bottom-left), payload (or payloadBase64 when it is not UTF-8 text), landmarks, roll and yaw (faces), \
+        confidence, trackID (the same while the face or code stays in view) and interpolated (true for ticks \
+        between two detections, with --detect-every above 1). \
         Coordinates are the displayed frame's pixels (after rotation, square pixels).
         A summary goes to stderr: ticks, detections by kind, distinct tracks, speed.
 
         Examples:
           vidfx detect clip.mp4 --json > codes.jsonl
           vidfx detect https://example.com/clip.mp4 --what qr --start 10 --duration 5
+          vidfx detect crowd.mp4 --what faces --detect-every 3
         """
     )
 
@@ -30,42 +33,40 @@ struct Detect: ParsableCommand {
     @Argument(help: "Video or image file, http(s) URL, or - for standard input.")
     var input: String
 
-    @Option(help: ArgumentHelp("What to look for: qr, barcodes or codes (both), comma-separated.", valueName: "list"))
+    @Option(help: ArgumentHelp("What to look for: qr, barcodes, codes (both) and faces, comma-separated.", valueName: "list"))
     var what: String = "codes"
 
     @Flag(help: "JSON Lines on stdout (one object per tick) instead of a table.")
     var json = false
 
-    @Option(name: .customLong("detect-every"), parsing: .unconditional,
-            help: ArgumentHelp("Run the detectors on every Nth tick and carry the boxes between (1: every tick).", valueName: "N"))
-    var detectEvery: Int = 1
-
     @Flag(name: .shortAndLong, help: "No summary on stderr.")
     var quiet = false
 
+    @OptionGroup var detection: DetectionOptions
     @OptionGroup var timeline: TimelineOptions
     @OptionGroup var source: SourceOptions
 
     func validate() throws {
-        guard (1...300).contains(detectEvery) else { throw ValidationError("--detect-every: must be 1…300, not \(detectEvery)") }
-        _ = try symbologies()
+        _ = try wanted()
     }
 
-    /// The codes `--what` asks for.
-    func symbologies() throws -> CodeDetector.Symbologies {
-        var set: CodeDetector.Symbologies = []
+    /// What `--what` asks for: the detectors, and which codes.
+    func wanted() throws -> (needs: DetectionNeeds, codes: CodeDetector.Symbologies) {
+        var codes: CodeDetector.Symbologies = []
+        var needs: DetectionNeeds = []
         for item in what.split(separator: ",") {
             let name = item.trimmingCharacters(in: .whitespaces).lowercased()
             switch What(rawValue: name) {
-            case .qr: set.insert(.qr)
-            case .barcodes: set.insert(.barcodes)
-            case .codes: set.formUnion(.all)
-            case .faces: throw ValidationError("--what faces: face detection is not in this build yet; use qr, barcodes or codes")
-            case nil: throw ValidationError("--what: '\(name)' is not one of qr, barcodes, codes")
+            case .qr: codes.insert(.qr)
+            case .barcodes: codes.insert(.barcodes)
+            case .codes: codes.formUnion(.all)
+            case .faces: needs.insert(.faces)
+            case nil: throw ValidationError("--what: '\(name)' is not one of qr, barcodes, codes, faces")
             }
         }
-        guard !set.isEmpty else { throw ValidationError("--what: nothing to look for") }
-        return set
+        if !codes.isEmpty { needs.insert(.codes) }
+        guard !needs.isEmpty else { throw ValidationError("--what: nothing to look for") }
+        return (needs, codes)
     }
 
     func run() throws {
@@ -77,27 +78,25 @@ struct Detect: ParsableCommand {
         defer { source.close() }
         interruption.arm { source.stop() }
 
-        let symbologies = try symbologies()
-        let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        let timeline = DetectionTimeline(every: detectEvery, detectorSets: (0..<workers).map { _ in [CodeDetector(symbologies: symbologies)] })
+        let (needs, codes) = try wanted()
+        guard let stage = try DetectionStage(needs: needs, options: detection, overwrite: true, codes: codes) else { return }
         let output = DetectionOutput(json: json)
         let started = ContinuousClock.now
         var ticks = 0
-        do {
-            while let frame = try source.nextFrame() {
-                for done in try timeline.push(frame) { output.write(done); ticks += 1 }
-            }
-            for done in try timeline.finish() { output.write(done); ticks += 1 }
-        } catch let error as DetectionError {
-            throw CommandFailure(message: error.description)
+        while let frame = try source.nextFrame() {
+            for done in try stage.push(frame) { output.write(done); ticks += 1 }
         }
+        for done in try stage.finish() { output.write(done); ticks += 1 }
         output.flush()
+        try stage.publish()
         let elapsed = (ContinuousClock.now - started) / .seconds(1)
         if !quiet {
-            let kinds = output.countByKind.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) \($0.key.rawValue)" }
+            let kinds = output.countByKind.sorted { $0.key.rawValue < $1.key.rawValue }.map { kind, n in
+                kind == .face ? Console.count(n, "face") : Console.count(n, "\(kind.rawValue) code")
+            }
             let rate = elapsed > 0 ? Double(ticks) / elapsed : 0
             Console.note("\(Console.count(ticks, "tick")), \(kinds.isEmpty ? "nothing found" : kinds.joined(separator: ", ")), "
-                         + "\(Console.count(timeline.tracksStarted, "track")), \(Console.count(timeline.detections, "detection")) run, "
+                         + "\(Console.count(stage.tracksStarted, "track")), \(Console.count(stage.detections, "detection")) run, "
                          + String(format: "%.1f ticks/s (%.2fx real time)", rate, rate / configuration.frameRate.seconds))
         }
         if let sig = interruption.signal { throw ExitCode(128 + sig) }
@@ -124,9 +123,7 @@ final class DetectionOutput {
     func write(_ frame: Frame) {
         for o in frame.observations where !o.isInterpolated { countByKind[o.kind, default: 0] += 1 }
         if json {
-            let line = TickJSON(tick: frame.tick, time: frame.time.seconds, sourceTime: frame.sourceTime.seconds,
-                                detections: frame.observations.map(ObservationJSON.init))
-            if let data = try? encoder.encode(line) { buffer.append(data) }
+            if let data = try? encoder.encode(TickJSON(frame)) { buffer.append(data) }
             buffer.append(0x0A)
         } else {
             for o in frame.observations {
@@ -148,12 +145,19 @@ final class DetectionOutput {
     }
 }
 
-/// One JSON line.
+/// One JSON line: a tick and what was found in it.
 struct TickJSON: Encodable {
     var tick: Int64
     var time: Double
     var sourceTime: Double
     var detections: [ObservationJSON]
+
+    init(_ frame: Frame) {
+        tick = frame.tick
+        time = frame.time.seconds
+        sourceTime = frame.sourceTime.seconds
+        detections = frame.observations.map(ObservationJSON.init)
+    }
 }
 
 /// An observation as the JSON shows it: empty fields left out, numbers to 0.1 px.

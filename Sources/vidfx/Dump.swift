@@ -45,6 +45,7 @@ struct Dump: ParsableCommand {
     var at: String?
 
     @OptionGroup var render: RenderOptions
+    @OptionGroup var detection: DetectionOptions
     @OptionGroup var timeline: TimelineOptions
     @OptionGroup var source: SourceOptions
 
@@ -112,6 +113,8 @@ struct Dump: ParsableCommand {
                                  + "(\(String(format: "%.3f", duration)) s)", code: 2)
         }
 
+        // Codes or faces, for the effects that draw or redact them (and --detections).
+        let stage = try DetectionStage(needs: DetectionStage.needs(of: chain, options: detection), options: detection, overwrite: render.yes)
         let writer: any FrameSink
         do {
             if rawFile {
@@ -133,17 +136,24 @@ struct Dump: ParsableCommand {
         var count = 0
         var size: (Int, Int)?
         do {
+            func deliver(_ frame: Frame) throws -> Bool {
+                let out = chain?.apply(to: frame, time: frame.time.seconds) ?? frame
+                if size == nil { size = (out.width, out.height) }
+                guard try writer.write(out) else { return false }
+                count += 1
+                line.update(frames: count)
+                return true
+            }
             if times.isEmpty {
-                while var out = try source.nextFrame() {
-                    chain?.apply(to: &out)
-                    if size == nil { size = (out.width, out.height) }
-                    guard try writer.write(out) else { break }
-                    count += 1
-                    line.update(frames: count)
+                var going = true
+                while going, let frame = try source.nextFrame() {
+                    going = try DetectionStage.pass(frame, through: stage, to: deliver)
                 }
+                if going { try DetectionStage.drain(stage, to: deliver) }
             } else {
+                var going = true
                 for (i, t) in times.enumerated() {
-                    if interruption.signal != nil { break }
+                    if interruption.signal != nil || !going { break }
                     var c = configuration
                     c.start = t
                     c.outputLimit = c.frameRate.inverse
@@ -151,25 +161,26 @@ struct Dump: ParsableCommand {
                     defer { if i > 0 { still.close() } }
                     guard var frame = try still.nextFrame() else { continue }
                     frame.time = t
-                    let out = chain?.apply(to: frame, time: t.seconds) ?? frame
-                    if size == nil { size = (out.width, out.height) }
-                    guard try writer.write(out) else { break }
-                    count += 1
-                    line.update(frames: count)
+                    going = try DetectionStage.pass(frame, through: stage, to: deliver)
                 }
+                if going { try DetectionStage.drain(stage, to: deliver) }
             }
             line.end(frames: count)
             if let sig = interruption.signal {
                 writer.abandon()
+                stage?.abandon()
                 Console.note("interrupted after \(Console.count(count, "frame")); nothing written to \(output)")
                 throw ExitCode(128 + sig)
             }
             try writer.finish()
+            try stage?.publish()
         } catch let error as SinkError {
             writer.abandon()
+            stage?.abandon()
             throw CommandFailure(message: error.description)
         } catch {
             writer.abandon()
+            stage?.abandon()
             throw error
         }
         if !render.quiet, let (w, h) = size {

@@ -4,7 +4,8 @@ import FrameCore
 import Testing
 
 /// Every effect's descriptor carries an example (what `vidfx effects NAME` shows), and
-/// every example works as written: it parses, renders, and visibly does something.
+/// every example works as written: it parses, renders, and visibly does something
+/// (effects that use detections get a face and a code to work on).
 @Suite struct ExampleTests {
     @Test func everyEffectHasAWorkingExample() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-examples-\(UUID().uuidString)")
@@ -19,7 +20,13 @@ import Testing
             guard path == "logo.png" else { throw EffectError("unexpected file \(path)") }
             return Fixture.random(width: 24, height: 12, seed: 7)
         })
-        let source = Fixture.random()
+        var source = Fixture.random()
+        // What a detector would have found, for the effects that draw or redact it.
+        source.observations = [
+            Observation(kind: .face, bounds: Rect(x: 10, y: 10, width: 30, height: 36), trackID: 1),
+            Observation(kind: .qr, bounds: Rect(x: 50, y: 20, width: 30, height: 30),
+                        corners: [Point(x: 50, y: 20), Point(x: 80, y: 20), Point(x: 80, y: 50), Point(x: 50, y: 50)], payload: "vidfx", trackID: 2),
+        ]
         for type in EffectRegistry.all {
             let d = type.descriptor
             guard let example = d.example else {

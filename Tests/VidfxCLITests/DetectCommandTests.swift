@@ -52,9 +52,45 @@ import Testing
         #expect(r.stderr.contains("nothing found"))
     }
 
+    @Test func facesInACrowdAreFoundAndCounted() throws {
+        let r = try CLI.run(["detect", CLI.media("crowd.mp4"), "--what", "faces", "--json", "--duration", "0.5"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let ticks = try lines(r.stdout)
+        #expect(ticks.count == 15)
+        for tick in ticks {
+            let faces = (tick["detections"] as? [[String: Any]]) ?? []
+            #expect(faces.count >= 17 && faces.allSatisfy { $0["kind"] as? String == "face" && $0["landmarks"] != nil })
+        }
+        #expect(r.stderr.contains("15 ticks") && r.stderr.contains("faces"), "\(r.stderr)")
+    }
+
+    @Test func applyRedactsFacesKeepingTimingAndAudio() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-faceblur-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out.mp4").path, log = dir.appendingPathComponent("faces.jsonl").path
+        // A clip with audio: the render keeps all of it, in sync.
+        let r = try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", "faceblur", "-o", out, "--detections", log, "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Probe(out).video["nb_read_frames"] == "90")
+        try CLIProcess.expectInSync(out)
+        #expect(try lines(Data(contentsOf: URL(fileURLWithPath: log))).count == 90)
+        // The crowd: every tick's faces in the log, and nothing left beside the outputs.
+        let crowd = dir.appendingPathComponent("crowd.mp4").path, crowdLog = dir.appendingPathComponent("crowd.jsonl").path
+        let c = try CLI.run(["apply", CLI.media("crowd.mp4"), "-e", "faceblur:mode=pixelate", "-o", crowd, "--detections", crowdLog, "-q"])
+        #expect(c.status == 0, "\(c.stderr)")
+        let ticks = try lines(Data(contentsOf: URL(fileURLWithPath: crowdLog)))
+        #expect(ticks.count == 60 && ticks.allSatisfy { (($0["detections"] as? [Any])?.count ?? 0) >= 17 })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["crowd.jsonl", "crowd.mp4", "faces.jsonl", "out.mp4"])
+        // An existing log is not overwritten without -y, and the render does not start.
+        let again = try CLI.run(["apply", CLI.media("crowd.mp4"), "-e", "faceblur", "-o", dir.appendingPathComponent("new.mp4").path, "--detections", crowdLog])
+        #expect(again.status != 0 && again.stderr.contains("already exists"))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("new.mp4").path))
+    }
+
     @Test(arguments: [
-        (["--what", "faces"], "face detection is not in this build yet"),
-        (["--what", "cats"], "'cats' is not one of qr, barcodes, codes"),
+        (["--what", "faces", "--face-model", "/nonexistent.onnx"], "/nonexistent.onnx: no face model here"),
+        (["--what", "cats"], "'cats' is not one of qr, barcodes, codes, faces"),
         (["--detect-every", "0"], "--detect-every: must be 1…300"),
     ])
     func refusalsAreOneLine(arguments: [String], message: String) throws {

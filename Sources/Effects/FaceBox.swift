@@ -1,0 +1,49 @@
+import FrameCore
+
+/// Outlines every face found in the frame, optionally with its landmarks (eyes, nose,
+/// mouth corners) and its track ID, as a face-detection demo draws them.
+public struct FaceBox: LayerEffect {
+    public static let descriptor = EffectDescriptor(
+        name: "facebox", category: .detection, summary: "Outline each face, with its landmarks and track ID.",
+        parameters: [
+            .color("color", default: (0.2, 1, 0.4, 1), help: "Outline colour: #RRGGBB or r,g,b in 0…1."),
+            .float("thickness", default: 2, min: 1, max: 40, slider: 1...12, unit: "px", help: "Outline width."),
+            .choice("landmarks", ["on", "off"], help: "Mark the eyes, nose and mouth corners."),
+            .choice("label", ["id", "off"], help: "Caption each box with its track ID."),
+        ],
+        example: "facebox:color=#FF4040:thickness=3"
+    )
+
+    public static var needs: DetectionNeeds { .faces }
+
+    private let color: UInt32
+    private let thickness: Double
+    private let landmarks: Bool
+    private let label: Bool
+
+    public init(parameters: Parameters, resources: EffectResources) {
+        color = Annotation.pixel(parameters.vector("color"))
+        thickness = parameters.double("thickness")
+        landmarks = parameters.text("landmarks") == "on"
+        label = parameters.text("label") == "id"
+    }
+
+    public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
+        Annotation.copy(src, into: dst, stride: destinationStride, rows: rows)
+        let (w, h) = (src.width, src.height)
+        for face in context.observations where face.kind == .face {
+            Annotation.outline(Annotation.corners(face.bounds), thickness: thickness, color: color, into: dst,
+                               stride: destinationStride, width: w, height: h, rows: rows)
+            if landmarks {
+                let dot = max(3, face.bounds.width / 20)
+                for p in face.landmarks.values {
+                    Annotation.line(p, p, thickness: dot, color: color, into: dst, stride: destinationStride, width: w, height: h, rows: rows)
+                }
+            }
+            if label && face.trackID > 0 {
+                Annotation.caption("\(face.trackID)", x: face.bounds.x, y: face.bounds.y - 18, scale: 2, color: 0xFF00_0000,
+                                   background: color, into: dst, stride: destinationStride, width: w, height: h, rows: rows)
+            }
+        }
+    }
+}

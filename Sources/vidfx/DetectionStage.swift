@@ -1,0 +1,175 @@
+import ArgumentParser
+import Detection
+import Effects
+import Foundation
+import FrameCore
+import Sinks
+
+/// What the commands that render (apply, dump) and `detect` share about detection.
+struct DetectionOptions: ParsableArguments {
+    @Option(name: .customLong("detect-every"), parsing: .unconditional,
+            help: ArgumentHelp("Run the detectors on every Nth tick and carry the boxes between (default: 1 for codes, 2 for faces).", valueName: "N"))
+    var detectEvery: Int?
+
+    @Option(name: .customLong("detections"), help: ArgumentHelp("Also write each tick's detections (JSON Lines, as `vidfx detect --json`) to this file.", valueName: "file.jsonl"))
+    var detectionsPath: String?
+
+    @Option(name: .customLong("face-model"), help: ArgumentHelp("The CenterFace ONNX model (default: the one make setup installed).", valueName: "path"))
+    var faceModel: String?
+
+    @Option(name: .customLong("face-threshold"), parsing: .unconditional,
+            help: ArgumentHelp("Least face score, 0…1: lower finds more (and more false faces).", valueName: "score"))
+    var faceThreshold: Double = FaceDetector.defaultThreshold
+
+    @Option(name: .customLong("face-size"), parsing: .unconditional,
+            help: ArgumentHelp("The longer side, in pixels, of the picture the face network sees (larger: smaller faces, slower).", valueName: "px"))
+    var faceSize: Int = FaceDetector.defaultLargestSide
+
+    func validate() throws {
+        if let n = detectEvery, !(1...300).contains(n) { throw ValidationError("--detect-every: must be 1…300, not \(n)") }
+        guard faceThreshold > 0, faceThreshold < 1 else { throw ValidationError("--face-threshold: must be between 0 and 1") }
+        guard (64...4096).contains(faceSize) else { throw ValidationError("--face-size: must be 64…4096 pixels") }
+    }
+}
+
+/// Runs detection between the source and the chain when the chain's effects need it
+/// (or `--detections` asks for the data): the frames go in, and come back in order with
+/// their observations, a few ticks later (the look-ahead).
+final class DetectionStage {
+    private let timeline: DetectionTimeline
+    private let log: DetectionLog?
+
+    /// A stage for `needs`, or nil when nothing is to be detected.
+    init?(needs: DetectionNeeds, options: DetectionOptions, overwrite: Bool, codes: CodeDetector.Symbologies = .all) throws {
+        guard !needs.isEmpty else { return nil }
+        let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        var sets: [[any Detector]] = []
+        do {
+            for _ in 0..<workers {
+                var set: [any Detector] = []
+                if needs.contains(.codes) { set.append(CodeDetector(symbologies: codes)) }
+                if needs.contains(.faces) {
+                    set.append(try FaceDetector(modelPath: options.faceModel ?? FaceDetector.defaultModelPath(),
+                                                threshold: options.faceThreshold, largestSide: options.faceSize))
+                }
+                sets.append(set)
+            }
+        } catch {
+            throw CommandFailure(message: error.description)
+        }
+        // Workers run in parallel: one OpenCV thread each, rather than each taking every core.
+        if needs.contains(.faces) { FaceDetector.setThreads(1) }
+        let every = options.detectEvery ?? (needs.contains(.faces) ? 2 : 1)
+        timeline = DetectionTimeline(every: every, detectorSets: sets)
+        log = try options.detectionsPath.map { try DetectionLog(path: $0, overwrite: overwrite) }
+    }
+
+    /// Distinct tracks so far.
+    var tracksStarted: Int { timeline.tracksStarted }
+    /// Detector runs so far.
+    var detections: Int { timeline.detections }
+
+    /// Takes the next frame; returns those now ready, with their observations.
+    func push(_ frame: Frame) throws -> [Frame] {
+        let frames: [Frame]
+        do { frames = try timeline.push(frame) } catch { throw CommandFailure(message: error.description) }
+        return try record(frames)
+    }
+
+    /// The remaining frames.
+    func finish() throws -> [Frame] {
+        let frames: [Frame]
+        do { frames = try timeline.finish() } catch { throw CommandFailure(message: error.description) }
+        return try record(frames)
+    }
+
+    /// Publishes the `--detections` file (after the render succeeded).
+    func publish() throws { try log?.publish() }
+
+    /// Removes the unfinished `--detections` file.
+    func abandon() { log?.abandon() }
+
+    private func record(_ frames: [Frame]) throws -> [Frame] {
+        if let log { for frame in frames { try log.write(frame) } }
+        return frames
+    }
+}
+
+/// `--detections FILE`: JSON Lines written beside the target and renamed into place.
+final class DetectionLog {
+    private let path: String
+    private let work: String
+    private let overwrite: Bool
+    private let handle: FileHandle
+    private var buffer = Data()
+    private let encoder: JSONEncoder = {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return e
+    }()
+
+    init(path: String, overwrite: Bool) throws {
+        if !overwrite, FileManager.default.fileExists(atPath: path) {
+            throw CommandFailure(message: "\(path): already exists (use -y to overwrite)")
+        }
+        self.path = path
+        self.overwrite = overwrite
+        AtomicOutput.removeStaleWork(besides: path)
+        work = AtomicOutput.workPath(for: path)
+        guard FileManager.default.createFile(atPath: work, contents: nil), let handle = FileHandle(forWritingAtPath: work) else {
+            throw CommandFailure(message: "\(path): cannot write (\(String(cString: strerror(errno))))")
+        }
+        self.handle = handle
+    }
+
+    func write(_ frame: Frame) throws {
+        buffer.append(try encoder.encode(TickJSON(frame)))
+        buffer.append(0x0A)
+        if buffer.count > 1 << 16 { try flush() }
+    }
+
+    private func flush() throws {
+        do { try handle.write(contentsOf: buffer) } catch {
+            throw CommandFailure(message: "\(path): write failed (\(error.localizedDescription))")
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    func publish() throws {
+        try flush()
+        try handle.synchronize()
+        try handle.close()
+        do { try AtomicOutput.publish(work, to: path, overwrite: overwrite) } catch {
+            unlink(work)
+            throw CommandFailure(message: error.description)
+        }
+    }
+
+    func abandon() {
+        try? handle.close()
+        unlink(work)
+    }
+}
+
+extension DetectionStage {
+    /// What a render detects: what its chain's effects need; with `--detections` and no
+    /// such effect, codes and faces.
+    static func needs(of chain: EffectChain?, options: DetectionOptions) -> DetectionNeeds {
+        let needs = chain?.needs ?? []
+        return needs.isEmpty && options.detectionsPath != nil ? [.codes, .faces] : needs
+    }
+
+    /// Hands `frame` to `deliver`, through `stage` when there is one (then zero or more
+    /// frames come out). False once `deliver` says stop.
+    static func pass(_ frame: Frame, through stage: DetectionStage?, to deliver: (Frame) throws -> Bool) throws -> Bool {
+        guard let stage else { return try deliver(frame) }
+        for ready in try stage.push(frame) { guard try deliver(ready) else { return false } }
+        return true
+    }
+
+    /// Hands the frames still inside `stage` to `deliver`.
+    static func drain(_ stage: DetectionStage?, to deliver: (Frame) throws -> Bool) throws {
+        guard let stage else { return }
+        for ready in try stage.finish() { guard try deliver(ready) else { return } }
+    }
+}

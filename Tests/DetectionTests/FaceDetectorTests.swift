@@ -1,0 +1,106 @@
+import Detection
+import Foundation
+import FrameCore
+import Testing
+
+/// CenterFace through OpenCV on a real crowd (testmedia/crowd.jpg: 20 faces, their
+/// boxes checked by hand), and what the detector says about bad model files.
+@Suite struct FaceDetectorTests {
+    static let model = Media.directory.deletingLastPathComponent().appendingPathComponent("models/centerface.onnx").path
+
+    /// The 20 faces of crowd.jpg, checked by hand (x, y, width, height).
+    static let faces: [Rect] = [
+        (56.7, 130.2, 33, 42), (221.1, 107.6, 33.2, 39.8), (762.4, 114.2, 32.1, 42.3), (605.1, 157.3, 33.1, 41.4),
+        (478.1, 159, 23.6, 31.2), (182.1, 115.6, 29.3, 38.1), (99.9, 132.5, 18.9, 27.8), (427.9, 140.5, 14.4, 19.2),
+        (325.4, 129.4, 23.6, 33.2), (653.3, 135.2, 17.9, 21.8), (634.1, 158.9, 22.8, 31.1), (534, 133.1, 21.6, 27),
+        (369, 134.3, 19.9, 23.9), (586.7, 110.3, 21, 25.1), (674.8, 146.6, 12.8, 16.8), (569.6, 171.6, 24, 29.2),
+        (600.4, 131, 19.6, 24), (311, 142, 15, 21), (715, 140, 9.5, 12), (745.3, 144.4, 10.4, 12.3),
+    ].map { Rect(x: $0.0, y: $0.1, width: $0.2, height: $0.3) }
+    /// Heads too hidden or turned to call either way: finding them is not a false face.
+    static let unsure: [Rect] = [
+        (474.4, 142.5, 15.2, 18.3), (516.3, 142.5, 11.8, 15.9), (272.7, 147.1, 18.3, 23.1), (488.6, 117.4, 10.5, 12.5),
+    ].map { Rect(x: $0.0, y: $0.1, width: $0.2, height: $0.3) }
+
+    static func score(_ found: [Observation], shift: Point = Point(x: 0, y: 0)) -> (recall: Int, falseFaces: Int) {
+        let truth = faces.map { Rect(x: $0.x - shift.x, y: $0.y - shift.y, width: $0.width, height: $0.height) }
+        let maybe = unsure.map { Rect(x: $0.x - shift.x, y: $0.y - shift.y, width: $0.width, height: $0.height) }
+        let recall = truth.filter { t in found.contains { $0.bounds.iou(t) >= 0.3 } }.count
+        let falseFaces = found.filter { f in !(truth + maybe).contains { $0.iou(f.bounds) >= 0.3 } }.count
+        return (recall, falseFaces)
+    }
+
+    @Test func findsTheFacesOfACrowd() throws {
+        let detector = try FaceDetector(modelPath: Self.model)
+        let frame = try #require(try Media.frames("crowd.jpg").first)
+        let found = try detector.detect(frame)
+        let (recall, falseFaces) = Self.score(found)
+        #expect(recall >= 18, "found \(recall) of 20")
+        #expect(falseFaces <= 1, "\(falseFaces) false faces")
+        #expect(found.allSatisfy { $0.kind == .face && $0.confidence >= FaceDetector.defaultThreshold && $0.corners.isEmpty })
+    }
+
+    @Test func aFrontalFaceHasItsLandmarksWhereFacesHaveThem() throws {
+        let detector = try FaceDetector(modelPath: Self.model)
+        let frame = try #require(try Media.frames("crowd.jpg").first)
+        // The man in white, facing the camera.
+        let face = try #require(try detector.detect(frame).first { $0.bounds.iou(Self.faces[1]) >= 0.5 })
+        let b = face.bounds
+        let (rightEye, leftEye) = (try #require(face.landmarks["rightEye"]), try #require(face.landmarks["leftEye"]))
+        let (nose, mouthL, mouthR) = (try #require(face.landmarks["nose"]), try #require(face.landmarks["mouthLeft"]), try #require(face.landmarks["mouthRight"]))
+        #expect(rightEye.x < leftEye.x, "the subject's right eye is on the image's left")
+        #expect(rightEye.y < b.y + b.height / 2 && leftEye.y < b.y + b.height / 2, "eyes in the upper half")
+        #expect(nose.x > rightEye.x && nose.x < leftEye.x && nose.y > rightEye.y)
+        #expect(mouthR.y > nose.y && mouthL.y > nose.y && mouthR.x < mouthL.x)
+        let (roll, yaw) = (try #require(face.roll), try #require(face.yaw))
+        #expect(abs(roll) < 15 && abs(yaw) < 45)
+    }
+
+    @Test func aPanningCrowdKeepsItsFacesAndTheirTrackIDs() throws {
+        let frames = try Media.frames("crowd.mp4")
+        #expect(frames.count == 60)
+        let timeline = DetectionTimeline(every: 2, detectorSets: [[try FaceDetector(modelPath: Self.model)]])
+        var out: [Frame] = []
+        for f in frames { out += try timeline.push(f) }
+        out += try timeline.finish()
+        #expect(out.map(\.tick) == Array(0..<60))
+        var ids: [Int: Set<Int>] = [:]   // face index → track IDs that covered it
+        var covered: [Int: Int] = [:]    // face index → ticks it was covered
+        for f in out {
+            let shift = Point(x: 10 * f.time.seconds, y: 30)
+            let (recall, falseFaces) = Self.score(f.observations, shift: shift)
+            #expect(recall >= 17 && falseFaces <= 2, "tick \(f.tick): \(recall) found, \(falseFaces) false")
+            for (i, face) in Self.faces.enumerated() {
+                let box = Rect(x: face.x - shift.x, y: face.y - shift.y, width: face.width, height: face.height)
+                if let o = f.observations.first(where: { $0.bounds.iou(box) >= 0.3 }) {
+                    ids[i, default: []].insert(o.trackID)
+                    covered[i, default: 0] += 1
+                }
+            }
+        }
+        // A face seen through the clip keeps one ID from the first tick to the last.
+        let steady = covered.filter { $0.value == 60 }.map(\.key)
+        #expect(steady.count >= 15)
+        for i in steady { #expect(ids[i]?.count == 1, "face \(i) had IDs \(ids[i] ?? [])") }
+    }
+
+    @Test func aMissingOrDamagedModelIsOneClearLine() throws {
+        #expect {
+            _ = try FaceDetector(modelPath: "/nonexistent/centerface.onnx")
+        } throws: { error in
+            "\(error)".hasPrefix("/nonexistent/centerface.onnx: no face model here")
+        }
+        let damaged = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-damaged-\(UUID().uuidString).onnx")
+        defer { try? FileManager.default.removeItem(at: damaged) }
+        // The real model's first 100 KB: a file that starts right and then stops.
+        let head = try FileHandle(forReadingFrom: URL(fileURLWithPath: Self.model)).read(upToCount: 100_000) ?? Data()
+        try head.write(to: damaged)
+        #expect {
+            _ = try FaceDetector(modelPath: damaged.path)
+        } throws: { error in
+            let text = "\(error)"
+            return text.hasPrefix(damaged.path + ": ") && !text.contains("\n")
+        }
+        try Data("not a model".utf8).write(to: damaged)
+        #expect(throws: DetectionError.self) { _ = try FaceDetector(modelPath: damaged.path) }
+    }
+}

@@ -1,0 +1,120 @@
+import Effects
+import Foundation
+import FrameCore
+import FrameSource
+import Testing
+
+/// faceblur, facebox and qrbox on a real photograph, with the observations given (what
+/// a detector would report), so that only the drawing is under test.
+@Suite struct DetectionEffectTests {
+    static let photo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("testmedia/crowd.jpg").path
+
+    /// Five of the crowd's faces, large and small.
+    static let faces = [Rect(x: 221.1, y: 107.6, width: 33.2, height: 39.8), Rect(x: 56.7, y: 130.2, width: 33, height: 42),
+                        Rect(x: 605.1, y: 157.3, width: 33.1, height: 41.4), Rect(x: 427.9, y: 140.5, width: 14.4, height: 19.2),
+                        Rect(x: 715, y: 140, width: 9.5, height: 12)]
+
+    func photograph() throws -> Frame {
+        let source = try FrameSource(Self.photo)
+        defer { source.close() }
+        var frame = try #require(try source.nextFrame())
+        frame.observations = Self.faces.enumerated().map { Observation(kind: .face, bounds: $0.element, confidence: 0.9, trackID: $0.offset + 1) }
+        return frame
+    }
+
+    /// Mean absolute second difference of luma, across and down: what detail there is.
+    func detail(_ f: Frame, in r: Rect) -> Double {
+        func luma(_ x: Int, _ y: Int) -> Double { let p = f.pixel(x: x, y: y); return 0.299 * Double(p.r) + 0.587 * Double(p.g) + 0.114 * Double(p.b) }
+        var sum = 0.0, n = 0
+        for y in Int(r.y) + 1..<Int(r.y + r.height) - 1 {
+            for x in Int(r.x) + 1..<Int(r.x + r.width) - 1 {
+                sum += abs(luma(x - 1, y) - 2 * luma(x, y) + luma(x + 1, y)) + abs(luma(x, y - 1) - 2 * luma(x, y) + luma(x, y + 1))
+                n += 1
+            }
+        }
+        return sum / Double(max(n, 1))
+    }
+
+    /// Whether (x, y) lies in any face's box grown by `padding` (the shape's bounding box).
+    func inShape(_ x: Int, _ y: Int, padding: Double) -> Bool {
+        Self.faces.contains { f in
+            let r = f.padded(by: padding)
+            return Double(x) + 1 > r.x && Double(x) < r.x + r.width && Double(y) + 1 > r.y && Double(y) < r.y + r.height
+        }
+    }
+
+    @Test(arguments: ["faceblur", "faceblur:mode=pixelate", "faceblur:mode=fill", "faceblur:shape=box:padding=0.1"])
+    func facesLoseTheirDetailAndNothingElseChanges(chain text: String) throws {
+        let frame = try photograph()
+        let padding = text.contains("padding=0.1") ? 0.1 : 0.3
+        let out = try EffectChain(parsing: text).apply(to: frame)
+        for face in Self.faces where face.width > 20 {
+            if text.contains("pixelate") {
+                // Flat blocks, about six across the shape: a handful of colours where there were hundreds.
+                var colours = Set<UInt32>(), before = Set<UInt32>()
+                for y in Int(face.y)..<Int(face.y + face.height) { for x in Int(face.x)..<Int(face.x + face.width) {
+                    let p = out.pixel(x: x, y: y), q = frame.pixel(x: x, y: y)
+                    colours.insert(UInt32(p.b) | UInt32(p.g) << 8 | UInt32(p.r) << 16)
+                    before.insert(UInt32(q.b) | UInt32(q.g) << 8 | UInt32(q.r) << 16)
+                } }
+                #expect(colours.count <= 49 && before.count > 300, "\(text): \(before.count) colours → \(colours.count) in \(face)")
+            } else {
+                let before = detail(frame, in: face), after = detail(out, in: face)
+                #expect(after < before * 0.1, "\(text): detail \(before) → \(after) in \(face)")
+            }
+        }
+        // Outside the shapes: byte for byte the input.
+        var changed = 0
+        for y in 0..<frame.height { for x in 0..<frame.width where !inShape(x, y, padding: padding) {
+            if frame.pixel(x: x, y: y) != out.pixel(x: x, y: y) { changed += 1 }
+        } }
+        #expect(changed == 0, "\(text): \(changed) pixels changed outside the faces")
+    }
+
+    @Test func withAnotherEffectTheFrameIsThatEffectsOutsideTheFaces() throws {
+        let frame = try photograph()
+        let both = try EffectChain(parsing: "sepia,faceblur").apply(to: frame)
+        let sepia = try EffectChain(parsing: "sepia").apply(to: frame)
+        var changed = 0
+        for y in 0..<frame.height { for x in 0..<frame.width where !inShape(x, y, padding: 0.3) {
+            if both.pixel(x: x, y: y) != sepia.pixel(x: x, y: y) { changed += 1 }
+        } }
+        #expect(changed == 0)
+    }
+
+    @Test func aFrameWithoutObservationsIsUntouched() throws {
+        var frame = try photograph()
+        frame.observations = []
+        for text in ["faceblur", "facebox", "qrbox"] {
+            let out = try EffectChain(parsing: text).apply(to: frame)
+            var same = true
+            for y in stride(from: 0, to: frame.height, by: 3) { for x in stride(from: 0, to: frame.width, by: 3) where frame.pixel(x: x, y: y) != out.pixel(x: x, y: y) { same = false } }
+            #expect(same, "\(text)")
+        }
+    }
+
+    @Test func boxesAreDrawnOnTheOutlineOnly() throws {
+        var frame = try photograph()
+        let code = Observation(kind: .qr, bounds: Rect(x: 300, y: 300, width: 100, height: 100),
+                               corners: [Point(x: 300, y: 300), Point(x: 400, y: 300), Point(x: 400, y: 400), Point(x: 300, y: 400)],
+                               payload: "https://vidfx.example/")
+        frame.observations.append(code)
+        let out = try EffectChain(parsing: "facebox:color=#FF0000:landmarks=off:label=off,qrbox:color=#0000FF:caption=0").apply(to: frame)
+        let face = Self.faces[0]
+        // On the outline: the colour; inside, well away from it: the photograph.
+        let edge = out.pixel(x: Int(face.x + face.width / 2), y: Int(face.y.rounded()))
+        #expect(edge.r == 255 && edge.g == 0 && edge.b == 0)
+        #expect(out.pixel(x: Int(face.x + face.width / 2), y: Int(face.y + face.height / 2)) == frame.pixel(x: Int(face.x + face.width / 2), y: Int(face.y + face.height / 2)))
+        let side = out.pixel(x: 300, y: 350)
+        #expect(side.b == 255 && side.r == 0 && side.g == 0)
+        #expect(out.pixel(x: 350, y: 350) == frame.pixel(x: 350, y: 350))
+        #expect(out.pixel(x: 290, y: 350) == frame.pixel(x: 290, y: 350))
+    }
+
+    @Test func theChainSaysWhatItNeedsDetected() throws {
+        #expect(try EffectChain(parsing: "sepia").needs.isEmpty)
+        #expect(try EffectChain(parsing: "sepia,faceblur").needs == .faces)
+        #expect(try EffectChain(parsing: "qrbox,facebox").needs == [.codes, .faces])
+    }
+}
