@@ -32,6 +32,9 @@ public final class Player: @unchecked Sendable {
         public var clock: any PlaybackClock = MonotonicClock()
         /// How long a caption stays up after a key changed something.
         public var captionTime: Duration = .seconds(3)
+        /// Called on each frame about to be rendered, before its effects: where a
+        /// caller attaches what detection found (it must not wait: playback is paced).
+        public var annotate: (@Sendable (inout Frame) -> Void)?
 
         /// Defaults: 30 fps, one pass, the monotonic clock.
         public init() {}
@@ -117,6 +120,7 @@ public final class Player: @unchecked Sendable {
             let visible = sinks.contains { $0.isVisible }
             lastSource = frame
             if visible {
+                options.annotate?(&frame)
                 live.chain?.apply(to: &frame)
                 // What rendering costs, smoothed (1/8 of each new sample).
                 renderCost = (renderCost * 7 + (clock.now() - now)) / 8

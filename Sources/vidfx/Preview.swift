@@ -1,4 +1,5 @@
 import ArgumentParser
+import Detection
 import Effects
 import Foundation
 import FrameCore
@@ -129,6 +130,11 @@ struct Preview: ParsableCommand {
         var options = Player.Options()
         options.frameRate = fps.value
         options.passes = input == "-" ? 1 : (loop.map { $0.passes } ?? 1)
+        // Effects that draw or redact detections get them live: a worker detects on the
+        // newest frame whenever it is free, and playback never waits for it.
+        let detection = try Preview.liveDetection(for: chain?.needs ?? [])
+        defer { detection?.end() }
+        if let detection { options.annotate = { frame in frame.observations = detection.observe(frame) } }
         let player = Player(source: source, chain: LiveChain(chain, resources: EffectChainParsing.resources), sinks: opened, options: options)
         slot.set(player)
         let report: Player.Report
@@ -137,6 +143,21 @@ struct Preview: ParsableCommand {
         opened.removeAll()
         if !quiet { Console.note(Self.describe(report)) }
         if let sig = interruption.signal { throw ExitCode(128 + sig) }
+    }
+
+    /// A live detector for what the chain needs, or nil when it needs nothing.
+    static func liveDetection(for needs: DetectionNeeds) throws -> LiveDetection? {
+        guard !needs.isEmpty else { return nil }
+        var detectors: [any Detector] = []
+        if needs.contains(.codes) { detectors.append(CodeDetector()) }
+        if needs.contains(.faces) {
+            // The network may take every core: playback has its own thread, and the
+            // worker runs one detection at a time.
+            do { detectors.append(try FaceDetector(modelPath: FaceDetector.defaultModelPath())) } catch {
+                throw CommandFailure(message: error.description)
+            }
+        }
+        return LiveDetection(detectors: detectors)
     }
 
     /// The window when there is a display, else the terminal, else a clear error.

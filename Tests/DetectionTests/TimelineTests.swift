@@ -1,4 +1,4 @@
-import Detection
+@testable import Detection
 import Foundation
 import FrameCore
 import Testing
@@ -103,5 +103,35 @@ final class FailingDetector: Detector {
         // Tracks end after `patience` missed detections; their IDs are never reused.
         for _ in 0..<3 { _ = tracker.assign([]) }
         #expect(tracker.assign([nudged]).first?.trackID == 4)
+    }
+}
+
+/// Live detection never waits, and its boxes follow the motion between detections.
+@Suite(.timeLimit(.minutes(1))) struct LiveDetectionTests {
+    @Test func observingNeverWaitsAndResultsArriveLater() async throws {
+        let live = LiveDetection(detectors: [ScriptedDetector(bAppears: 1000)])
+        defer { live.end() }
+        var frame = Frame(width: 8, height: 8)
+        #expect(live.observe(frame).isEmpty, "nothing is known before the first detection")
+        // The worker finishes in its own time (the suite's limit catches a hang).
+        var seen: [Observation] = []
+        while seen.isEmpty {
+            try await Task.sleep(for: .milliseconds(5))
+            frame.tick += 1
+            seen = live.observe(frame)
+        }
+        #expect(seen.count == 1 && seen[0].trackID == 1)
+        #expect(live.detections >= 1)
+    }
+
+    @Test func boxesAreCarriedAlongEachTracksMotion() {
+        let a0 = Observation(kind: .face, bounds: Rect(x: 0, y: 0, width: 10, height: 10), trackID: 1)
+        var a1 = a0
+        a1.bounds.x = 20  // 20 px in 4 ticks
+        let carried = LiveDetection.carried((8, [a1]), (4, [a0]), to: 10)
+        #expect(carried.first?.bounds.x == 30 && carried.first?.isInterpolated == true)
+        // No further ahead than the two detections were apart.
+        #expect(LiveDetection.carried((8, [a1]), (4, [a0]), to: 100).first?.bounds.x == 40)
+        #expect(LiveDetection.carried((8, [a1]), (4, [a0]), to: 8).first == a1)
     }
 }

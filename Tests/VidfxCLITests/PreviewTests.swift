@@ -60,6 +60,21 @@ struct Y4M {
 /// Real-time playback through the CLI: the real clock, so this runs in the serialized
 /// phase (`make test`), and checks only what load cannot change.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct PreviewRealClockTests {
+    @Test func overlaysAreDetectedLiveWithoutHoldingPlayback() throws {
+        let r = try CLI.run(["preview", CLI.media("qr-moving.mp4"), "-e", "qrbox:color=#FF00FF:caption=0", "--sink", "y4m", "--duration", "2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let y4m = try Y4M(r.stdout)
+        #expect(y4m.frames.count == 60, "the timeline is whole")
+        // Magenta (high Cb and Cr) is nowhere in the photograph or the code: it is the outline.
+        func outlined(_ k: Int) -> Bool {
+            let f = [UInt8](y4m.frames[k]), luma = y4m.width * y4m.height, chroma = luma / 4
+            return (0..<chroma).filter { f[luma + $0] > 180 && f[luma + chroma + $0] > 180 }.count >= 20
+        }
+        // Once the worker's first detection is in, every frame carries the boxes; how soon
+        // that is depends on the machine, so only the second second is looked at.
+        #expect((30..<60).filter(outlined).count >= 10, "\(r.stderr)")
+    }
+
     @Test func y4mForTwoSecondsIsExactlySixtyFrames() throws {
         let r = try CLI.run(["preview", CLI.media("h264-30fps.mp4"), "-e", "sepia", "--sink", "y4m", "--duration", "2"])
         #expect(r.status == 0, "\(r.stderr)")
