@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,9 +26,10 @@ static void say(char *error, int size, const std::string &what) {
 
 extern "C" vfx_facenet *vfx_facenet_open(const char *path, char *error, int error_size) {
     try {
-        auto *f = new vfx_facenet();
+        // Owned until handed out: a model that fails to load frees it on every path.
+        auto f = std::make_unique<vfx_facenet>();
         f->net = cv::dnn::readNetFromONNX(path);
-        if (f->net.empty()) { delete f; say(error, error_size, "not a model OpenCV can read"); return nullptr; }
+        if (f->net.empty()) { say(error, error_size, "not a model OpenCV can read"); return nullptr; }
         f->net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
         f->net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
         f->outputs = f->net.getUnconnectedOutLayersNames();
@@ -35,7 +37,7 @@ extern "C" vfx_facenet *vfx_facenet_open(const char *path, char *error, int erro
         std::sort(f->outputs.begin(), f->outputs.end(), [](const cv::String &a, const cv::String &b) {
             return a.size() != b.size() ? a.size() < b.size() : a < b;
         });
-        return f;
+        return f.release();
     } catch (const cv::Exception &e) {
         say(error, error_size, std::string("not a model OpenCV can read (") + e.err + ")");
     } catch (const std::exception &e) {
