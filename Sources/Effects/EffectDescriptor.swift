@@ -97,6 +97,14 @@ public struct ParameterSpec: Sendable {
     /// One line of help.
     public let help: String
 
+    /// Whether the parameter may be given as keyframes: numbers, colours and vectors.
+    public var isAnimatable: Bool {
+        switch type {
+        case .float, .int, .color, .vector: true
+        case .choice, .file: false
+        }
+    }
+
     /// A number parameter.
     public static func float(_ name: String, default value: Double, min: Double? = nil, max: Double? = nil,
                              slider: ClosedRange<Double>? = nil, unit: String? = nil, help: String) -> ParameterSpec {

@@ -6,10 +6,20 @@ public struct Parameters: Sendable {
     /// The effect these belong to.
     public let descriptor: EffectDescriptor
     private let values: [String: ParameterValue]
+    /// Parameters given as keyframes (`amount=0@0,1@2s`); `values` holds their first key.
+    public let tracks: [String: Keyframes]
+
+    /// Whether any parameter changes over time.
+    public var isAnimated: Bool { !tracks.isEmpty }
 
     /// Checks `given` against `descriptor` (names, types, ranges) and fills in defaults.
     public init(_ given: [String: ParameterValue], for descriptor: EffectDescriptor) throws(EffectError) {
+        try self.init(given, tracks: [:], for: descriptor)
+    }
+
+    private init(_ given: [String: ParameterValue], tracks: [String: Keyframes], for descriptor: EffectDescriptor) throws(EffectError) {
         self.descriptor = descriptor
+        self.tracks = tracks
         var values: [String: ParameterValue] = [:]
         for (name, value) in given {
             guard let spec = descriptor.parameter(name) else { throw .unknownParameter(name, effect: descriptor) }
@@ -25,40 +35,98 @@ public struct Parameters: Sendable {
     }
 
     /// Parses text values (`"0.8"`, `"average"`) by each parameter's type, then validates.
-    public init(parsing given: [(String, String)], for descriptor: EffectDescriptor) throws(EffectError) {
+    /// Numbers, colours and vectors may be keyframes, `value@time` pairs separated by
+    /// commas (`0@0,1@2s`, `#FF0000@0,#0000FF@3`), moving along `ease` between keys.
+    public init(parsing given: [(String, String)], for descriptor: EffectDescriptor, ease: Keyframes.Ease = .linear) throws(EffectError) {
         var typed: [String: ParameterValue] = [:]
+        var tracks: [String: Keyframes] = [:]
         for (name, text) in given {
             guard let spec = descriptor.parameter(name) else { throw .unknownParameter(name, effect: descriptor) }
             guard typed[name] == nil else { throw EffectError("\(descriptor.name): parameter '\(name)' given twice") }
-            switch spec.type {
-            case .float, .int:
-                // Angles (unit "deg") also take an explicit unit: 90deg, 90°, 1.57rad.
-                var text = text
-                var scale = 1.0
-                if spec.unit == "deg" {
-                    for (suffix, factor) in [("deg", 1.0), ("°", 1.0), ("rad", 180 / Double.pi)] where text.hasSuffix(suffix) {
-                        text = String(text.dropLast(suffix.count))
-                        scale = factor
-                        break
-                    }
-                }
-                guard let parsed = Double(text), parsed.isFinite else {
-                    throw EffectError("\(descriptor.name): \(name) must be a number (\(spec.rangeDescription)), not '\(text)'")
-                }
-                typed[name] = .number(parsed * scale)
-            case .choice, .file:
-                typed[name] = .text(text)
-            case .color:
-                typed[name] = .vector(try Parameters.parseColor(text, name: name, effect: descriptor.name))
-            case .vector(let n):
-                let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
-                guard parts.count == n, parts.allSatisfy({ $0?.isFinite == true }) else {
-                    throw EffectError("\(descriptor.name): \(name) must be \(n) numbers separated by commas (\(spec.rangeDescription)), not '\(text)'")
-                }
-                typed[name] = .vector(parts.map { $0! })
+            if text.contains("@"), spec.isAnimatable {
+                let track = try Parameters.keyframes(text, spec, effect: descriptor.name, ease: ease)
+                tracks[name] = track
+                typed[name] = track.keys[0].value
+            } else {
+                typed[name] = try Parameters.parse(text, spec, effect: descriptor.name)
             }
         }
-        try self.init(typed, for: descriptor)
+        try self.init(typed, tracks: tracks, for: descriptor)
+    }
+
+    /// The values at `time` seconds: every keyframed parameter evaluated (whole numbers
+    /// rounded), the rest as they are. Without keyframes, the parameters themselves.
+    public func at(_ time: Double) -> Parameters {
+        guard isAnimated else { return self }
+        var snapshot = values
+        for (name, track) in tracks {
+            var v = track.value(at: time)
+            if case .int = descriptor.parameter(name)?.type, case .number(let x) = v { v = .number(x.rounded()) }
+            snapshot[name] = v
+        }
+        // Keys were validated one by one; values between them lie between them.
+        return (try? Parameters(snapshot, tracks: [:], for: descriptor)) ?? self
+    }
+
+    /// The values as a list, for telling two snapshots apart.
+    var signature: [ParameterValue] { descriptor.parameters.map { values[$0.name]! } }
+
+    /// `value@time,value@time…`: each value parsed and checked as the parameter's type.
+    private static func keyframes(_ text: String, _ spec: ParameterSpec, effect: String, ease: Keyframes.Ease) throws(EffectError) -> Keyframes {
+        // Values may hold commas themselves (colours, vectors): a key ends at the piece with its '@'.
+        var keys: [Keyframes.Key] = []
+        var pending: [Substring] = []
+        for piece in text.split(separator: ",", omittingEmptySubsequences: false) {
+            pending.append(piece)
+            guard let at = piece.lastIndex(of: "@") else { continue }
+            let valueText = (pending.dropLast() + [piece[..<at]]).joined(separator: ",")
+            let timeText = String(piece[piece.index(after: at)...])
+            guard let time = Keyframes.seconds(timeText) else {
+                throw EffectError("\(effect): \(spec.name): '\(timeText)' is not a time (seconds, 2s, 500ms or m:ss) in '\(text)'")
+            }
+            let value = try check(try parse(valueText, spec, effect: effect), spec, effect: effect)
+            guard !keys.contains(where: { $0.time == time }) else {
+                throw EffectError("\(effect): \(spec.name) has two keys at \(ParameterValue.number(time)) s")
+            }
+            keys.append(Keyframes.Key(time: time, value: value))
+            pending = []
+        }
+        guard pending.isEmpty, !keys.isEmpty else {
+            throw EffectError("\(effect): \(spec.name) keyframes must be value@time pairs separated by commas (0@0,1@2s), not '\(text)'")
+        }
+        return Keyframes(keys: keys, ease: ease)
+    }
+
+    /// One value's text, by the parameter's type.
+    private static func parse(_ text: String, _ spec: ParameterSpec, effect: String) throws(EffectError) -> ParameterValue {
+        let name = spec.name
+        switch spec.type {
+        case .float, .int:
+            // Angles (unit "deg") also take an explicit unit: 90deg, 90°, 1.57rad.
+            var text = text
+            var scale = 1.0
+            if spec.unit == "deg" {
+                for (suffix, factor) in [("deg", 1.0), ("°", 1.0), ("rad", 180 / Double.pi)] where text.hasSuffix(suffix) {
+                    text = String(text.dropLast(suffix.count))
+                    scale = factor
+                    break
+                }
+            }
+            guard let parsed = Double(text), parsed.isFinite else {
+                throw EffectError("\(effect): \(name) must be a number (\(spec.rangeDescription)), not '\(text)'")
+            }
+            return .number(parsed * scale)
+        case .choice, .file:
+            return .text(text)
+        case .color:
+            return .vector(try Parameters.parseColor(text, name: name, effect: effect))
+        case .vector(let n):
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == n, parts.allSatisfy({ $0?.isFinite == true }) else {
+                throw EffectError("\(effect): \(name) must be \(n) numbers separated by commas (\(spec.rangeDescription)), not '\(text)'")
+            }
+            return .vector(parts.map { $0! })
+        }
     }
 
     private static func check(_ value: ParameterValue, _ spec: ParameterSpec, effect: String) throws(EffectError) -> ParameterValue {
@@ -147,6 +215,11 @@ public struct Parameters: Sendable {
 
     /// `name=value` pairs in descriptor order (for display).
     public var summary: String {
-        descriptor.parameters.map { "\($0.name)=\(values[$0.name]!.description)" }.joined(separator: ":")
+        descriptor.parameters.map { spec in
+            if let track = tracks[spec.name] {
+                return "\(spec.name)=" + track.keys.map { "\($0.value)@\(ParameterValue.number($0.time))" }.joined(separator: ",")
+            }
+            return "\(spec.name)=\(values[spec.name]!.description)"
+        }.joined(separator: ":")
     }
 }

@@ -102,7 +102,8 @@ struct Apply: ParsableCommand {
         let sink: EncoderSink
         do { sink = try EncoderSink(settings: settings) } catch { throw CommandFailure(message: error.description) }
         // Codes or faces, for the effects that draw or redact them (and --detections).
-        let stage = try DetectionStage(needs: DetectionStage.needs(of: chain, options: detection), options: detection, overwrite: render.yes)
+        let stage = try DetectionStage(needs: DetectionStage.needs(of: chain, options: detection), options: detection, overwrite: render.yes,
+                                       redacting: DetectionStage.redacts(chain))
 
         interruption.arm {
             source.stop()

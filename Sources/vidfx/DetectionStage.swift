@@ -18,8 +18,8 @@ struct DetectionOptions: ParsableArguments {
     var faceModel: String?
 
     @Option(name: .customLong("face-threshold"), parsing: .unconditional,
-            help: ArgumentHelp("Least face score, 0…1: lower finds more (and more false faces).", valueName: "score"))
-    var faceThreshold: Double = FaceDetector.defaultThreshold
+            help: ArgumentHelp("Least face score, 0…1: lower finds more (and more false faces). Default 0.3; 0.2 when redacting (faceblur), where a missed face costs more than a blurred patch.", valueName: "score"))
+    var faceThreshold: Double?
 
     @Option(name: .customLong("face-size"), parsing: .unconditional,
             help: ArgumentHelp("The longer side, in pixels, of the picture the face network sees (larger: smaller faces, slower).", valueName: "px"))
@@ -27,7 +27,7 @@ struct DetectionOptions: ParsableArguments {
 
     func validate() throws {
         if let n = detectEvery, !(1...300).contains(n) { throw ValidationError("--detect-every: must be 1…300, not \(n)") }
-        guard faceThreshold > 0, faceThreshold < 1 else { throw ValidationError("--face-threshold: must be between 0 and 1") }
+        if let t = faceThreshold, !(t > 0 && t < 1) { throw ValidationError("--face-threshold: must be between 0 and 1") }
         guard (64...4096).contains(faceSize) else { throw ValidationError("--face-size: must be 64…4096 pixels") }
     }
 }
@@ -40,7 +40,8 @@ final class DetectionStage {
     private let log: DetectionLog?
 
     /// A stage for `needs`, or nil when nothing is to be detected.
-    init?(needs: DetectionNeeds, options: DetectionOptions, overwrite: Bool, codes: CodeDetector.Symbologies = .all) throws {
+    init?(needs: DetectionNeeds, options: DetectionOptions, overwrite: Bool, codes: CodeDetector.Symbologies = .all,
+          redacting: Bool = false) throws {
         guard !needs.isEmpty else { return nil }
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
         var sets: [[any Detector]] = []
@@ -50,7 +51,8 @@ final class DetectionStage {
                 if needs.contains(.codes) { set.append(CodeDetector(symbologies: codes)) }
                 if needs.contains(.faces) {
                     set.append(try FaceDetector(modelPath: options.faceModel ?? FaceDetector.defaultModelPath(),
-                                                threshold: options.faceThreshold, largestSide: options.faceSize))
+                                                threshold: options.faceThreshold ?? (redacting ? FaceDetector.redactionThreshold : FaceDetector.defaultThreshold),
+                                                largestSide: options.faceSize))
                 }
                 sets.append(set)
             }
@@ -152,6 +154,11 @@ final class DetectionLog {
 }
 
 extension DetectionStage {
+    /// Whether the chain redacts faces (then recall comes first: a lower face threshold).
+    static func redacts(_ chain: EffectChain?) -> Bool {
+        chain?.entries.contains { type(of: $0.effect) == FaceBlur.self } ?? false
+    }
+
     /// What a render detects: what its chain's effects need; with `--detections` and no
     /// such effect, codes and faces.
     static func needs(of chain: EffectChain?, options: DetectionOptions) -> DetectionNeeds {

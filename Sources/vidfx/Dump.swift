@@ -114,7 +114,8 @@ struct Dump: ParsableCommand {
         }
 
         // Codes or faces, for the effects that draw or redact them (and --detections).
-        let stage = try DetectionStage(needs: DetectionStage.needs(of: chain, options: detection), options: detection, overwrite: render.yes)
+        let stage = try DetectionStage(needs: DetectionStage.needs(of: chain, options: detection), options: detection, overwrite: render.yes,
+                                       redacting: DetectionStage.redacts(chain))
         let writer: any FrameSink
         do {
             if rawFile {

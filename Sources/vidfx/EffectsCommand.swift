@@ -10,7 +10,16 @@ struct EffectsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "effects",
         abstract: "List the effects with their parameters, defaults and ranges.",
-        discussion: "Chains for -e: effects separated by commas, parameters as name=value after colons, the first one may be positional: sepia=0.8,pixelate:size=12:mode=average"
+        discussion: """
+        Chains for -e: effects separated by commas, parameters as name=value after colons, the first one may be \
+        positional: sepia=0.8,pixelate:size=12:mode=average
+
+        Over time: numbers, colours and vectors take keyframes, value@time pairs (seconds, 2s, 500ms or m:ss), \
+        moving between keys along ease=linear|in|out|inout|hold: sepia:amount=0@0,1@2s, \
+        pixelate:size=4@0,40@3:ease=inout. Any effect takes enable=RANGES to run only then (outside, it costs \
+        nothing): pixelate:enable=10-20, sepia:enable=0:10-0:20,1:00-1:05, noir:enable=30- (to the end).
+        -e @FILE reads the chain from a file: one effect a line, # starts a comment.
+        """
     )
 
     @Argument(help: "Show only this effect.")
@@ -103,6 +112,8 @@ struct EffectJSON: Encodable {
         var unit: String?
         var options: [String]?
         var help: String
+        /// Whether it takes keyframes (`0@0,1@2s`).
+        var animatable: Bool
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -127,9 +138,10 @@ struct EffectJSON: Encodable {
             try c.encodeIfPresent(unit, forKey: .unit)
             try c.encodeIfPresent(options, forKey: .options)
             try c.encode(help, forKey: .help)
+            try c.encode(animatable, forKey: .animatable)
         }
 
-        enum CodingKeys: String, CodingKey { case name, type, `default`, min, max, sliderMin, sliderMax, unit, options, help }
+        enum CodingKeys: String, CodingKey { case name, type, `default`, min, max, sliderMin, sliderMax, unit, options, help, animatable }
     }
 
     var name: String
@@ -150,7 +162,8 @@ struct EffectJSON: Encodable {
             var options: [String]?
             if case .choice(let o) = p.type { options = o }
             return Parameter(name: p.name, type: p.type.name, default: p.defaultValue?.description, min: p.min, max: p.max,
-                             sliderMin: p.sliderMin, sliderMax: p.sliderMax, unit: p.unit, options: options, help: p.help)
+                             sliderMin: p.sliderMin, sliderMax: p.sliderMax, unit: p.unit, options: options, help: p.help,
+                             animatable: p.isAnimatable)
         }
     }
 }
@@ -158,13 +171,34 @@ struct EffectJSON: Encodable {
 /// Building chains from `-e` for every command.
 enum EffectChainParsing {
     /// Parses `text`, loading LUT images through FrameSource (Effects never decodes files).
+    /// `@FILE` reads the chain from a file: one effect a line, `#` starts a comment.
     static func chain(_ text: String?) throws -> EffectChain? {
-        guard let text, !text.isEmpty else { return nil }
+        guard var text, !text.isEmpty else { return nil }
+        if text.hasPrefix("@") {
+            text = try chainFile(String(text.dropFirst()))
+            guard !text.isEmpty else { throw CommandFailure(message: "-e: \(text): the chain file has no effects", code: 2) }
+        }
         do {
             return try EffectChain(parsing: text, resources: resources)
         } catch {
             throw CommandFailure(message: "-e: \(error.message)", code: 2)
         }
+    }
+
+    /// A chain file's effects, joined by commas: blank lines and `#` comments dropped.
+    static func chainFile(_ path: String) throws -> String {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw CommandFailure(message: "-e: @\(path): cannot read the chain file (\((error as NSError).localizedDescription))", code: 2)
+        }
+        guard data.count <= 1 << 20, let text = String(data: data, encoding: .utf8) else {
+            throw CommandFailure(message: "-e: @\(path): not a chain file (text of at most 1 MB)", code: 2)
+        }
+        return text.split(whereSeparator: \.isNewline).compactMap { line -> String? in
+            let effect = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            let trimmed = effect.trimmingCharacters(in: .whitespaces)
+            return trimmed.isEmpty ? nil : trimmed
+        }.joined(separator: ",")
     }
 
     /// Images for effects (LUT key images, overlays), decoded by FrameSource.

@@ -132,7 +132,7 @@ struct Preview: ParsableCommand {
         options.passes = input == "-" ? 1 : (loop.map { $0.passes } ?? 1)
         // Effects that draw or redact detections get them live: a worker detects on the
         // newest frame whenever it is free, and playback never waits for it.
-        let detection = try Preview.liveDetection(for: chain?.needs ?? [])
+        let detection = try Preview.liveDetection(for: chain?.needs ?? [], redacting: DetectionStage.redacts(chain))
         defer { detection?.end() }
         if let detection { options.annotate = { frame in frame.observations = detection.observe(frame) } }
         let player = Player(source: source, chain: LiveChain(chain, resources: EffectChainParsing.resources), sinks: opened, options: options)
@@ -146,14 +146,15 @@ struct Preview: ParsableCommand {
     }
 
     /// A live detector for what the chain needs, or nil when it needs nothing.
-    static func liveDetection(for needs: DetectionNeeds) throws -> LiveDetection? {
+    static func liveDetection(for needs: DetectionNeeds, redacting: Bool) throws -> LiveDetection? {
         guard !needs.isEmpty else { return nil }
         var detectors: [any Detector] = []
         if needs.contains(.codes) { detectors.append(CodeDetector()) }
         if needs.contains(.faces) {
             // The network may take every core: playback has its own thread, and the
             // worker runs one detection at a time.
-            do { detectors.append(try FaceDetector(modelPath: FaceDetector.defaultModelPath())) } catch {
+            let threshold = redacting ? FaceDetector.redactionThreshold : FaceDetector.defaultThreshold
+            do { detectors.append(try FaceDetector(modelPath: FaceDetector.defaultModelPath(), threshold: threshold)) } catch {
                 throw CommandFailure(message: error.description)
             }
         }
