@@ -17,7 +17,9 @@ public struct Parameters: Sendable {
         try self.init(given, tracks: [:], for: descriptor)
     }
 
-    private init(_ given: [String: ParameterValue], tracks: [String: Keyframes], for descriptor: EffectDescriptor) throws(EffectError) {
+    /// As ``init(_:for:)``, with some parameters keyframed (their `given` value is the
+    /// first key's).
+    public init(_ given: [String: ParameterValue], tracks: [String: Keyframes], for descriptor: EffectDescriptor) throws(EffectError) {
         self.descriptor = descriptor
         self.tracks = tracks
         var values: [String: ParameterValue] = [:]

@@ -11,6 +11,10 @@ public struct LiveChain: Sendable {
     struct Item: Sendable {
         var name: String
         var values: [String: ParameterValue]
+        /// Keyframed parameters, until ↑/↓ set one to a value.
+        var tracks: [String: Keyframes] = [:]
+        /// When the effect runs (kept through adjustments).
+        var enable: TimeRanges?
     }
 
     private var items: [Item]
@@ -34,7 +38,7 @@ public struct LiveChain: Sendable {
                 case .color, .vector: values[spec.name] = .vector(entry.parameters.vector(spec.name))
                 }
             }
-            return Item(name: d.name, values: values)
+            return Item(name: d.name, values: values, tracks: entry.parameters.tracks, enable: entry.enable)
         }
         self.items = items
         self.resources = resources
@@ -100,6 +104,7 @@ public struct LiveChain: Sendable {
             return
         }
         items[index].values[spec.name] = newValue
+        items[index].tracks[spec.name] = nil  // the value shown replaces its keys
         if presets != nil { presets?[presetIndex] = items[index] }  // kept when stepping away and back
         try rebuild()
     }
@@ -115,10 +120,11 @@ public struct LiveChain: Sendable {
         var entries: [EffectChain.Entry] = []
         for item in items {
             guard let type = EffectRegistry.effect(named: item.name) else { continue }
-            let parameters = try Parameters(item.values, for: type.descriptor)
-            entries.append(EffectChain.Entry(effect: try type.init(parameters: parameters, resources: resources), parameters: parameters))
+            let parameters = try Parameters(item.values, tracks: item.tracks, for: type.descriptor)
+            entries.append(EffectChain.Entry(effect: try type.init(parameters: parameters, resources: resources), parameters: parameters,
+                                             enable: item.enable))
         }
-        chain = entries.isEmpty ? nil : EffectChain(entries)
+        chain = entries.isEmpty ? nil : EffectChain(entries, resources: resources)
     }
 
     private static func format(_ value: ParameterValue) -> String {

@@ -232,3 +232,19 @@ func source(_ name: String, loopForever: Bool = false, limit: Rational? = nil) t
         #expect(sink.shown.count >= 5, "it played before the stop")
     }
 }
+
+/// ↑/↓ on a chain with keyframes and ranges: the adjusted parameter takes the value
+/// shown; everything else keeps its keys and its ranges.
+@Suite struct LiveChainKeyframeTests {
+    @Test func adjustingKeepsTheRestOfTheTimeline() throws {
+        let chain = try EffectChain(parsing: "sepia:amount=0@0,1@2:enable=1-3,hue:angle=0@0,90@2")
+        var live = LiveChain(chain)
+        try live.adjust(1)
+        let entries = try #require(live.chain?.entries)
+        #expect(entries.count == 2)
+        #expect(!entries[0].parameters.isAnimated, "the adjusted amount is a value now")
+        #expect(entries[0].enable == (try TimeRanges(parsing: "1-3", effect: "sepia")), "its range stays")
+        #expect(entries[1].parameters.isAnimated, "the other effect keeps its keys")
+        #expect(live.chain?.variesInTime == true)
+    }
+}

@@ -220,6 +220,9 @@ struct CLI {
         #expect(kinds["kaleidoscope"] == "distortion" && kinds["straighten"] == "distortion" && kinds["pixelate"] == "layer")
         let amount = try #require((sepia["parameters"] as? [[String: Any]])?.first)
         #expect(amount["name"] as? String == "amount" && amount["type"] as? String == "float")
+        #expect(amount["animatable"] as? Bool == true, "numbers take keyframes")
+        let mode = try #require((list.first { $0["name"] as? String == "pixelate" }?["parameters"] as? [[String: Any]])?.first { $0["name"] as? String == "mode" })
+        #expect(mode["animatable"] as? Bool == false, "choices do not")
         #expect(amount["default"] as? Double == 1 && amount["min"] as? Double == 0 && amount["max"] as? Double == 1)
         #expect(!(amount["help"] as? String ?? "").isEmpty)
     }
