@@ -11,8 +11,8 @@ Redaction (wall time, medians of interleaved runs):
     vidfx apply CLIP -e faceblur -o v.mp4      (its defaults: --detect-every 2)
     deface CLIP -o d.mp4                       (its defaults: threshold 0.2, every frame)
 Detection (one pass each): recall of the 20 hand-checked faces on every 10th tick,
-faces per tick, and agreement of boxes (IoU >= 0.3) between vidfx detect --json
-and deface's CenterFace run on the same frames.
+faces per tick, and agreement of boxes (IoU >= 0.3) between vidfx detect --json (at the
+score faceblur uses, 0.2, deface's too) and deface's CenterFace run on the same frames.
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile
 
@@ -101,7 +101,7 @@ def main():
         print(f"  vidfx is {ratio:.2f}x deface's speed")
 
         ours = [json.loads(line)["detections"] for line in subprocess.run(
-            [vidfx, "detect", src, "--what", "faces", "--json", "-q"], capture_output=True, text=True, check=True).stdout.splitlines()]
+            [vidfx, "detect", src, "--what", "faces", "--face-threshold", "0.2", "--json", "-q"], capture_output=True, text=True, check=True).stdout.splitlines()]
         with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
             f.write(DEFACE_BOXES)
         theirs = [json.loads(line) for line in subprocess.run([deface_python, f.name, src], capture_output=True, text=True,

@@ -35,7 +35,7 @@ public final class Tracker {
     private var nextID = 1
 
     /// A tracker.
-    public init(minimumOverlap: Double = 0.3, patience: Int = 2) {
+    public init(minimumOverlap: Double = 0.3, patience: Int = 8) {
         self.minimumOverlap = minimumOverlap
         self.patience = patience
     }

@@ -101,7 +101,7 @@ final class FailingDetector: Detector {
         other.bounds.x = 600   // a different face
         #expect(tracker.assign([other]).first?.trackID == 3)
         // Tracks end after `patience` missed detections; their IDs are never reused.
-        for _ in 0..<3 { _ = tracker.assign([]) }
+        for _ in 0...tracker.patience { _ = tracker.assign([]) }
         #expect(tracker.assign([nudged]).first?.trackID == 4)
     }
 }
