@@ -12,6 +12,45 @@ protocol AudioPath: AnyObject {
 
 extension AudioCopy: AudioPath {}
 
+/// The input's audio as an output track: copied when the container and the common
+/// players take the codec (and `copyAllowed`: a whole clip), transcoded otherwise.
+/// Used by every sink that writes the input's audio (the encoder, the segment joiner).
+enum AudioTrack {
+    /// The path writing the track, what happens to the audio ("aac copied"), and a note
+    /// for the user when it is transcoded. Nil when the input has no audio.
+    static func open(_ input: MediaInput, stop: StopSignal?, start: Rational, duration: Rational?, copyAllowed: Bool,
+                     container: OutputContainer, muxer mux: UnsafeMutablePointer<AVFormatContext>, output path: String)
+        throws(SinkError) -> (path: any AudioPath, description: String, note: String?)? {
+        guard let track = try AudioCopy(input: input, stop: stop, start: start, duration: duration) else { return nil }
+        let id = track.parameters.pointee.codec_id
+        let name = String(cString: avcodec_get_name(id))
+        // Copied when players take it (the container's list) and this FFmpeg's muxer knows
+        // the codec. MPEG-TS's muxer has no codec table to ask, so its list alone decides.
+        let players = container.copiedAudio.map { $0.contains(name) } ?? true
+        let muxerTakes = container == .ts || avformat_query_codec(mux.pointee.oformat, id, FF_COMPLIANCE_NORMAL) == 1
+        let copyable = players && muxerTakes
+        if copyable && copyAllowed {
+            guard let ast = avformat_new_stream(mux, nil) else { throw SinkError(path: path, reason: "out of memory") }
+            avcodec_parameters_copy(ast.pointee.codecpar, track.parameters)
+            ast.pointee.codecpar.pointee.codec_tag = 0  // the container picks its own tag
+            ast.pointee.time_base = track.parameters.pointee.sample_rate > 0
+                ? AVRational(num: 1, den: track.parameters.pointee.sample_rate) : AVRational(num: 1, den: 48000)
+            track.outStream = ast
+            return (track, "\(name) copied", nil)
+        }
+        guard let transcode = try AudioTranscode(input: input, stop: stop, start: start, duration: duration, container: mux.pointee.oformat),
+              let aenc = transcode.encoder else { return nil }
+        guard let ast = avformat_new_stream(mux, nil) else { throw SinkError(path: path, reason: "out of memory") }
+        avcodec_parameters_from_context(ast.pointee.codecpar, aenc)
+        ast.pointee.time_base = aenc.pointee.time_base
+        transcode.outStream = ast
+        let note = copyable
+            ? "audio: \(name) transcoded to \(transcode.codecName) so that the trimmed or looped clip stays sample-accurate"
+            : "audio: \(name) cannot go into \(container.displayName) as is; transcoded to \(transcode.codecName)"
+        return (transcode, "\(name) transcoded to \(transcode.codecName)", note)
+    }
+}
+
 /// Decodes the input's audio, resamples it and encodes it for the container (AAC for
 /// MP4/MOV, Opus for WebM). Sample-accurate: the clip is cut at `start`, and each pass
 /// is padded or trimmed to exactly the video's pass length, so loops never drift.

@@ -350,35 +350,12 @@ public final class EncoderSink: FrameSink {
         st.pointee.avg_frame_rate = enc.pointee.framerate
         st.pointee.r_frame_rate = enc.pointee.framerate
 
-        if let input = settings.audioInput, let track = try AudioCopy(input: input, stop: settings.stop, start: settings.audioStart, duration: settings.audioDuration) {
-            let id = track.parameters.pointee.codec_id
-            let name = String(cString: avcodec_get_name(id))
-            // Copied when players take it (the container's list) and this FFmpeg's muxer knows
-            // the codec. MPEG-TS's muxer has no codec table to ask, so its list alone decides.
-            let players = container.copiedAudio.map { $0.contains(name) } ?? true
-            let muxer = container == .ts || avformat_query_codec(mux.pointee.oformat, id, FF_COMPLIANCE_NORMAL) == 1
-            let copyable = players && muxer
-            if copyable && settings.audioCopyAllowed {
-                guard let ast = avformat_new_stream(mux, nil) else { throw SinkError(path: path, reason: "out of memory") }
-                avcodec_parameters_copy(ast.pointee.codecpar, track.parameters)
-                ast.pointee.codecpar.pointee.codec_tag = 0  // the container picks its own tag
-                ast.pointee.time_base = track.parameters.pointee.sample_rate > 0
-                    ? AVRational(num: 1, den: track.parameters.pointee.sample_rate) : AVRational(num: 1, den: 48000)
-                track.outStream = ast
-                audio = track
-                audioDescription = "\(name) copied"
-            } else if let transcode = try AudioTranscode(input: input, stop: settings.stop, start: settings.audioStart, duration: settings.audioDuration,
-                                                         container: mux.pointee.oformat), let aenc = transcode.encoder {
-                guard let ast = avformat_new_stream(mux, nil) else { throw SinkError(path: path, reason: "out of memory") }
-                avcodec_parameters_from_context(ast.pointee.codecpar, aenc)
-                ast.pointee.time_base = aenc.pointee.time_base
-                transcode.outStream = ast
-                audio = transcode
-                audioDescription = "\(name) transcoded to \(transcode.codecName)"
-                notes.append(copyable
-                    ? "audio: \(name) transcoded to \(transcode.codecName) so that the trimmed or looped clip stays sample-accurate"
-                    : "audio: \(name) cannot go into \(container.displayName) as is; transcoded to \(transcode.codecName)")
-            }
+        if let input = settings.audioInput,
+           let track = try AudioTrack.open(input, stop: settings.stop, start: settings.audioStart, duration: settings.audioDuration,
+                                           copyAllowed: settings.audioCopyAllowed, container: container, muxer: mux, output: path) {
+            audio = track.path
+            audioDescription = track.description
+            if let note = track.note { notes.append(note) }
         }
 
         r = avio_open(&mux.pointee.pb, temporary, AVIO_FLAG_WRITE)

@@ -51,6 +51,9 @@ struct Apply: ParsableCommand {
     @Flag(name: .customLong("no-audio"), help: "Drop the audio.")
     var noAudio = false
 
+    @Option(help: ArgumentHelp("Render only segment I of N (1…N) of the ticks, video only, for `vidfx concat` to join: one render across machines.", valueName: "I/N"))
+    var segment: SegmentArgument?
+
     @OptionGroup var render: RenderOptions
     @OptionGroup var detection: DetectionOptions
     @OptionGroup var timeline: TimelineOptions
@@ -77,7 +80,36 @@ struct Apply: ParsableCommand {
         configuration.decoderThreads = 1
         // With audio, two readers read the input: standard input is spooled so both can,
         // and a URL is downloaded once, the audio reading the video reader's download.
-        let media = try self.source.input(input, access: noAudio ? .stream : .shared)
+        // A segment is video only: `concat` muxes the audio once, from the source.
+        let noAudio = self.noAudio || segment != nil
+        let media = try self.source.input(input, access: noAudio ? (segment != nil ? .seekable : .stream) : .shared)
+        // Which ticks a segment renders: the tick numbers the whole render would give them
+        // (`globalShift` is added to the source's), written from 0 (`firstTick`).
+        var globalShift: Int64 = 0, firstTick: Int64 = 0
+        if let segment {
+            let whole = try FrameSource(input: media, configuration: configuration)
+            let total = configuration.expectedTicks(for: whole.info)
+            whole.close()
+            guard let total, total > 0 else {
+                throw CommandFailure(message: "\(input): --segment needs the input's length, which it does not say (a live stream?)")
+            }
+            let (first, end) = segment.ticks(of: Int64(total))
+            guard end > first else {
+                throw CommandFailure(message: "--segment \(segment.index)/\(segment.count): empty, the render has only \(total) ticks")
+            }
+            firstTick = first
+            let rate = configuration.frameRate
+            if configuration.loop == .once {
+                // Straight to the segment's first tick: tick j of the shorter clip shows
+                // what tick first + j of the whole one shows (the same picture rule).
+                configuration.start = configuration.start + rate.inverse * first
+                configuration.duration = rate.inverse * (end - first)
+                globalShift = first
+            } else {
+                // Loops: decode through, dropping the ticks before the segment.
+                configuration.outputLimit = rate.inverse * end
+            }
+        }
         let source = try FrameSource(input: media, configuration: configuration)
         defer { source.close() }
 
@@ -116,9 +148,21 @@ struct Apply: ParsableCommand {
         var rendered = 0
         var failure: (any Error)?
         var readerClosed = false
+        let rate = configuration.frameRate
         func deliver(_ frame: Frame) throws -> Bool {
             var out = frame
-            chain?.apply(to: &out)
+            if segment != nil {
+                // Effects see the whole render's time (keyframes, grain); the file counts from 0.
+                let tick = frame.tick + globalShift
+                if tick < firstTick { return true }
+                out.tick = tick
+                out.time = rate.inverse * tick
+                chain?.apply(to: &out)
+                out.tick = tick - firstTick
+                out.time = rate.inverse * out.tick
+            } else {
+                chain?.apply(to: &out)
+            }
             guard try sink.write(out) else { readerClosed = true; return false }
             rendered += 1
             line.update(frames: rendered)
@@ -174,6 +218,24 @@ struct Apply: ParsableCommand {
             Console.note("wrote \(target): \(Console.count(summary.frames, "frame")), \(summary.width)x\(summary.height) \(summary.codec), "
                          + String(format: "%.2f s", seconds) + (summary.audio.map { ", audio \($0)" } ?? ", no audio"))
         }
+    }
+}
+
+/// `--segment I/N`: segment I (1…N) of N.
+struct SegmentArgument: ExpressibleByArgument {
+    var index: Int64
+    var count: Int64
+
+    init?(argument: String) {
+        let parts = argument.split(separator: "/")
+        guard parts.count == 2, let i = Int64(parts[0]), let n = Int64(parts[1]), n >= 1, n <= 100_000, i >= 1, i <= n else { return nil }
+        (index, count) = (i, n)
+    }
+
+    /// The ticks of this segment, `first..<end`, of a render of `total`: split on tick
+    /// boundaries, so that the segments' union is every tick once.
+    func ticks(of total: Int64) -> (first: Int64, end: Int64) {
+        ((index - 1) * total / count, index * total / count)
     }
 }
 

@@ -10,7 +10,7 @@ struct VidFX: AsyncParsableCommand {
         commandName: "vidfx",
         abstract: "Frames out of video on a timed cadence, through effect shaders: apply, dump, preview, probe, detect, effects.",
         version: "0.1.0",
-        subcommands: [Apply.self, Dump.self, Preview.self, Probe.self, Detect.self, EffectsCommand.self]
+        subcommands: [Apply.self, Dump.self, Preview.self, Probe.self, Detect.self, Concat.self, EffectsCommand.self]
     )
 
     /// Runs the command line; failures print one line on stderr and exit non-zero.

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+/// One render across machines: `apply --segment I/N` renders a share of the ticks,
+/// `concat` joins the shares by stream copy and muxes the source's audio once.
+@Suite struct SegmentTests {
+    let dir: URL
+    init() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-segments-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+
+    /// The MD5 of every decoded video frame, in order (ffmpeg's framemd5).
+    func frameHashes(_ file: String) throws -> [String] {
+        let out = try CLIProcess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-i", file, "-map", "0:v", "-f", "framemd5", "-"])
+        return String(decoding: out, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
+    }
+
+    /// The decoded audio, as 16-bit samples.
+    func audio(_ file: String) throws -> Data {
+        try CLIProcess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-i", file, "-map", "0:a", "-f", "s16le", "-"])
+    }
+
+    func frameTimes(_ file: String) throws -> [String] {
+        let out = try CLIProcess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "frame=pts_time", "-of", "csv=p=0", file])
+        return String(decoding: out, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "," }).map(String.init)
+    }
+
+    func render(_ extra: [String], segments n: Int, chain: String, joinArgs: [String] = []) throws -> (whole: String, joined: String) {
+        let source = CLI.media("h264-30fps.mp4")
+        var parts: [String] = []
+        for i in 1...n {
+            let seg = path("seg\(i).mkv")
+            let r = try CLI.run(["apply", source, "-e", chain, "--segment", "\(i)/\(n)", "-o", seg, "-q"] + extra)
+            #expect(r.status == 0, "\(r.stderr)")
+            parts.append(seg)
+        }
+        let joined = path("joined.mp4"), whole = path("whole.mp4")
+        let c = try CLI.run(["concat"] + parts + ["--audio-from", source, "-o", joined, "-q"] + joinArgs)
+        #expect(c.status == 0, "\(c.stderr)")
+        let w = try CLI.run(["apply", source, "-e", chain, "-o", whole, "-q"] + extra)
+        #expect(w.status == 0, "\(w.stderr)")
+        return (whole, joined)
+    }
+
+    @Test func losslessSegmentsJoinToTheSameFramesAsOneRender() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Time-dependent effects: keyframes and oldtimes' grain see the whole render's time.
+        let (whole, joined) = try render(["--crf", "0"], segments: 4, chain: "sepia:amount=0@0,1@2s,oldtimes")
+        let a = try frameHashes(whole), b = try frameHashes(joined)
+        #expect(a.count == 90)
+        #expect(a == b, "frames differ at \(zip(a, b).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset).prefix(5))")
+        try CLIProcess.expectInSync(joined)
+    }
+
+    @Test func normalSettingsKeepTimestampsAudioAndSync() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (whole, joined) = try render([], segments: 3, chain: "pixelate:size=4@0,24@3")
+        #expect(try frameTimes(joined) == frameTimes(whole))
+        #expect(try Probe(joined).video["nb_read_frames"] == "90")
+        #expect(try audio(joined) == audio(whole), "the source's audio, copied once")
+        try CLIProcess.expectInSync(joined)
+    }
+
+    @Test func loopsAndTrimsSplitOnTicksToo() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // 0.5 s from 1 s, three times: 45 ticks split 2 ways (22 + 23), across a pass boundary.
+        let trim = ["--start", "1", "--duration", "0.5", "--loop", "3", "--crf", "0"]
+        let (whole, joined) = try render(trim, segments: 2, chain: "hue:angle=0@0,180@1.5",
+                                         joinArgs: ["--start", "1", "--duration", "0.5", "--loop", "3"])
+        #expect(try frameHashes(joined) == frameHashes(whole))
+        #expect(try frameHashes(joined).count == 45)
+        // The audio loops with the pictures: the very samples of the whole render, in sync.
+        let sound = try audio(joined)
+        #expect(sound.count > 100_000 && sound == (try audio(whole)))
+        try CLIProcess.expectInSync(joined)
+    }
+
+    @Test func mismatchedSegmentsAreRefusedNamingTheSegment() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = path("a.mkv"), b = path("b.mkv")
+        #expect(try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "--segment", "1/2", "-o", a, "-q"]).status == 0)
+        #expect(try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "--segment", "2/2", "--size", "160x120", "-o", b, "-q"]).status == 0)
+        let r = try CLI.run(["concat", a, b, "-o", path("out.mp4")])
+        #expect(r.status != 0)
+        #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("\(b): does not match the first segment"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path("out.mp4")))
+        let bad = try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "--segment", "5/4", "-o", path("x.mkv")])
+        #expect(bad.status != 0 && bad.stderr.contains("--segment"))
+    }
+}
