@@ -10,7 +10,7 @@ struct VidFX: AsyncParsableCommand {
         commandName: "vidfx",
         abstract: "Frames out of video on a timed cadence, through effect shaders: apply, dump, preview, probe, detect, effects.",
         version: "0.1.0",
-        subcommands: [Apply.self, Dump.self, Preview.self, Probe.self, Detect.self, Concat.self, EffectsCommand.self]
+        subcommands: [Apply.self, Dump.self, Preview.self, Probe.self, Detect.self, Concat.self, Batch.self, EffectsCommand.self]
     )
 
     /// Runs the command line; failures print one line on stderr and exit non-zero.
@@ -42,6 +42,9 @@ struct VidFX: AsyncParsableCommand {
         } catch let error as CommandFailure {
             Console.error(error.message)
             Foundation.exit(error.code)
+        } catch let error as ExitCode {
+            // The command has said what happened (or a signal ended it): only the status.
+            Foundation.exit(error.rawValue)
         } catch {
             fail(error, arguments: arguments)
         }
