@@ -33,12 +33,15 @@ install: build
 
 ## demo: probe a clip, dump its cadence through an effect chain, render the effect gallery.
 demo: build
-	$(RELEASE)/release/vidfx probe testmedia/h264-24fps.mp4
-	$(RELEASE)/release/vidfx dump testmedia/h264-24fps.mp4 -e "sepia,pixelate=6" --format bgra -o - --fps 4 \
-	  | ffmpeg -v error -y -f rawvideo -pixel_format bgra -video_size 320x240 -framerate 4 -i - \
-	      -vf tile=4x3 -frames:v 1 demo.png
-	@echo "wrote demo.png: 12 ticks at 4 fps of testmedia/h264-24fps.mp4 through sepia,pixelate=6"
-	$(RELEASE)/release/vidfx effects --gallery demo-gallery.png -y --input testmedia/h264-30fps.mp4 --at 1.5
+	$(RELEASE)/release/vidfx probe testmedia/crowd.mp4
+	$(RELEASE)/release/vidfx dump testmedia/crowd.jpg -e faceblur --format bgra -o - \
+	  | ffmpeg -v error -y -f rawvideo -pixel_format bgra -video_size 800x564 -i - -i testmedia/crowd.jpg \
+	      -filter_complex "[1:v]format=rgb24[a];[0:v]format=rgb24[b];[a][b]hstack" -frames:v 1 demo.png
+	@echo "wrote demo.png: testmedia/crowd.jpg (a real street crossing) before and after faceblur"
+	$(RELEASE)/release/vidfx apply testmedia/crowd.mp4 -e "faceblur,sepia:amount=0@0,0.8@2s" -o demo.mp4 -y --detections demo-faces.jsonl
+	@echo "wrote demo.mp4 (faces redacted, a sepia fade in) and demo-faces.jsonl (what was found, tick by tick)"
+	$(RELEASE)/release/vidfx detect testmedia/qr-moving.mp4 --duration 0.2
+	$(RELEASE)/release/vidfx effects --gallery demo-gallery.png -y --input testmedia/qr-moving.mp4 --at 1
 
 ## test: the whole suite in debug (exclusivity checks on), then again under AddressSanitizer.
 ## Each pass has two phases: every suite in parallel, except the suites that need the
