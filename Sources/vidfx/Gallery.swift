@@ -1,3 +1,4 @@
+import Detection
 import Effects
 import Foundation
 import FrameCore
@@ -13,6 +14,12 @@ enum Gallery {
 
     /// Renders the sheet from `frame` at time `time`.
     static func render(_ frame: Frame, time: Double) throws -> Frame {
+        var frame = frame
+        // What the detection effects draw and redact: the frame's codes and faces (when
+        // the face model is installed; without it those tiles show the frame as it is).
+        var detectors: [any Detector] = [CodeDetector()]
+        if let faces = try? FaceDetector(modelPath: FaceDetector.defaultModelPath()) { detectors.append(faces) }
+        frame.observations = Tracker().assign(detectors.flatMap { (try? $0.detect(frame)) ?? [] })
         var tiles: [(String, Frame)] = [("ORIGINAL", frame)]
         let demoCube = try writeDemoCube()
         defer { try? FileManager.default.removeItem(atPath: demoCube) }
