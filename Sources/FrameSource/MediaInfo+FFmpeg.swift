@@ -61,7 +61,7 @@ extension VideoDecoder {
         let streamDuration = stream.pointee.duration > 0 ? seconds(stream.pointee.duration, tb) : nil
         let formatDuration = format.pointee.duration > 0 ? Double(format.pointee.duration) / Double(AV_TIME_BASE) : nil
 
-        let video = VideoStreamInfo(
+        let videoInfo = VideoStreamInfo(
             index: Int(stream.pointee.index),
             codec: name(avcodec_get_name(par.codec_id)),
             codecLongName: name(codec.pointee.codec.pointee.long_name),
@@ -84,6 +84,21 @@ extension VideoDecoder {
             duration: streamDuration,
             isStillImage: isStill
         )
+
+        var video = videoInfo
+        let alphaTag = av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0).map { String(cString: $0.pointee.value) }
+        video.hasAlpha = (desc.map { $0.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 } ?? false) || alphaTag == "1"
+        switch par.field_order {
+        case AV_FIELD_PROGRESSIVE: video.scan = "progressive"
+        case AV_FIELD_TT, AV_FIELD_TB: video.scan = "interlaced (top field first)"
+        case AV_FIELD_BB, AV_FIELD_BT: video.scan = "interlaced (bottom field first)"
+        default: video.scan = "unknown"
+        }
+        switch par.color_trc {
+        case AVCOL_TRC_ARIB_STD_B67: video.hdr = "HLG"
+        case AVCOL_TRC_SMPTE2084: video.hdr = "PQ"
+        default: video.hdr = nil
+        }
 
         var audio: [AudioStreamInfo] = []
         for i in 0..<Int(format.pointee.nb_streams) {

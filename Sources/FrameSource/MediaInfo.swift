@@ -79,6 +79,14 @@ public struct VideoStreamInfo: Sendable, Codable, Equatable {
     public var duration: Double?
     /// Whether this is a single still picture.
     public var isStillImage: Bool
+    /// Whether the stream carries alpha (its pixel format has it, or WebM says so:
+    /// VP9 keeps alpha in a side stream, `alpha_mode`).
+    public var hasAlpha: Bool = false
+    /// `progressive`, `interlaced (top field first)`, `interlaced (bottom field first)`,
+    /// or `unknown` when the container does not say (many MP4s).
+    public var scan: String = "unknown"
+    /// `HLG` or `PQ` for high dynamic range transfers; nil for SDR.
+    public var hdr: String?
 }
 
 /// One audio stream.

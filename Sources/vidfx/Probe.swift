@@ -64,6 +64,9 @@ struct Probe: ParsableCommand {
         codec += ", \(v.pixelFormat), \(v.bitDepth)-bit"
         row("video", "#\(v.index) \(codec)")
         row("colour", "tagged \(v.colorMatrix)/\(v.colorRange) (primaries \(v.colorPrimaries), transfer \(v.colorTransfer)); decoded as \(v.decodeMatrix) \(v.decodeRange)")
+        if let hdr = v.hdr { row("hdr", "\(hdr); vidfx does not tone-map it to SDR yet: its frames look flat and pale") }
+        row("scan", v.scan)
+        row("alpha", v.hasAlpha ? "yes (vidfx does not keep it yet: its frames are opaque)" : "no")
         if info.audio.isEmpty { row("audio", "none") }
         for a in info.audio {
             var text = "#\(a.index) \(a.codec), \(a.sampleRate) Hz, \(a.channelLayout ?? "\(a.channels) channels")"

@@ -257,3 +257,34 @@ struct CLI {
         #expect(bad.stdout.isEmpty)
     }
 }
+
+/// probe names alpha, interlacing and HDR, on clips made here with ffmpeg.
+@Suite struct ProbeScanAlphaHDRTests {
+    @Test func alphaInterlacingAndHDRAreNamed() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-probe-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func make(_ name: String, _ args: [String]) throws -> String {
+            let path = dir.appendingPathComponent(name).path
+            _ = try CLIProcess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=s=320x240:d=0.5"] + args + [path])
+            return path
+        }
+        func rows(_ path: String) throws -> [String: String] {
+            let r = try CLI.run(["probe", path])
+            var out: [String: String] = [:]
+            for line in String(decoding: r.stdout, as: UTF8.self).split(separator: "\n") {
+                let parts = line.split(separator: " ", maxSplits: 1)
+                if parts.count == 2 { out[String(parts[0])] = parts[1].trimmingCharacters(in: .whitespaces) }
+            }
+            return out
+        }
+        let alpha = try rows(make("alpha.webm", ["-vf", "format=yuva420p", "-c:v", "libvpx-vp9", "-pix_fmt", "yuva420p"]))
+        #expect(alpha["alpha"]?.hasPrefix("yes") == true && alpha["scan"] == "progressive")
+        let interlaced = try rows(make("fields.ts", ["-c:v", "mpeg2video", "-flags", "+ilme+ildct", "-top", "1"]))
+        #expect(interlaced["scan"] == "interlaced (top field first)" && interlaced["alpha"] == "no")
+        let hlg = try rows(make("hlg.mkv", ["-c:v", "libx265", "-x265-params", "log-level=error:colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc",
+                                              "-pix_fmt", "yuv420p10le"]))
+        #expect(hlg["hdr"]?.hasPrefix("HLG") == true)
+        #expect(try rows(CLI.media("h264-30fps.mp4"))["hdr"] == nil)
+    }
+}
