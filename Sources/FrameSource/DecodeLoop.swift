@@ -147,7 +147,8 @@ final class DecodeLoop: @unchecked Sendable {
                     }
                     break
                 }
-                if let problem = decoder.readError, !warnedEarlyEnd, pass == 0 || picturesThisPass > 0 {
+                if let problem = decoder.readError, !warnedEarlyEnd, pass == 0 || picturesThisPass > 0,
+                   picturesThisPass > 0 || !decoder.cannotSeekBack {
                     warnedEarlyEnd = true
                     warn("\(decoder.input): input ended early (\(problem)); the file may be truncated")
                 }
@@ -155,6 +156,12 @@ final class DecodeLoop: @unchecked Sendable {
 
             guard held != nil else {
                 var reason = "no video frames could be decoded"
+                if decoder.readError != nil && decoder.cannotSeekBack {
+                    // The demuxer read to the end for the index (MP4 without faststart), and the
+                    // server will not let it go back: nothing was truncated.
+                    throw FrameSourceError(input: decoder.input, kind: .network, reason:
+                        "the server does not support Range requests and the file's index is at its end, so it cannot be read as it arrives; download it first, or serve it with Range support")
+                }
                 if let problem = decoder.readError { reason += " (\(problem); the file may be truncated)" }
                 else if decoder.skippedDamage > 0 { reason += " (all video data is damaged)" }
                 throw FrameSourceError(input: decoder.input, kind: .noFrames, reason: reason)

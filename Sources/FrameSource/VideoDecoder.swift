@@ -40,6 +40,11 @@ final class VideoDecoder {
     let truncation: String?
     /// Set when the demuxer stopped on an error rather than at a clean end.
     private(set) var readError: String?
+    /// A network input the server will not let the demuxer seek in (no Range support).
+    var cannotSeekBack: Bool {
+        guard media.isRemote, let pb = format?.pointee.pb else { return false }
+        return pb.pointee.seekable & AVIO_SEEKABLE_NORMAL == 0
+    }
     private let warn: @Sendable (String) -> Void
 
     init(input media: MediaInput, configuration: FrameSource.Configuration, interrupt: InterruptFlag) throws(FrameSourceError) {

@@ -175,6 +175,16 @@ final class MediaServer {
         #expect(r.seconds > 2)
     }
 
+    @Test func aServerWithoutRangesAndAnIndexAtTheEndIsNamedAsSuch() throws {
+        // The demuxer reads to the end for the index, then cannot go back: not a truncated file.
+        let r = try CLI.run(["dump", server.url("norange/h264-30fps.mp4"), "--format", "bgra", "-o", "/dev/null"])
+        #expect(r.status != 0)
+        #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("does not support Range requests and the file's index is at its end"), "\(r.stderr)")
+        // With the index first it streams.
+        let ok = try CLI.run(["dump", server.url("norange/h264-30fps-faststart.mp4"), "--format", "bgra", "-o", "/dev/null", "-q"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+    }
+
     @Test func headersAndUserAgentAreSentOnEveryRequest() throws {
         let ok = try dump(server.url("files/h264-noaudio.mp4"), ["--header", "X-Token: abc", "--user-agent", "vidfx-test"])
         #expect(ok.status == 0, "\(ok.stderr)")
