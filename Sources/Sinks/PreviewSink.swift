@@ -3,7 +3,10 @@ public import FrameCore
 /// A view that playback shows frames on: a window, a terminal, a pipe. Each sink
 /// scales to its own size, so one decode can feed several. Sinks are driven from
 /// one thread (the main thread: SDL requires it for windows).
-public protocol PreviewSink: AnyObject {
+///
+/// Every preview sink is also a ``FrameSink``: a render can show its frames as it
+/// writes them (a ``TeeSink`` of an encoder and a window), unpaced.
+public protocol PreviewSink: FrameSink {
     /// What the user called it (`window`, `terminal`, `y4m`), for messages.
     var name: String { get }
     /// False while showing frames is pointless (a minimized or hidden window). When no
@@ -26,6 +29,13 @@ public protocol PreviewSink: AnyObject {
 extension PreviewSink {
     public func skip(tick: Int64) throws(SinkError) -> Bool { true }
     public func pollControls() -> [PreviewControl] { [] }
+
+    /// Shows the frame (no caption); false once the viewer has gone.
+    public func write(_ frame: Frame) throws(SinkError) -> Bool { try show(frame, caption: nil) }
+    /// Closes the view: there is nothing to publish.
+    public func finish() throws(SinkError) { close() }
+    /// Closes the view.
+    public func abandon() { close() }
 }
 
 /// A playback control from the keyboard or the window.

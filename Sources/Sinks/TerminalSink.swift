@@ -177,7 +177,7 @@ public final class TerminalSink: PreviewSink {
         bytes.withUnsafeBytes { b in
             var done = 0
             while done < b.count {
-                let n = write(fd, b.baseAddress! + done, b.count - done)
+                let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
                 if n < 0 { if errno == EINTR || errno == EAGAIN { continue }; return }
                 done += n
             }

@@ -69,7 +69,7 @@ public final class Y4MSink: PreviewSink {
         let result: Result<Bool, SinkError> = bytes.withUnsafeBytes { b in
             var done = 0
             while done < b.count {
-                let n = write(fd, b.baseAddress! + done, b.count - done)
+                let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
                 if n < 0 {
                     if errno == EINTR { continue }
                     if errno == EPIPE { return .success(false) }

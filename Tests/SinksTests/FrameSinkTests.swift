@@ -47,6 +47,21 @@ import Testing
         #expect(try alone.write(frame(0)) == false, "the only reader is done")
     }
 
+    @Test func aPreviewSinkIsAFrameSinkToo() throws {
+        // A render teed to a y4m view: the stream gets a header and one FRAME per frame.
+        let file = dir.appendingPathComponent("view.y4m")
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: file)
+        let view = Y4MSink(fd: handle.fileDescriptor, frameRate: Rational(30))
+        let tee = TeeSink([CollectingSink(), view])
+        for k in 0..<3 { #expect(try tee.write(frame(k))) }
+        try tee.finish()
+        try handle.close()
+        let bytes = try Data(contentsOf: file)
+        #expect(bytes.starts(with: Data("YUV4MPEG2 W6 H4".utf8)))
+        #expect(String(decoding: bytes, as: UTF8.self).components(separatedBy: "FRAME\n").count == 4)
+    }
+
     @Test func anAbandonedRawFileLeavesNothing() throws {
         let raw = dir.appendingPathComponent("frames.bgra")
         try Data("mine".utf8).write(to: raw)
