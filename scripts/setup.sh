@@ -7,9 +7,9 @@ cd "$(dirname "$0")/.."
 # zlib: PNG frames; SDL2: the preview window; tmux: the terminal preview tests;
 # python3: the loopback HTTP server of the remote-input tests.
 # zbar: QR and barcode detection (libzbar-dev), and zbarimg, the tests' oracle (zbar-tools).
-# OpenCV's dnn module (C++, 4.6): the face network.
+# OpenCV's dnn module (C++, 4.6): the face network. GNU parallel: scripts/render-parallel.sh.
 packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev ffmpeg zlib1g-dev libsdl2-dev tmux python3
-          libzbar-dev zbar-tools libopencv-dnn-dev)
+          libzbar-dev zbar-tools libopencv-dnn-dev parallel)
 
 missing=()
 for p in "${packages[@]}"; do

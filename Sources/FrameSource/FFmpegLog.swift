@@ -59,3 +59,11 @@ enum FFmpegLog {
         return String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
     }
 }
+
+extension FrameSource {
+    /// Routes FFmpeg's log lines through vidfx (kept for error messages; echoed to
+    /// stderr only with `VIDFX_FFMPEG_LOG`) for the whole process: call it once, early,
+    /// from the executable. A source does it on its own when it opens an input; code that
+    /// uses FFmpeg without a source (joining segments) needs it done first.
+    public static func routeFFmpegLogs() { _ = FFmpegLog.installed }
+}

@@ -10,7 +10,7 @@ struct VidFX: AsyncParsableCommand {
         commandName: "vidfx",
         abstract: "Frames out of video on a timed cadence, through effect shaders: apply, dump, preview, probe, detect, effects.",
         version: "0.1.0",
-        subcommands: [Apply.self, Dump.self, Preview.self, Probe.self, Detect.self, Concat.self, Batch.self, EffectsCommand.self]
+        subcommands: [Apply.self, Dump.self, Preview.self, Probe.self, Detect.self, Plan.self, Concat.self, Batch.self, EffectsCommand.self]
     )
 
     /// Runs the command line; failures print one line on stderr and exit non-zero.
@@ -23,6 +23,7 @@ struct VidFX: AsyncParsableCommand {
         // SVT-AV1 prints a banner to stderr unless told to be quiet; stderr is for our lines.
         setenv("SVT_LOG", "1", 0)
         FramePool.preferMappedBuffers()  // footprint = what is alive
+        FrameSource.routeFFmpegLogs()  // FFmpeg's own lines are kept for our messages, not printed
         let arguments = Array(CommandLine.arguments.dropFirst())
         var command: any ParsableCommand
         do {

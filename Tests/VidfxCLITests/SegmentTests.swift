@@ -79,6 +79,33 @@ import Testing
         try CLIProcess.expectInSync(joined)
     }
 
+    @Test func gnuParallelRendersTheSameFileAsOneMachine() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let script = CLI.directory.appendingPathComponent("scripts/render-parallel.sh").path
+        let parallel = path("parallel.mp4"), single = path("single.mp4")
+        let args = ["-e", "sepia:amount=0@0,1@2s,oldtimes", "--crf", "0", "--start", "0.5", "--duration", "2"]
+        let r = try CLIProcess.shell("s=$1 i=$2 o=$3; shift 3; VIDFX=\"$0\" VIDFX_SEGMENTS=3 \"$s\" \"$i\" \"$o\" \"$@\"",
+                                     [script, CLI.media("h264-30fps.mp4"), parallel] + args)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-o", single, "-q"] + args).status == 0)
+        #expect(try frameHashes(parallel) == frameHashes(single))
+        let (sound, reference) = (try audio(parallel), try audio(single))
+        #expect(sound.count > 100_000 && sound == reference)
+        try CLIProcess.expectInSync(parallel)
+    }
+
+    @Test func planListsTheSegmentsAsJSON() throws {
+        let r = try CLI.run(["plan", CLI.media("h264-30fps.mp4"), "--segments", "4", "--loop", "2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let plan = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        #expect(plan["ticks"] as? Int == 180)
+        let segments = try #require(plan["segments"] as? [[String: Any]])
+        #expect(segments.map { $0["segment"] as? String } == ["1/4", "2/4", "3/4", "4/4"])
+        #expect(segments.map { $0["firstTick"] as? Int } == [0, 45, 90, 135] && segments.last?["endTick"] as? Int == 180)
+        let bySeconds = try CLI.run(["plan", CLI.media("h264-30fps.mp4"), "--segment-seconds", "1"])
+        #expect((try JSONSerialization.jsonObject(with: bySeconds.stdout) as? [String: Any])?["segments"].map { ($0 as? [Any])?.count } == 3)
+    }
+
     @Test func mismatchedSegmentsAreRefusedNamingTheSegment() throws {
         defer { try? FileManager.default.removeItem(at: dir) }
         let a = path("a.mkv"), b = path("b.mkv")
