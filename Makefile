@@ -25,13 +25,14 @@ install: build
 	VIDFX_TARGET_CPU=$(TARGET_CPU) $(SWIFT) package --scratch-path $(RELEASE) plugin generate-manual --configuration release
 	install -Dm755 $(RELEASE)/release/vidfx $(DESTDIR)$(PREFIX)/bin/vidfx
 	install -Dm644 $(MANUAL) $(DESTDIR)$(PREFIX)/share/man/man1/vidfx.1
+	install -Dm644 models/centerface.onnx $(DESTDIR)$(PREFIX)/share/vidfx/centerface.onnx
 	mkdir -p $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	$(RELEASE)/release/vidfx --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/vidfx
 	$(RELEASE)/release/vidfx --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_vidfx
 	$(RELEASE)/release/vidfx --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/vidfx.fish
-	@echo "installed vidfx, its man page and completions under $(DESTDIR)$(PREFIX)"
+	@echo "installed vidfx, its face model, man page and completions under $(DESTDIR)$(PREFIX)"
 
-## demo: probe a clip, dump its cadence through an effect chain, render the effect gallery.
+## demo: redact a street crossing's faces (before/after), render a redacted clip, read a QR code, render the gallery.
 demo: build
 	$(RELEASE)/release/vidfx probe testmedia/crowd.mp4
 	$(RELEASE)/release/vidfx dump testmedia/crowd.jpg -e faceblur --format bgra -o - \
