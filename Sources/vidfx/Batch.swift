@@ -99,7 +99,12 @@ struct Batch: ParsableCommand {
     func makeJobs() throws -> [Job] {
         if let jobs {
             let text: String
-            do { text = try String(contentsOfFile: jobs, encoding: .utf8) } catch {
+            do {
+                guard let t = try TextFile.text(jobs) else { throw CommandFailure(message: "\(jobs): not a text file") }
+                text = t
+            } catch let error as CommandFailure {
+                throw error
+            } catch {
                 throw CommandFailure(message: "\(jobs): cannot read the job file (\((error as NSError).localizedDescription))")
             }
             var list: [Job] = []
@@ -139,7 +144,7 @@ struct Batch: ParsableCommand {
 
     /// Command lines the job log says finished with exit value 0.
     func finishedInLog() throws -> Set<String> {
-        guard let joblog, let text = try? String(contentsOfFile: joblog, encoding: .utf8) else { return [] }
+        guard let joblog, let text = (try? TextFile.text(joblog)) ?? nil else { return [] }
         var done = Set<String>()
         for line in text.split(separator: "\n").dropFirst() {
             let cols = line.split(separator: "\t", maxSplits: 8, omittingEmptySubsequences: false)
@@ -232,7 +237,7 @@ final class JobPool: @unchecked Sendable {
         }
         p.waitUntilExit()
         try? err.close()
-        let text = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
+        let text = ((try? TextFile.text(errURL.path)) ?? nil) ?? ""
         let last = text.split(separator: "\n").last.map { String($0).replacingOccurrences(of: "vidfx: ", with: "") } ?? ""
         let signal = p.terminationReason == .uncaughtSignal ? p.terminationStatus : 0
         let status = p.terminationReason == .uncaughtSignal ? 128 + p.terminationStatus : p.terminationStatus

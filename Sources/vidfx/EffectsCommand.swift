@@ -188,7 +188,7 @@ enum EffectChainParsing {
     /// A chain file's effects, joined by commas: blank lines and `#` comments dropped.
     static func chainFile(_ path: String) throws -> String {
         let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+        do { data = try TextFile.data(path) } catch {
             throw CommandFailure(message: "-e: @\(path): cannot read the chain file (\((error as NSError).localizedDescription))", code: 2)
         }
         guard data.count <= 1 << 20, let text = String(data: data, encoding: .utf8) else {

@@ -110,3 +110,21 @@ final class Interruption: @unchecked Sendable {
         for sig in [SIGINT, SIGTERM] { Glibc.signal(sig, SIG_DFL) }
     }
 }
+
+/// Reading small files whole.
+enum TextFile {
+    /// The bytes of `path`, read through a FileHandle: Foundation's
+    /// `Data(contentsOf:)` and `String(contentsOf:)` leak their buffer on an empty file
+    /// in this toolchain (AddressSanitizer reports it), and job logs and stderr captures
+    /// are often empty.
+    static func data(_ path: String) throws -> Data {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        return try handle.readToEnd() ?? Data()
+    }
+
+    /// The file as UTF-8 text, or nil when it is not.
+    static func text(_ path: String) throws -> String? {
+        String(data: try data(path), encoding: .utf8)
+    }
+}
