@@ -8,7 +8,7 @@ import Sinks
 /// What the commands that render (apply, dump) and `detect` share about detection.
 struct DetectionOptions: ParsableArguments {
     @Option(name: .customLong("detect-every"), parsing: .unconditional,
-            help: ArgumentHelp("Run the detectors on every Nth tick and carry the boxes between (default: 1 for codes, 3 for faces).", valueName: "N"))
+            help: ArgumentHelp("Run the detectors on every Nth tick and carry the boxes between (default: 1 for codes, 4 for faces).", valueName: "N"))
     var detectEvery: Int?
 
     @Option(name: .customLong("detections"), help: ArgumentHelp("Also write each tick's detections (JSON Lines, as `vidfx detect --json`) to this file.", valueName: "file.jsonl"))
@@ -61,7 +61,7 @@ final class DetectionStage {
         }
         // Workers run in parallel: one OpenCV thread each, rather than each taking every core.
         if needs.contains(.faces) { FaceDetector.setThreads(1) }
-        let every = options.detectEvery ?? (needs.contains(.faces) ? 3 : 1)
+        let every = options.detectEvery ?? (needs.contains(.faces) ? 4 : 1)
         timeline = DetectionTimeline(every: every, detectorSets: sets)
         log = try options.detectionsPath.map { try DetectionLog(path: $0, overwrite: overwrite) }
     }
