@@ -25,6 +25,8 @@ import Testing
         let outputs = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".mkv") }.sorted()
         #expect(outputs == ["h264-24fps.mkv", "h264-30fps.mkv", "vp9-opus.mkv"], "only whole files, no work files")
         #expect(try Probe(dir.appendingPathComponent("vp9-opus.mkv").path).video["nb_read_frames"] != nil)
+        // Each job is an ordinary apply: its audio starts and ends with the video.
+        for name in outputs { try CLIProcess.expectInSync(dir.appendingPathComponent(name).path) }
         var lines = try logLines(log)
         #expect(lines.first?.joined(separator: "\t") == "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand")
         #expect(lines.count == 5 && lines.dropFirst().allSatisfy { $0.count == 9 })
