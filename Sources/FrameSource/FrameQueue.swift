@@ -42,31 +42,34 @@ final class FrameQueue: @unchecked Sendable {
     /// Adds a frame, waiting for room. Returns false when the consumer has closed the queue.
     func put(_ frame: consuming Frame) -> Bool {
         condition.lock()
-        defer { condition.unlock() }
         while count >= capacity && !closed { condition.wait() }
-        if closed { return false }
+        if closed { condition.unlock(); return false }
         slots[(head + count) % capacity] = consume frame  // moved: no reference left here once the consumer wakes
         count += 1
-        wakeConsumer()
+        let w = wakeConsumer()
+        condition.unlock()
+        w?.resume()
         return true
     }
 
     /// Marks the end of the stream, with the error that ended it if any.
     func finish(_ error: FrameSourceError?) {
         condition.lock()
-        defer { condition.unlock() }
         if !finished { finished = true; failure = error }
-        wakeConsumer()
+        let w = wakeConsumer()
+        condition.unlock()
+        w?.resume()
     }
 
     /// Consumer side: drop everything and refuse more; wakes both sides.
     func close() {
         condition.lock()
-        defer { condition.unlock() }
         closed = true
         for i in slots.indices { slots[i] = nil }
         count = 0
-        wakeConsumer()
+        let w = wakeConsumer()
+        condition.unlock()
+        w?.resume()
     }
 
     /// Takes the next item, blocking the thread while the queue is empty.
@@ -97,13 +100,15 @@ final class FrameQueue: @unchecked Sendable {
     /// Resumes `c` at once if there is something to take, else when there is.
     private func park(_ c: CheckedContinuation<Void, Never>) {
         condition.lock()
-        defer { condition.unlock() }
-        if count > 0 || finished || closed {
-            c.resume()
-        } else {
+        let ready = count > 0 || finished || closed
+        if !ready {
             waiter = c
             if !wanted { wanted = true; condition.broadcast() }
         }
+        condition.unlock()
+        // Resumed outside the lock: a task being cancelled holds its own lock while its
+        // handler (stop → close) waits for this one.
+        if ready { c.resume() }
     }
 
     private func takeLocked() -> Item? {
@@ -121,8 +126,11 @@ final class FrameQueue: @unchecked Sendable {
         return nil
     }
 
-    private func wakeConsumer() {
+    /// Wakes a blocked consumer, and returns a suspended one for the caller to resume
+    /// once it has released the lock (lock held).
+    private func wakeConsumer() -> CheckedContinuation<Void, Never>? {
         condition.broadcast()
-        if let w = waiter { waiter = nil; w.resume() }
+        defer { waiter = nil }
+        return waiter
     }
 }
