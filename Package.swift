@@ -38,7 +38,8 @@ let package = Package(
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev", "libswresample-dev"])]
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev", "libswresample-dev",
+                              "libavfilter-dev", "libavdevice-dev"])]
         ),
         // What is better written in C: receiving av_log's va_list, custom AVIO readers
         // (standard input's spool, the shared download), timestamp mending, renameat2.
@@ -47,7 +48,9 @@ let package = Package(
         .target(name: "FrameCore", swiftSettings: strict),
         // One input opened once, for every reader of it (video and audio).
         .target(name: "MediaInput", dependencies: ["FrameCore", "CFFmpeg", "CFFmpegShim"], swiftSettings: strict),
-        .target(name: "FrameSource", dependencies: ["FrameCore", "MediaInput", "CFFmpeg", "CFFmpegShim"], swiftSettings: strict),
+        // Pixel loops written in C and always optimised (debug builds too): the HDR table lookup.
+        .target(name: "CPixelKernels", cSettings: [.unsafeFlags(["-O2"])]),
+        .target(name: "FrameSource", dependencies: ["FrameCore", "MediaInput", "CFFmpeg", "CFFmpegShim", "CPixelKernels"], swiftSettings: strict),
         // The software shader engine and the effects; knows nothing of FFmpeg.
         .target(name: "Effects", dependencies: ["FrameCore"], swiftSettings: strict + tuning),
         // zlib, for PNG frames streamed straight to their files.

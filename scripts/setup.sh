@@ -4,12 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# libavfilter: the reference HDR tone map, bwdif and idet; libavdevice: capture (x11grab, V4L2).
+# Xvfb and xsetroot: the capture tests draw on a virtual display.
 # zlib: PNG frames; SDL2: the preview window; tmux: the terminal preview tests;
 # python3: the loopback HTTP server of the remote-input tests.
 # zbar: QR and barcode detection (libzbar-dev), and zbarimg, the tests' oracle (zbar-tools).
 # OpenCV's dnn module (C++, 4.6): the face network. GNU parallel: scripts/render-parallel.sh.
-packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev ffmpeg zlib1g-dev libsdl2-dev tmux python3
-          libzbar-dev zbar-tools libopencv-dnn-dev parallel)
+packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev libavfilter-dev libavdevice-dev ffmpeg zlib1g-dev libsdl2-dev tmux python3
+          libzbar-dev zbar-tools libopencv-dnn-dev parallel xvfb x11-xserver-utils)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -7,6 +7,10 @@
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libswscale/swscale.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersrc.h>
+#include <libavfilter/buffersink.h>
+#include <libavdevice/avdevice.h>
 #include <libswresample/swresample.h>
 #include <libavutil/avutil.h>
 #include <libavutil/imgutils.h>
@@ -18,6 +22,7 @@
 #include <libavutil/mathematics.h>
 #include <libavutil/audio_fifo.h>
 #include <libavutil/samplefmt.h>
+#include <libavutil/mastering_display_metadata.h>
 #include <errno.h>
 
 static const int VFX_AVERROR_EOF = AVERROR_EOF;
@@ -70,6 +75,34 @@ static inline const int32_t *vfx_stream_display_matrix(const AVStream *st) {
     const uint8_t *p = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
     return p && size >= 36 ? (const int32_t *)p : NULL;
 #endif
+}
+
+/// The brightest an HDR stream gets in nits: its content light level (MaxCLL), else its
+/// mastering display's peak; 0 when it says neither.
+static inline double vfx_stream_peak_nits(const AVStream *st) {
+    size_t size = 0;
+#if LIBAVFORMAT_VERSION_MAJOR >= 61
+    const AVPacketSideData *cl = av_packet_side_data_get(st->codecpar->coded_side_data, st->codecpar->nb_coded_side_data,
+                                                         AV_PKT_DATA_CONTENT_LIGHT_LEVEL);
+    const AVPacketSideData *md = av_packet_side_data_get(st->codecpar->coded_side_data, st->codecpar->nb_coded_side_data,
+                                                         AV_PKT_DATA_MASTERING_DISPLAY_METADATA);
+    const uint8_t *light = cl ? cl->data : NULL, *mastering = md ? md->data : NULL;
+    size_t light_size = cl ? cl->size : 0, mastering_size = md ? md->size : 0;
+#else
+    const uint8_t *light = av_stream_get_side_data(st, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, &size);
+    size_t light_size = size;
+    const uint8_t *mastering = av_stream_get_side_data(st, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, &size);
+    size_t mastering_size = size;
+#endif
+    if (light && light_size >= sizeof(AVContentLightMetadata)) {
+        unsigned cll = ((const AVContentLightMetadata *)light)->MaxCLL;
+        if (cll > 0) return cll;
+    }
+    if (mastering && mastering_size >= sizeof(AVMasteringDisplayMetadata)) {
+        const AVMasteringDisplayMetadata *m = (const AVMasteringDisplayMetadata *)mastering;
+        if (m->has_luminance && m->max_luminance.den > 0) return av_q2d(m->max_luminance);
+    }
+    return 0;
 }
 
 /// Number of channels of an audio stream, across the channel-layout API change.

@@ -17,7 +17,7 @@ final class DecodeLoop: @unchecked Sendable {
         self.queue = queue
         self.configuration = configuration
         self.interrupt = interrupt
-        self.converter = PictureConverter(input: decoder.input, orientation: decoder.orientation, configuration: configuration, pool: pool)
+        self.converter = PictureConverter(input: decoder.input, orientation: decoder.orientation, color: decoder.color, configuration: configuration, pool: pool)
         self.warn = configuration.warningHandler ?? { _ in }
     }
 

@@ -34,6 +34,19 @@ extension FrameSource {
         case full
     }
 
+    /// Whether interlaced pictures are deinterlaced (libavfilter's bwdif, one frame per
+    /// frame, so the frame rate stays the frame rate).
+    public enum Deinterlacing: String, Sendable, CaseIterable {
+        /// Pictures flagged interlaced are deinterlaced; when the stream flags none, the
+        /// first pictures are measured with libavfilter's idet and, if they are combed,
+        /// every picture is deinterlaced.
+        case auto
+        /// Every picture is deinterlaced.
+        case on
+        /// Pictures are shown as decoded, fields woven together.
+        case off
+    }
+
     /// What to read and how to deliver it.
     public struct Configuration: Sendable {
         /// Output ticks per second (default 30).
@@ -50,6 +63,16 @@ extension FrameSource {
         public var colorMatrix: ColorMatrix = .auto
         /// YUV range (default: as tagged).
         public var colorRange: ColorRange = .auto
+        /// HDR (HLG, PQ) to SDR BT.709: the operator, or ``ToneMapping/off`` (default
+        /// ``ToneMapping/auto``: Hable's curve).
+        public var toneMapping: ToneMapping = .auto
+        /// The HDR peak the curve maps to SDR white's ceiling, in nits; nil takes the
+        /// stream's light-level or mastering metadata, else 1000 nits.
+        public var peakNits: Double?
+        /// How the tone map is computed (default: the table sampled from libavfilter).
+        public var toneMapEngine: ToneMapEngine = .table
+        /// Interlaced pictures (default ``Deinterlacing/auto``).
+        public var deinterlace: Deinterlacing = .auto
         /// Scale non-square pixels to square (default true), widening or narrowing the width.
         public var squarePixels = true
         /// How many frames decoding may run ahead of the consumer (default 3). 0 converts
@@ -92,5 +115,8 @@ extension FrameSource.Configuration {
         if let outputLimit, outputLimit <= Rational(0) { throw bad("output limit must be positive (got \(outputLimit.seconds) s)") }
         if case .count(let n) = loop, n < 1 { throw bad("loop count must be at least 1 (got \(n))") }
         guard prefetch >= 0 else { throw bad("prefetch must be 0 or more") }
+        if let peakNits, !(peakNits >= 100 && peakNits <= 10000) {
+            throw bad("peak must be between 100 and 10000 nits (got \(peakNits))")
+        }
     }
 }

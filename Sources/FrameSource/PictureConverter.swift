@@ -3,7 +3,8 @@ import FrameCore
 
 /// Turns decoded pictures into upright, square-pixel BGRA frames: libswscale for
 /// the colour conversion (with the stream's matrix and range) and pixel-aspect
-/// scaling, then a right-angle rotation / mirror pass when the container asks.
+/// scaling, or the tone map for HDR pictures; then a right-angle rotation / mirror
+/// pass when the container asks.
 final class PictureConverter {
     private struct Key: Equatable {
         var width: Int32, height: Int32, format: Int32
@@ -20,17 +21,69 @@ final class PictureConverter {
     private var sws: OpaquePointer?
     private var key: Key?
     private var scratch: Frame?
+    private let streamColor: StreamColor
+    private let toneMapping: FrameSource.ToneMapping
+    private let toneMapEngine: FrameSource.ToneMapEngine
+    private let peakNits: Double?
+    private var toneMap: ToneMap?
+    private var bgraScaler: OpaquePointer?
+    private var bgraScalerKey: [Int32] = []
 
-    init(input: String, orientation: Orientation, configuration: FrameSource.Configuration, pool: FramePool) {
+    init(input: String, orientation: Orientation, color: StreamColor, configuration: FrameSource.Configuration, pool: FramePool) {
         self.input = input
         self.orientation = orientation
+        self.streamColor = color
+        self.toneMapping = configuration.toneMapping
+        self.toneMapEngine = configuration.toneMapEngine
+        self.peakNits = configuration.peakNits
         self.squarePixels = configuration.squarePixels
         self.matrixChoice = configuration.colorMatrix
         self.rangeChoice = configuration.colorRange
         self.pool = pool
     }
 
-    deinit { sws_freeContext(sws) }
+    deinit {
+        sws_freeContext(sws)
+        sws_freeContext(bgraScaler)
+    }
+
+    /// The tone map for `picture` when it is HDR and tone mapping is on, else nil.
+    private func toneMap(for picture: UnsafePointer<AVFrame>) -> ToneMap? {
+        guard let curve = toneMapping.curve else { return nil }
+        let color = StreamColor.of(picture, stream: streamColor)
+        guard color.hdrName != nil else { return nil }
+        if let toneMap, toneMap.color == color { return toneMap }
+        toneMap = ToneMap(color: color, curve: curve, peakNits: peakNits ?? color.defaultPeakNits, engine: toneMapEngine)
+        return toneMap
+    }
+
+    /// An HDR picture: tone-mapped to BGRA at its stored size, then made square-pixel.
+    private func convertHDR(_ picture: UnsafePointer<AVFrame>, _ map: ToneMap, width sw: Int, height sh: Int) throws(FrameSourceError) -> Frame {
+        let w = Int(picture.pointee.width), h = Int(picture.pointee.height)
+        let upright = orientation == .upright, scaled = (sw, sh) != (w, h)
+        var native = upright && !scaled ? Frame(width: w, height: h, pool: pool) : Frame(width: w, height: h)
+        try map.convert(picture, into: &native, input: input)
+        var result = native
+        if scaled {
+            let key = [Int32(w), Int32(h), Int32(sw), Int32(sh)]
+            if key != bgraScalerKey {
+                sws_freeContext(bgraScaler)
+                bgraScaler = sws_getContext(Int32(w), Int32(h), AV_PIX_FMT_BGRA, Int32(sw), Int32(sh), AV_PIX_FMT_BGRA, SWS_BICUBIC, nil, nil, nil)
+                bgraScalerKey = key
+            }
+            result = upright ? Frame(width: sw, height: sh, pool: pool) : Frame(width: sw, height: sh)
+            let srcStride = Int32(native.bytesPerRow), dstStride = Int32(result.bytesPerRow)
+            native.withUnsafeBytes { s in
+                result.withUnsafeMutableBytes { d in
+                    var src: [UnsafePointer<UInt8>?] = [s.baseAddress!.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
+                    var dst: [UnsafeMutablePointer<UInt8>?] = [d.baseAddress!.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
+                    var ss: [Int32] = [srcStride, 0, 0, 0], ds: [Int32] = [dstStride, 0, 0, 0]
+                    _ = sws_scale(bgraScaler, &src, &ss, 0, Int32(h), &dst, &ds)
+                }
+            }
+        }
+        return upright ? result : reorient(result)
+    }
 
     /// Converts `picture` into a new frame from the pool.
     func convert(_ picture: UnsafePointer<AVFrame>) throws(FrameSourceError) -> Frame {
@@ -39,6 +92,7 @@ final class PictureConverter {
             throw FrameSourceError(input: input, kind: .decodeFailed, reason: "decoder returned a \(w)x\(h) picture")
         }
         let (sw, sh) = PictureConverter.squareSize(width: Int(w), height: Int(h), sar: picture.pointee.sample_aspect_ratio, enabled: squarePixels)
+        if let map = toneMap(for: picture) { return try convertHDR(picture, map, width: sw, height: sh) }
         let format = PictureConverter.withoutJPEGRange(AVPixelFormat(picture.pointee.format))
         let matrix = PictureConverter.swsMatrix(for: picture.pointee.colorspace, choice: matrixChoice)
         let full = PictureConverter.isFullRange(picture.pointee.color_range, format: AVPixelFormat(picture.pointee.format), choice: rangeChoice)

@@ -25,6 +25,8 @@ final class VideoDecoder {
     let nominalFrameDuration: Int64?
     /// Display transform read from the container.
     let orientation: Orientation
+    /// The stream's colour tags, for pictures that carry none.
+    let color: StreamColor
 
     /// The FFmpeg objects. Held in their own owner, created first, so that they are
     /// freed even when `init` throws halfway (a throwing init never runs `deinit`).
@@ -177,6 +179,8 @@ final class VideoDecoder {
             nominalFrameDuration = nil
         }
         orientation = Orientation(displayMatrix: vfx_stream_display_matrix(stream))
+        color = StreamColor(transfer: par.pointee.color_trc, primaries: par.pointee.color_primaries, matrix: par.pointee.color_space,
+                            range: par.pointee.color_range, contentPeakNits: vfx_stream_peak_nits(stream) > 0 ? vfx_stream_peak_nits(stream) : nil)
         truncation = VideoDecoder.findTruncation(ctx)
         var described = VideoDecoder.describe(input: input, format: ctx, stream: stream, codec: cc,
                                               orientation: orientation, configuration: configuration)

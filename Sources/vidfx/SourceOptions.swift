@@ -75,6 +75,9 @@ struct RateArgument: ExpressibleByArgument {
 
 extension FrameSource.ColorMatrix: ExpressibleByArgument {}
 extension FrameSource.ColorRange: ExpressibleByArgument {}
+extension FrameSource.ToneMapping: ExpressibleByArgument {}
+extension FrameSource.ToneMapEngine: ExpressibleByArgument {}
+extension FrameSource.Deinterlacing: ExpressibleByArgument {}
 extension VideoCodec: ExpressibleByArgument {}
 extension OutputContainer: ExpressibleByArgument {}
 extension EncoderSink.Fit: ExpressibleByArgument {}
@@ -90,10 +93,34 @@ struct ColorOptions: ParsableArguments {
     @Flag(name: .customLong("keep-pixel-aspect"), help: "Do not scale non-square pixels to square.")
     var keepPixelAspect = false
 
+    @Option(name: .customLong("tonemap"), help: ArgumentHelp(
+        "HDR (HLG, PQ) to SDR BT.709: auto (hable), hable, mobius, reinhard, clip, or off (the raw signal, flat and washed out).",
+        valueName: "operator"))
+    var toneMapping: FrameSource.ToneMapping = .auto
+
+    @Option(name: .customLong("peak"), parsing: .unconditional, help: ArgumentHelp(
+        "HDR peak brightness in nits that the tone map compresses to SDR (default: the stream's light-level metadata, else 1000).",
+        valueName: "nits"))
+    var peakNits: Double?
+
+    @Option(name: .customLong("tonemap-engine"), help: ArgumentHelp(
+        "table (libavfilter's tone map sampled once per clip into a 3-D table, fast) or libavfilter (zscale + tonemap on every frame, the reference).",
+        valueName: "engine"))
+    var toneMapEngine: FrameSource.ToneMapEngine = .table
+
+    @Option(name: .customLong("deinterlace"), help: ArgumentHelp(
+        "Interlaced video: auto (bwdif where the stream's flags or, without flags, libavfilter's idet find fields), on, or off.",
+        valueName: "mode"))
+    var deinterlace: FrameSource.Deinterlacing = .auto
+
     func apply(to configuration: inout FrameSource.Configuration) {
         configuration.colorMatrix = colorMatrix
         configuration.colorRange = colorRange
         configuration.squarePixels = !keepPixelAspect
+        configuration.toneMapping = toneMapping
+        configuration.peakNits = peakNits
+        configuration.toneMapEngine = toneMapEngine
+        configuration.deinterlace = deinterlace
     }
 }
 

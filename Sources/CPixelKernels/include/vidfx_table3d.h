@@ -1,0 +1,44 @@
+// A 3-D lookup from an HDR picture's samples to BGRA: the shipped HDR → SDR path. The
+// table is filled from libavfilter's own conversion once per clip (see FrameSource's
+// ToneMap), so this only interpolates; it never decides what a colour should become.
+#ifndef VIDFX_TABLE3D_H
+#define VIDFX_TABLE3D_H
+
+#include <stdint.h>
+
+/// Points per axis of the table. The axes are the HDR signal's R', G', B' (before any
+/// linearisation), grid point i at VFX_TABLE3D_LOW + i * VFX_TABLE3D_STEP: 0 and 1 are
+/// grid points, so the transfer curves' kinks at black fall on cell faces.
+#define VFX_TABLE3D_POINTS 65
+static const double VFX_TABLE3D_LOW = -8.0 / 48.0;
+static const double VFX_TABLE3D_STEP = 1.0 / 48.0;
+/// Steps of the transfer table past 0 (see vfx_table3d_rows).
+#define VFX_TABLE3D_TRANSFER_STEPS 8192
+
+/// One picture's planes: Y, Cb, Cr, each `bytes` (1 or 2, little-endian) per sample
+/// with `depth` significant bits; chroma subsampled by 1 << log2_cw across and
+/// 1 << log2_ch down (4:2:0 is 1, 1). Subsampled chroma sits on even luma columns
+/// (left) unless `centre_sited`, and between luma rows unless `top_sited`.
+typedef struct {
+    const uint8_t *plane[3];
+    int stride[3];
+    int width, height;
+    int log2_cw, log2_ch;
+    int bytes, depth;
+    int centre_sited, top_sited;
+} vfx_planes;
+
+/// Converts rows [row_begin, row_end) of `src` to BGRA rows of `dst`:
+/// - `to_grid` (12 floats: a 3×3 matrix by rows, then an offset) takes a pixel's
+///   16-bit Y, Cb, Cr codes to its R', G', B' grid coordinates;
+/// - `table` (VFX_TABLE3D_POINTS³ entries of 4 floats, indexed [r][g][b]) holds linear
+///   light at the grid points; it is interpolated tetrahedrally. Linear light, because
+///   it is smooth where the output is not: colours outside BT.709 cross 0 inside a cell
+///   and the output curve is steep next to black, so the clip to [0, 1] and the curve
+///   come after interpolation, exactly;
+/// - `transfer` (VFX_TABLE3D_TRANSFER_STEPS + 1 entries) takes sqrt(light) to 8-bit codes.
+/// Chroma is brought to full size bilinearly. `scratch` holds 2 * width uint16.
+void vfx_table3d_rows(const float *table, const uint8_t *transfer, const float *to_grid, const vfx_planes *src,
+                      uint8_t *dst, int dst_stride, int row_begin, int row_end, uint16_t *scratch);
+
+#endif
