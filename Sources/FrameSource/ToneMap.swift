@@ -6,24 +6,27 @@ import FrameCore
 extension FrameSource {
     /// What happens to HDR video (HLG or PQ transfer) when it becomes BGRA.
     public enum ToneMapping: String, Sendable, CaseIterable {
-        /// Tone-map HDR to SDR BT.709 with ``hable`` (a filmic curve that keeps
-        /// highlight detail); SDR passes untouched.
+        /// Tone-map HDR to SDR BT.709 with ``mobius``: HDR reference white (203 nits,
+        /// BT.2408) becomes SDR white, mid-tones stay as graded, highlights above roll
+        /// off instead of clipping. Chosen by measurement: on SDR footage carried as HLG
+        /// and PQ, it comes back at 30 and 29 dB PSNR, where a plain conversion scores
+        /// 23 dB and Hable's curve 18 dB (docs/real-world.md). SDR passes untouched.
         case auto
         /// No tone mapping: the HDR signal is converted as if it were SDR (flat, washed out).
         case off
         /// John Hable's filmic curve (Uncharted 2): soft shoulder, kept contrast.
         case hable
-        /// Möbius: linear up to 0.3, then a smooth roll-off; keeps mid-tones exact.
+        /// Möbius: exact up to 0.3 of reference white, then a smooth roll-off to the peak.
         case mobius
         /// Reinhard: x / (1 + x), simple and gentle.
         case reinhard
-        /// Clips everything above SDR white: exact mid-tones, lost highlights.
+        /// Clips everything above reference white: exact up to white, highlights lost.
         case clip
 
         /// The operator this choice runs, or nil for none.
         var curve: String? {
             switch self {
-            case .auto, .hable: return "hable"
+            case .auto: return "mobius"
             case .off: return nil
             default: return rawValue
             }
@@ -86,11 +89,15 @@ final class ToneMap {
     /// The same up to the tone curve's output: linear BT.709, what the table holds.
     let linearChain: String
     private var table: [Float] = []
-    /// sqrt(linear light) to 8-bit BT.709 codes. zimg takes BT.709 as display-referred,
-    /// so this is BT.1886's inverse (a pure 2.4 gamma), not the camera's OETF.
-    private let transfer: [UInt8] = (0...Int(VFX_TABLE3D_TRANSFER_STEPS)).map { i in
-        let root = Double(i) / Double(VFX_TABLE3D_TRANSFER_STEPS)
-        return UInt8((pow(root * root, 1 / 2.4) * 255).rounded())
+    /// Linear light to 8-bit BT.709 codes, by the float's bits (VFX_TABLE3D_TRANSFER_BITS
+    /// per octave above VFX_TABLE3D_TRANSFER_FLOOR), each step's middle. zimg takes BT.709
+    /// as display-referred, so this is BT.1886's inverse (a pure 2.4 gamma), not the
+    /// camera's OETF.
+    private let transfer: [UInt8] = (0..<Int(VFX_TABLE3D_TRANSFER_SIZE)).map { i in
+        let shift = 23 - Int(VFX_TABLE3D_TRANSFER_BITS)
+        let first = Int(VFX_TABLE3D_TRANSFER_FLOOR.bitPattern) >> shift
+        let light = Double(Float(bitPattern: UInt32(((first + i) << shift) | (1 << (shift - 1)))))
+        return UInt8((pow(min(light, 1), 1 / 2.4) * 255).rounded())
     }
     private var graph: FilterGraph?
     private var graphKey: (Int32, Int32, Int32)?
@@ -106,15 +113,19 @@ final class ToneMap {
 
     /// ``chain(curve:peakNits:)`` without the final transfer: linear-light BT.709 floats.
     static func linearChain(curve: String, peakNits: Double) -> String {
-        "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=\(curve):desat=0:peak=\(peakNits / 100),format=gbrpf32le"
+        "zscale=t=linear:npl=\(Int(referenceWhite)),format=gbrpf32le,zscale=p=bt709,"
+            + "tonemap=tonemap=\(curve):desat=0:peak=\(peakNits / referenceWhite),format=gbrpf32le"
     }
 
-    /// zscale to linear light (1.0 = 100 nits), to BT.709 primaries, the curve with the
-    /// peak given explicitly (FFmpeg 5.1 guesses 1000 nits for any untagged linear input),
-    /// no desaturation, then BT.709's transfer, full-range RGB.
+    /// HDR reference white in nits (ITU-R BT.2408: diffuse white, 75% HLG), which
+    /// becomes SDR white.
+    static let referenceWhite = 203.0
+
+    /// zscale to linear light (1.0 = reference white), to BT.709 primaries, the curve
+    /// with the peak given explicitly (FFmpeg 5.1 guesses for any untagged linear
+    /// input), no desaturation, then BT.709's transfer, full-range RGB.
     static func chain(curve: String, peakNits: Double) -> String {
-        "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=\(curve):desat=0:peak=\(peakNits / 100),"
-            + "zscale=t=bt709:m=bt709:r=pc,format=gbrpf32le"
+        linearChain(curve: curve, peakNits: peakNits) + ",zscale=t=bt709:m=bt709:r=pc,format=gbrpf32le"
     }
 
     /// Whether the table engine reads this picture: planar Y'CbCr, 8 to 16 bits
@@ -265,7 +276,7 @@ final class ToneMap {
                 nonisolated(unsafe) let p = planes
                 DispatchQueue.concurrentPerform(iterations: slices) { s in
                     var local = p
-                    var scratch = [UInt16](repeating: 0, count: 2 * width)
+                    var scratch = [UInt16](repeating: 0, count: 4 * width + 8)
                     scratch.withUnsafeMutableBufferPointer { sp in
                         vfx_table3d_rows(tp, cp, gp, &local, base, stride, Int32(height * s / slices), Int32(height * (s + 1) / slices), sp.baseAddress!)
                     }

@@ -12,8 +12,19 @@
 #define VFX_TABLE3D_POINTS 65
 static const double VFX_TABLE3D_LOW = -8.0 / 48.0;
 static const double VFX_TABLE3D_STEP = 1.0 / 48.0;
-/// Steps of the transfer table past 0 (see vfx_table3d_rows).
-#define VFX_TABLE3D_TRANSFER_STEPS 8192
+/// The transfer table is indexed by a float's exponent and its top mantissa bits:
+/// steps of 1/1024 of an octave from VFX_TABLE3D_TRANSFER_FLOOR (2^-24, dark enough
+/// to be code 0) to 1, fine where the output curve is steepest, and no square root or
+/// logarithm per pixel.
+#define VFX_TABLE3D_TRANSFER_BITS 10
+#define VFX_TABLE3D_TRANSFER_FLOOR 5.9604644775390625e-08f
+#define VFX_TABLE3D_TRANSFER_SIZE 24577  /* 24 octaves of 1024 steps, and 1 */
+
+/// Index into the transfer table of linear light `v` in [FLOOR, 1].
+static inline int vfx_table3d_transfer_index(float v) {
+    union { float f; int32_t i; } u = { v }, floor = { VFX_TABLE3D_TRANSFER_FLOOR };
+    return (u.i >> (23 - VFX_TABLE3D_TRANSFER_BITS)) - (floor.i >> (23 - VFX_TABLE3D_TRANSFER_BITS));
+}
 
 /// One picture's planes: Y, Cb, Cr, each `bytes` (1 or 2, little-endian) per sample
 /// with `depth` significant bits; chroma subsampled by 1 << log2_cw across and
@@ -36,8 +47,8 @@ typedef struct {
 ///   it is smooth where the output is not: colours outside BT.709 cross 0 inside a cell
 ///   and the output curve is steep next to black, so the clip to [0, 1] and the curve
 ///   come after interpolation, exactly;
-/// - `transfer` (VFX_TABLE3D_TRANSFER_STEPS + 1 entries) takes sqrt(light) to 8-bit codes.
-/// Chroma is brought to full size bilinearly. `scratch` holds 2 * width uint16.
+/// - `transfer` (VFX_TABLE3D_TRANSFER_SIZE entries) takes light to 8-bit codes.
+/// Chroma is brought to full size bilinearly. `scratch` holds 4 * width + 8 uint16.
 void vfx_table3d_rows(const float *table, const uint8_t *transfer, const float *to_grid, const vfx_planes *src,
                       uint8_t *dst, int dst_stride, int row_begin, int row_end, uint16_t *scratch);
 
