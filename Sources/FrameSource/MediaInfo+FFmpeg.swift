@@ -99,6 +99,11 @@ extension VideoDecoder {
         case AVCOL_TRC_SMPTE2084: video.hdr = "PQ"
         default: video.hdr = nil
         }
+        if video.hdr != nil, let curve = configuration.toneMapping.curve {
+            let light = vfx_stream_peak_nits(stream)
+            let peak = configuration.peakNits ?? StreamColor(contentPeakNits: light > 0 ? light : nil).defaultPeakNits
+            video.toneMap = "\(curve), peak \(Int(peak.rounded())) nits"
+        }
 
         var audio: [AudioStreamInfo] = []
         for i in 0..<Int(format.pointee.nb_streams) {

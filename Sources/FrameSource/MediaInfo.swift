@@ -87,6 +87,9 @@ public struct VideoStreamInfo: Sendable, Codable, Equatable {
     public var scan: String = "unknown"
     /// `HLG` or `PQ` for high dynamic range transfers; nil for SDR.
     public var hdr: String?
+    /// How HDR frames are tone-mapped to SDR (`mobius, peak 1000 nits`); nil for SDR
+    /// input or with tone mapping off.
+    public var toneMap: String?
 }
 
 /// One audio stream.

@@ -64,7 +64,10 @@ struct Probe: ParsableCommand {
         codec += ", \(v.pixelFormat), \(v.bitDepth)-bit"
         row("video", "#\(v.index) \(codec)")
         row("colour", "tagged \(v.colorMatrix)/\(v.colorRange) (primaries \(v.colorPrimaries), transfer \(v.colorTransfer)); decoded as \(v.decodeMatrix) \(v.decodeRange)")
-        if let hdr = v.hdr { row("hdr", "\(hdr); vidfx does not tone-map it to SDR yet: its frames look flat and pale") }
+        if let hdr = v.hdr {
+            row("hdr", v.toneMap.map { "\(hdr), tone-mapped to SDR BT.709 (\($0))" }
+                ?? "\(hdr), not tone-mapped (--tonemap off): frames look flat and pale")
+        }
         row("scan", v.scan)
         row("alpha", v.hasAlpha ? "yes (vidfx does not keep it yet: its frames are opaque)" : "no")
         if info.audio.isEmpty { row("audio", "none") }
