@@ -114,6 +114,15 @@ static inline int vfx_channel_count(const AVCodecParameters *par) {
 #endif
 }
 
+/// Whether a decoded picture is flagged interlaced, and top field first.
+static inline int vfx_frame_interlaced(const AVFrame *f) {
+#if LIBAVUTIL_VERSION_INT >= AV_VERSION_INT(58, 7, 100)
+    return (f->flags & AV_FRAME_FLAG_INTERLACED) != 0;
+#else
+    return f->interlaced_frame;
+#endif
+}
+
 /// Plane pointer `i` of a frame (the data field is an 8-tuple in Swift).
 static inline uint8_t *vfx_frame_plane(const AVFrame *f, int i) { return f->data[i]; }
 static inline int vfx_frame_linesize(const AVFrame *f, int i) { return f->linesize[i]; }

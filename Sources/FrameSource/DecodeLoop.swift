@@ -115,7 +115,10 @@ final class DecodeLoop: @unchecked Sendable {
                     while try decoder.decode(into: next) {
                         if interrupt.stopRequested { return }
                         let t = still ? Rational(0) : decoder.time(of: next)
-                        if picturesThisPass == 0, !fromTop, start > Rational(0), start < t {
+                        // A deinterlaced picture is made with its neighbours: the one shown
+                        // at the start needs the one before it, as from the top.
+                        let leadIn = decoder.deinterlacing ? (decoder.nominalDuration ?? rate.inverse) : Rational(0)
+                        if picturesThisPass == 0, !fromTop, start > Rational(0), start < t + leadIn {
                             try seekEarlier()
                             continue
                         }

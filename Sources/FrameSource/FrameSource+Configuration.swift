@@ -37,9 +37,10 @@ extension FrameSource {
     /// Whether interlaced pictures are deinterlaced (libavfilter's bwdif, one frame per
     /// frame, so the frame rate stays the frame rate).
     public enum Deinterlacing: String, Sendable, CaseIterable {
-        /// Pictures flagged interlaced are deinterlaced; when the stream flags none, the
-        /// first pictures are measured with libavfilter's idet and, if they are combed,
-        /// every picture is deinterlaced.
+        /// Pictures flagged interlaced are deinterlaced (soft telecine flags its
+        /// pictures progressive and is left alone); when the stream says nothing of its
+        /// scan, the first pictures are measured with libavfilter's idet and, if they
+        /// are combed, every picture is deinterlaced.
         case auto
         /// Every picture is deinterlaced.
         case on

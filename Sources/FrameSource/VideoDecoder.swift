@@ -27,6 +27,10 @@ final class VideoDecoder {
     let orientation: Orientation
     /// The stream's colour tags, for pictures that carry none.
     let color: StreamColor
+    /// Deinterlaces pictures as configured; nil for stills and `--deinterlace off`.
+    private let deinterlacer: Deinterlacer?
+    /// Whether pictures may be deinterlaced (decided, or not decided yet).
+    var deinterlacing: Bool { deinterlacer.map { $0.decision != "" } ?? false }
 
     /// The FFmpeg objects. Held in their own owner, created first, so that they are
     /// freed even when `init` throws halfway (a throwing init never runs `deinit`).
@@ -186,6 +190,9 @@ final class VideoDecoder {
                                               orientation: orientation, configuration: configuration)
         described.problem = truncation
         info = described
+        deinterlacer = configuration.deinterlace == .off || described.isStillImage ? nil
+            : Deinterlacer(mode: configuration.deinterlace, fieldOrder: par.pointee.field_order, timeBase: stream.pointee.time_base,
+                           input: input, warn: configuration.warningHandler ?? { _ in })
         if let truncation { warn("\(input): \(truncation); frames past that point are missing") }
     }
 
@@ -213,9 +220,16 @@ final class VideoDecoder {
         }
     }
 
-    /// Decodes the next picture into `frame` (which is unreferenced first).
-    /// Returns false at the end of the stream. Damaged packets are skipped and counted.
+    /// Decodes the next picture into `frame` (which is unreferenced first), deinterlaced
+    /// as configured. Returns false at the end of the stream. Damaged packets are
+    /// skipped and counted.
     func decode(into frame: UnsafeMutablePointer<AVFrame>) throws(FrameSourceError) -> Bool {
+        guard let deinterlacer else { return try decodePicture(into: frame) }
+        return try deinterlacer.next(into: frame) { (f) throws(FrameSourceError) -> Bool in try self.decodePicture(into: f) }
+    }
+
+    /// The decoder's next picture, as decoded.
+    private func decodePicture(into frame: UnsafeMutablePointer<AVFrame>) throws(FrameSourceError) -> Bool {
         guard let cc = codec, let fmt = format, let pkt = packet else { return false }
         while true {
             let r = avcodec_receive_frame(cc, frame)
@@ -266,10 +280,14 @@ final class VideoDecoder {
     /// `seconds` (source timeline). Returns false when the input cannot seek.
     func seek(toSeconds seconds: Rational) -> Bool {
         guard let fmt = format, let cc = codec else { return false }
-        // Rounded down, so that we land at or before the target.
-        let target = startPts + seconds.floor(in: timeBase)
+        // Rounded down, so that we land at or before the target. When deinterlacing,
+        // a frame earlier still: bwdif makes a picture from its neighbours too, and the
+        // target must have the one before it, as it has when decoded from the top.
+        var target = startPts + seconds.floor(in: timeBase)
+        if deinterlacing { target -= nominalFrameDuration ?? 1 }
         let r = av_seek_frame(fmt, streamIndex, target, AVSEEK_FLAG_BACKWARD)
         avcodec_flush_buffers(cc)
+        deinterlacer?.reset()
         draining = false
         readError = nil
         if let mender = handles.mender { vfx_mender_reset(mender) }

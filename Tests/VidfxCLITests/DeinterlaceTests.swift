@@ -1,0 +1,98 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Interlaced clips made here: a 59.94p test pattern with motion woven into 29.97i
+/// fields (top first), as MPEG-2 TS with its pictures flagged interlaced (broadcast),
+/// and as VP9 WebM, whose stream says nothing of its scan.
+@Suite struct DeinterlaceTests {
+    final class Clips: Sendable {
+        let dir: URL
+        init() throws {
+            dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-fields-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        }
+        deinit { try? FileManager.default.removeItem(at: dir) }
+        func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+        func ffmpeg(_ a: [String]) throws -> Data { try Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-y"] + a) }
+
+        /// `fields.ts` (flagged), `unflagged.webm` (no scan information), `progressive.mp4`.
+        func make() throws {
+            _ = try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=60000/1001:d=2", "-vf", "interlace=scan=tff:lowpass=0,setfield=tff",
+                            "-c:v", "mpeg2video", "-q:v", "2", "-flags", "+ilme+ildct", "-top", "1", path("fields.ts")])
+            _ = try ffmpeg(["-i", path("fields.ts"), "-c:v", "libvpx-vp9", "-b:v", "3M", "-deadline", "realtime", "-cpu-used", "8", path("unflagged.webm")])
+            _ = try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=2", "-c:v", "libx264", "-preset", "ultrafast", path("progressive.mp4")])
+        }
+
+        /// vidfx's frames as raw BGRA.
+        func vidfx(_ input: String, _ options: [String] = []) throws -> (frames: Data, stderr: String) {
+            let out = path("out-\(UUID().uuidString).bgra")
+            let r = try CLI.run(["dump", path(input), "--format", "bgra", "-o", out] + options)
+            #expect(r.status == 0, "\(r.stderr)")
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: out))
+            defer { try? handle.close() }
+            return (try handle.readToEnd() ?? Data(), r.stderr)
+        }
+    }
+
+    /// Combing: the mean energy of the vertical [1, −2, 1] filter over the grey picture.
+    static func combing(_ data: Data, width: Int = 320, height: Int = 240) -> Double {
+        let frames = data.count / (width * height * 4)
+        var sum = 0.0
+        data.withUnsafeBytes { (p: UnsafeRawBufferPointer) in
+            func grey(_ f: Int, _ x: Int, _ y: Int) -> Double {
+                let i = ((f * height + y) * width + x) * 4
+                return (Double(p[i]) + Double(p[i + 1]) + Double(p[i + 2])) / 3
+            }
+            for f in 0..<frames {
+                for y in 1..<(height - 1) {
+                    for x in 0..<width {
+                        let d = grey(f, x, y - 1) - 2 * grey(f, x, y) + grey(f, x, y + 1)
+                        sum += d * d
+                    }
+                }
+            }
+        }
+        return sum / Double(max(1, frames) * (height - 2) * width)
+    }
+
+    @Test(arguments: ["fields.ts", "unflagged.webm"])
+    func interlacedPicturesComeOutWithoutCombing(clip: String) throws {
+        let clips = try Clips()
+        try clips.make()
+        let auto = try clips.vidfx(clip)
+        let woven = try clips.vidfx(clip, ["--deinterlace", "off"])
+        let reference = try clips.ffmpeg(["-i", clips.path(clip), "-vf", "bwdif=mode=send_frame:parity=tff:deint=all,fps=30:round=up,format=bgra",
+                                          "-f", "rawvideo", "-"])
+        #expect(auto.frames.count == 60 * 320 * 240 * 4 || auto.frames.count == 61 * 320 * 240 * 4, "\(auto.frames.count / (320 * 240 * 4)) frames")
+        let (a, w, r) = (Self.combing(auto.frames), Self.combing(woven.frames), Self.combing(reference))
+        #expect(abs(a - r) <= 0.1 * r, "\(clip): combing \(a), ffmpeg's bwdif \(r)")
+        #expect(a < 0.5 * w, "\(clip): combing \(a), the woven fields \(w)")
+        if clip == "unflagged.webm" {
+            #expect(auto.stderr.contains("does not say whether it is interlaced, but its pictures are"), "\(auto.stderr)")
+        } else {
+            #expect(!auto.stderr.contains("warning"), "\(auto.stderr)")
+        }
+    }
+
+    @Test func progressiveVideoIsLeftAloneUnlessAsked() throws {
+        let clips = try Clips()
+        try clips.make()
+        let auto = try clips.vidfx("progressive.mp4")
+        let off = try clips.vidfx("progressive.mp4", ["--deinterlace", "off"])
+        let on = try clips.vidfx("progressive.mp4", ["--deinterlace", "on"])
+        #expect(auto.frames == off.frames)
+        #expect(on.frames != off.frames && on.frames.count == off.frames.count)
+    }
+
+    @Test func seeksIntoDeinterlacedVideoLandOnTheSamePicture() throws {
+        let clips = try Clips()
+        try clips.make()
+        let all = try clips.vidfx("fields.ts").frames
+        let size = 320 * 240 * 4
+        for k in [0, 12, 13, 31, 47] {
+            let one = try clips.vidfx("fields.ts", ["--at", "\(k)/30"]).frames
+            #expect(one == all.subdata(in: (k * size)..<((k + 1) * size)), "--at tick \(k)")
+        }
+    }
+}
