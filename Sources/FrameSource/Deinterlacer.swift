@@ -3,9 +3,9 @@ import FrameCore
 
 /// Deinterlaces decoded pictures with libavfilter's bwdif, one picture per picture
 /// (`mode=send_frame`), so a 30 fps interlaced stream stays 30 fps and the cadence
-/// keeps its meaning. Which pictures: those flagged interlaced; or, when the stream
-/// says nothing of its scan and flags no picture, all if libavfilter's idet finds the
-/// first ones combed.
+/// keeps its meaning. Which pictures: those flagged interlaced; or, when neither the
+/// stream nor its codec can say (VP9, AV1, MJPEG… with no field order), all if
+/// libavfilter's idet finds the first ones combed.
 /// Owned by the decoder's thread.
 final class Deinterlacer {
     /// How many pictures idet measures before deciding.
@@ -26,10 +26,20 @@ final class Deinterlacer {
     /// Pictures deinterlaced so far.
     private(set) var deinterlaced = 0
 
-    init(mode: FrameSource.Deinterlacing, fieldOrder: AVFieldOrder, timeBase: AVRational, input: String,
+    /// Codecs whose pictures say whether they are interlaced: their flags are believed.
+    static let flaggingCodecs: Set<AVCodecID> = [AV_CODEC_ID_H264, AV_CODEC_ID_HEVC, AV_CODEC_ID_MPEG2VIDEO, AV_CODEC_ID_MPEG1VIDEO,
+                                                 AV_CODEC_ID_VC1, AV_CODEC_ID_MPEG4, AV_CODEC_ID_PRORES, AV_CODEC_ID_DVVIDEO,
+                                                 AV_CODEC_ID_DNXHD, AV_CODEC_ID_H263]
+    /// Whether the first pictures are measured with idet when none is flagged.
+    private let measuresContent: Bool
+
+    init(mode: FrameSource.Deinterlacing, codec: AVCodecID, fieldOrder: AVFieldOrder, timeBase: AVRational, input: String,
          warn: @escaping @Sendable (String) -> Void) {
         self.mode = mode
         self.fieldOrder = fieldOrder
+        // Only where nothing says otherwise: idet takes fine horizontal detail (test
+        // patterns, text) for combing, so a stream or codec that says is believed.
+        measuresContent = fieldOrder == AV_FIELD_UNKNOWN && !Deinterlacer.flaggingCodecs.contains(codec)
         self.timeBase = timeBase
         self.input = input
         self.warn = warn
@@ -108,8 +118,8 @@ final class Deinterlacer {
     }
 
     /// Decides from the first pictures: flagged interlaced → deinterlace those flagged;
-    /// no flags and no field order → idet over up to ``measuredPictures``, and every
-    /// picture if it finds more interlaced than progressive ones.
+    /// nothing that could say → idet over up to ``measuredPictures``, and every picture
+    /// if it finds more interlaced than progressive ones.
     private func measure(_ read: (UnsafeMutablePointer<AVFrame>) throws(FrameSourceError) -> Bool) throws(FrameSourceError) {
         var idet: FilterGraph?
         var counts = (tff: 0, bff: 0, progressive: 0)
@@ -123,10 +133,9 @@ final class Deinterlacer {
                 decision = "deint=interlaced:parity=auto"
                 return
             }
-            // A stream that says what it is is believed, picture by picture: soft
-            // telecine says interlaced but flags its pictures progressive, and idet
-            // takes fine horizontal detail (test patterns, text) for combing.
-            guard let result, fieldOrder == AV_FIELD_UNKNOWN else { continue }
+            // Soft telecine says interlaced but flags its pictures progressive: the
+            // pictures' flags are what counts.
+            guard let result, measuresContent else { continue }
             if idet == nil { idet = try? FilterGraph("idet", for: p, timeBase: timeBase) }
             var copy = av_frame_clone(p)
             try? idet?.push(copy)

@@ -38,9 +38,10 @@ extension FrameSource {
     /// frame, so the frame rate stays the frame rate).
     public enum Deinterlacing: String, Sendable, CaseIterable {
         /// Pictures flagged interlaced are deinterlaced (soft telecine flags its
-        /// pictures progressive and is left alone); when the stream says nothing of its
-        /// scan, the first pictures are measured with libavfilter's idet and, if they
-        /// are combed, every picture is deinterlaced.
+        /// pictures progressive and is left alone); when neither the stream nor its codec
+        /// can say (VP9, AV1, MJPEG… with no field order), the first pictures are
+        /// measured with libavfilter's idet and, if they are combed, every picture is
+        /// deinterlaced.
         case auto
         /// Every picture is deinterlaced.
         case on

@@ -155,7 +155,11 @@ final class VideoDecoder {
             throw FrameSourceError(input: input, kind: .invalidData,
                                    reason: "picture is \(size); vidfx takes at most \(FrameSource.largestPictureDescription)")
         }
-        guard let decoderCodec = avcodec_find_decoder(par.pointee.codec_id) else {
+        // VP9 keeps alpha in a side stream (WebM's alpha_mode) that only libvpx decodes;
+        // FFmpeg's own decoder drops it.
+        let alphaTag = av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0).map { String(cString: $0.pointee.value) }
+        let wantsLibvpx = par.pointee.codec_id == AV_CODEC_ID_VP9 && alphaTag == "1"
+        guard let decoderCodec = (wantsLibvpx ? avcodec_find_decoder_by_name("libvpx-vp9") : nil) ?? avcodec_find_decoder(par.pointee.codec_id) else {
             let name = String(cString: avcodec_get_name(par.pointee.codec_id))
             throw FrameSourceError(input: input, kind: .unsupportedCodec, reason: "no decoder for video codec '\(name)' in this FFmpeg build")
         }
@@ -191,7 +195,7 @@ final class VideoDecoder {
         described.problem = truncation
         info = described
         deinterlacer = configuration.deinterlace == .off || described.isStillImage ? nil
-            : Deinterlacer(mode: configuration.deinterlace, fieldOrder: par.pointee.field_order, timeBase: stream.pointee.time_base,
+            : Deinterlacer(mode: configuration.deinterlace, codec: par.pointee.codec_id, fieldOrder: par.pointee.field_order, timeBase: stream.pointee.time_base,
                            input: input, warn: configuration.warningHandler ?? { _ in })
         if let truncation { warn("\(input): \(truncation); frames past that point are missing") }
     }
