@@ -62,6 +62,13 @@ public final class EncoderSink: FrameSink {
         /// when the clip is trimmed or looped, transcoding gives sample-accurate seams; set
         /// this false then.
         public var audioCopyAllowed = true
+        /// The frames have transparency to keep: written where the codec carries it
+        /// (ProRes 4444 in .mov/.mkv, VP9 in .webm); otherwise composited over
+        /// `background` (and a note says so).
+        public var alpha = false
+        /// The colour transparent frames are composited over when their alpha cannot be
+        /// written: red, green, blue, 0…255 (default black).
+        public var background: (red: UInt8, green: UInt8, blue: UInt8) = (0, 0, 0)
 
         /// Settings for an output path.
         public init(output: String) { self.output = output }
@@ -113,6 +120,10 @@ public final class EncoderSink: FrameSink {
     private var audioDescription: String?
     private var width = 0, height = 0
     private var codec: VideoCodec = .h264
+    /// Whether the frames' alpha is written (the codec and container carry it).
+    private var keepsAlpha = false
+    /// What the encoder is fed.
+    private var pixelFormat = AV_PIX_FMT_YUV420P
     private var frames = 0
     private var lastTime = Rational(0)
     private var headerWritten = false
@@ -140,7 +151,15 @@ public final class EncoderSink: FrameSink {
         }
         self.container = container
         codec = settings.codec ?? container.defaultCodec
+        keepsAlpha = settings.alpha && codec.carriesAlpha(preset: settings.preset) && (codec != .vp9 || container == .webm)
+        pixelFormat = codec.pixelFormat(preset: settings.preset, alpha: keepsAlpha)
         _ = try codec.options(crf: settings.crf, preset: settings.preset, bitrate: settings.bitrate)  // a bad preset fails now
+        if settings.alpha && !keepsAlpha {
+            let bg = settings.background
+            let colour = bg == (0, 0, 0) ? "black" : String(format: "#%02X%02X%02X", bg.red, bg.green, bg.blue)
+            notes.append("the input's transparency is composited over \(colour) (--background): \(codec.rawValue) in .\(container.rawValue) cannot keep it; "
+                         + "write .mov with --codec prores, or .webm, to keep it")
+        }
         guard av_guess_format(container.formatName, nil, nil) != nil else {
             throw SinkError(path: settings.output, reason: "no \(container.formatName) muxer in this FFmpeg build")
         }
@@ -214,13 +233,13 @@ public final class EncoderSink: FrameSink {
         if !headerWritten { try open(firstFrame: frame) }
         guard let pic = av_frame_alloc() else { throw SinkError(path: settings.output, reason: "out of memory") }
         let picture = Picture(pic, from: frame)  // frees it on every path
-        pic.pointee.format = codec.pixelFormat.rawValue
+        pic.pointee.format = pixelFormat.rawValue
         pic.pointee.width = Int32(width)
         pic.pointee.height = Int32(height)
         pic.pointee.colorspace = colorspace
         pic.pointee.color_range = AVCOL_RANGE_MPEG
         if picturePool == nil {
-            let bytes = av_image_get_buffer_size(codec.pixelFormat, Int32(width), Int32(height), 64)
+            let bytes = av_image_get_buffer_size(pixelFormat, Int32(width), Int32(height), 64)
             picturePool = av_buffer_pool_init(Int(max(bytes, 0)), nil)
         }
         let r = vfx_frame_pooled_buffer(pic, picturePool, 64)
@@ -296,7 +315,7 @@ public final class EncoderSink: FrameSink {
             // Frames of an odd size (a crop) lose their last column or row rather than being
             // resampled by one pixel; an odd --size is scaled to the even one.
             let how = settings.size == nil ? " (last odd column/row dropped)" : ""
-            notes.append("\(w)x\(h) rounded to \(ew)x\(eh)\(how): \(codec.rawValue) in \(codec.pixelFormat == AV_PIX_FMT_YUV420P ? "yuv420p" : "4:2:2") needs even sizes")
+            notes.append("\(w)x\(h) rounded to \(ew)x\(eh)\(how): \(codec.rawValue) in \(String(cString: av_get_pix_fmt_name(pixelFormat))) needs even sizes")
             (w, h) = (ew, eh)
         }
         width = w
@@ -314,7 +333,7 @@ public final class EncoderSink: FrameSink {
         let rate = settings.frameRate
         enc.pointee.width = Int32(w)
         enc.pointee.height = Int32(h)
-        enc.pointee.pix_fmt = codec.pixelFormat
+        enc.pointee.pix_fmt = pixelFormat
         enc.pointee.time_base = AVRational(num: Int32(rate.denominator), den: Int32(rate.numerator))
         enc.pointee.framerate = AVRational(num: Int32(rate.numerator), den: Int32(rate.denominator))
         enc.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
@@ -332,7 +351,7 @@ public final class EncoderSink: FrameSink {
         }
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
-        for (k, v) in try codec.options(crf: settings.crf, preset: settings.preset, bitrate: settings.bitrate) {
+        for (k, v) in try codec.options(crf: settings.crf, preset: settings.preset, bitrate: settings.bitrate, alpha: keepsAlpha) {
             av_dict_set(&options, k, v, 0)
         }
         r = avcodec_open2(enc, encoderCodec, &options)
@@ -411,7 +430,9 @@ public final class EncoderSink: FrameSink {
                 else { dw = max(2, (height * sw / sh) / 2 * 2); dx = (width - dw) / 2 / 2 * 2 }
             }
         }
-        if frame.width == width && frame.height == height && codec.pixelFormat == AV_PIX_FMT_YUV420P {
+        var frame = frame
+        if settings.alpha && !keepsAlpha { Self.composite(&frame, over: settings.background) }
+        if frame.width == width && frame.height == height && pixelFormat == AV_PIX_FMT_YUV420P {
             // Same size, 4:2:0: our own parallel fixed-point conversion.
             YUVConverter.convert(frame, matrix: height >= 720 ? .bt709 : .bt601,
                                  y: vfx_frame_plane(pic, 0), yStride: Int(vfx_frame_linesize(pic, 0)),
@@ -423,39 +444,64 @@ public final class EncoderSink: FrameSink {
         if scaler == nil || scalerKey != key {
             sws_freeContext(scaler)
             let flags = (sw == dw && sh == dh) ? SWS_POINT : SWS_BICUBIC
-            scaler = sws_getContext(Int32(sw), Int32(sh), AV_PIX_FMT_BGRA, Int32(dw), Int32(dh), codec.pixelFormat, flags, nil, nil, nil)
+            scaler = sws_getContext(Int32(sw), Int32(sh), AV_PIX_FMT_BGRA, Int32(dw), Int32(dh), pixelFormat, flags, nil, nil, nil)
             guard let scaler else { throw SinkError(path: settings.output, reason: "cannot convert \(sw)x\(sh) BGRA for the encoder") }
             let matrix = height >= 720 ? SWS_CS_ITU709 : SWS_CS_ITU601
             sws_setColorspaceDetails(scaler, sws_getCoefficients(SWS_CS_DEFAULT), 1, sws_getCoefficients(matrix), 0, 0, 1 << 16, 1 << 16)
             scalerKey = key
         }
-        let shift = codec.pixelFormat == AV_PIX_FMT_YUV420P ? 1 : 0  // chroma rows
+        let desc = av_pix_fmt_desc_get(pixelFormat)!.pointee
+        let (shiftX, shiftY) = (Int(desc.log2_chroma_w), Int(desc.log2_chroma_h))
         frame.withUnsafeBytes { b in
             var src: [UnsafePointer<UInt8>?] = [b.baseAddress!.assumingMemoryBound(to: UInt8.self) + sy * frame.bytesPerRow + sx * 4, nil, nil, nil]
             var srcStride: [Int32] = [Int32(frame.bytesPerRow), 0, 0, 0]
-            let bytesPerSample = codec.pixelFormat == AV_PIX_FMT_YUV420P ? 1 : 2
+            let bytesPerSample = desc.comp.0.depth > 8 ? 2 : 1
             var dst: [UnsafeMutablePointer<UInt8>?] = (0..<4).map { i in
                 guard let p = vfx_frame_plane(pic, Int32(i)) else { return nil }
                 let ls = Int(vfx_frame_linesize(pic, Int32(i)))
-                return i == 0 ? p + dy * ls + dx * bytesPerSample : p + (dy >> shift) * ls + (dx >> 1) * bytesPerSample
+                // Planes 0 (luma) and 3 (alpha) are full size; 1 and 2 subsampled.
+                let full = i == 0 || i == 3
+                return p + (full ? dy : dy >> shiftY) * ls + (full ? dx : dx >> shiftX) * bytesPerSample
             }
             var dstStride: [Int32] = (0..<4).map { vfx_frame_linesize(pic, Int32($0)) }
             _ = sws_scale(scaler, &src, &srcStride, 0, Int32(sh), &dst, &dstStride)
         }
     }
 
-    /// Limited-range black in every plane (letterbox bars).
+    /// Limited-range black in every plane (letterbox bars); transparent where alpha is kept.
     private func blackFill(_ pic: UnsafeMutablePointer<AVFrame>) {
-        let ten = codec.pixelFormat != AV_PIX_FMT_YUV420P
-        for plane in 0..<3 {
+        let desc = av_pix_fmt_desc_get(pixelFormat)!.pointee
+        let ten = desc.comp.0.depth > 8
+        for plane in 0..<(keepsAlpha ? 4 : 3) {
             guard let p = vfx_frame_plane(pic, Int32(plane)) else { continue }
             let ls = Int(vfx_frame_linesize(pic, Int32(plane)))
-            let rows = plane == 0 || ten ? height : height / 2
-            if ten {
+            let rows = plane == 0 || plane == 3 ? height : (height + (1 << desc.log2_chroma_h) - 1) >> desc.log2_chroma_h
+            if plane == 3 {
+                memset(p, 0, ls * rows)
+            } else if ten {
                 let v: UInt16 = plane == 0 ? 64 : 512
                 for y in 0..<rows { UnsafeMutableRawPointer(p + y * ls).bindMemory(to: UInt16.self, capacity: ls / 2).update(repeating: v, count: ls / 2) }
             } else {
                 memset(p, plane == 0 ? 16 : 128, ls * rows)
+            }
+        }
+    }
+
+    /// Composites `frame` (straight alpha) over an opaque colour, in place.
+    static func composite(_ frame: inout Frame, over background: (red: UInt8, green: UInt8, blue: UInt8)) {
+        let bg = [Int(background.blue), Int(background.green), Int(background.red)]
+        let (w, h, stride) = (frame.width, frame.height, frame.bytesPerRow)
+        frame.withUnsafeMutableBytes { bytes in
+            let p = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            for y in 0..<h {
+                let row = p + y * stride
+                for x in 0..<w {
+                    let px = row + 4 * x
+                    let a = Int(px[3])
+                    if a == 255 { continue }
+                    for c in 0..<3 { px[c] = UInt8((Int(px[c]) * a + bg[c] * (255 - a) + 127) / 255) }
+                    px[3] = 255
+                }
             }
         }
     }

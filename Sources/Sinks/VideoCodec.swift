@@ -20,17 +20,35 @@ public enum VideoCodec: String, Sendable, CaseIterable {
         }
     }
 
-    /// Pixel format written: 4:2:0 so every player opens it (ProRes is 4:2:2 10-bit by definition).
-    var pixelFormat: AVPixelFormat { self == .prores ? AV_PIX_FMT_YUV422P10LE : AV_PIX_FMT_YUV420P }
+    /// Pixel format written: 4:2:0 so every player opens it; ProRes 10-bit 4:2:2, or
+    /// 4:4:4 for its 4444 profiles. With `alpha`, the formats that carry it: ProRes 4444
+    /// (yuva444p10) and VP9 (yuva420p, written to WebM as its alpha_mode side stream).
+    func pixelFormat(preset: String?, alpha: Bool) -> AVPixelFormat {
+        switch self {
+        case .prores:
+            if alpha { return AV_PIX_FMT_YUVA444P10LE }
+            return preset?.hasPrefix("4444") == true ? AV_PIX_FMT_YUV444P10LE : AV_PIX_FMT_YUV422P10LE
+        case .vp9: return alpha ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P
+        default: return AV_PIX_FMT_YUV420P
+        }
+    }
+
+    /// Whether this codec can keep transparency with `preset` (ProRes only in its 4444 profiles).
+    func carriesAlpha(preset: String?) -> Bool {
+        switch self {
+        case .vp9: return true
+        case .prores: return preset == nil || preset!.hasPrefix("4444")
+        default: return false
+        }
+    }
 
     /// Whether width and height must be even (chroma subsampled vertically and horizontally).
     var needsEvenSize: Bool { true }
 
     /// The speed presets every codec but ProRes takes: x264's names, fastest first.
     public static let speedPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
-    /// ProRes's presets are its 4:2:2 profiles (4444 needs 4:4:4 pictures, which the
-    /// encoder sink does not feed yet).
-    public static let proresProfiles = ["proxy", "lt", "standard", "hq"]
+    /// ProRes's presets are its profiles: 4:2:2 (proxy to hq) and 4:4:4 with alpha (4444, 4444xq).
+    public static let proresProfiles = ["proxy", "lt", "standard", "hq", "4444", "4444xq"]
 
     /// The `--preset` names this codec takes.
     public var presets: [String] { self == .prores ? Self.proresProfiles : Self.speedPresets }
@@ -38,7 +56,7 @@ public enum VideoCodec: String, Sendable, CaseIterable {
     /// Encoder options for quality settings. `preset` is one of ``presets``: x264's
     /// speed names for every codec (VP9 maps them to its deadline and cpu-used, SVT-AV1
     /// to its preset number), ProRes's profile names for ProRes.
-    func options(crf: Int?, preset: String?, bitrate: Int?) throws(SinkError) -> [(String, String)] {
+    func options(crf: Int?, preset: String?, bitrate: Int?, alpha: Bool = false) throws(SinkError) -> [(String, String)] {
         if let preset, !presets.contains(preset) {
             throw SinkError(path: "--preset", reason: "'\(preset)' is not a \(rawValue) preset; use \(presets.joined(separator: ", "))")
         }
@@ -61,7 +79,8 @@ public enum VideoCodec: String, Sendable, CaseIterable {
             if bitrate == nil { o.append(("crf", String(crf ?? 35))) }
             o.append(("preset", String(speed.map { [12, 11, 10, 9, 8, 6, 4, 3, 2][$0] } ?? 8)))
         case .prores:
-            o.append(("profile", String(preset.flatMap { Self.proresProfiles.firstIndex(of: $0) } ?? 2)))
+            // Without a preset: standard, or 4444 to keep transparency.
+            o.append(("profile", String(preset.flatMap { Self.proresProfiles.firstIndex(of: $0) } ?? (alpha ? 4 : 2))))
         }
         return o
     }

@@ -36,7 +36,7 @@ struct Apply: ParsableCommand {
     @Option(parsing: .unconditional, help: "Quality: constant rate factor (lower is better; x264 default 23).")
     var crf: Int?
 
-    @Option(help: "Encoder speed: ultrafast, superfast, veryfast (default), faster, fast, medium, slow, slower or veryslow, for every codec (VP9 and AV1 map them to their own settings); for ProRes its profile: proxy, lt, standard (default) or hq.")
+    @Option(help: "Encoder speed: ultrafast, superfast, veryfast (default), faster, fast, medium, slow, slower or veryslow, for every codec (VP9 and AV1 map them to their own settings); for ProRes its profile: proxy, lt, standard (default), hq, 4444 or 4444xq (4444 by default for a transparent input).")
     var preset: String?
 
     @Option(parsing: .unconditional, help: "Target bit rate instead of CRF, e.g. 4M or 2500k.")
@@ -47,6 +47,9 @@ struct Apply: ParsableCommand {
 
     @Option(help: "How the picture fits --size: fit (letterbox), fill (crop) or stretch.")
     var fit: EncoderSink.Fit = .fit
+
+    @Option(help: ArgumentHelp("Colour a transparent input is composited over when the output cannot keep alpha (H.264, HEVC, AV1; ProRes 4:2:2): #RRGGBB or black, white, grey, green, blue, red (default black).", valueName: "colour"))
+    var background: BackgroundColour = BackgroundColour(red: 0, green: 0, blue: 0)
 
     @Flag(name: .customLong("no-audio"), help: "Drop the audio.")
     var noAudio = false
@@ -125,6 +128,8 @@ struct Apply: ParsableCommand {
         settings.size = size.map { ($0.width, $0.height) }
         settings.fit = fit
         settings.frameRate = configuration.frameRate
+        settings.alpha = source.info.video.hasAlpha
+        settings.background = (background.red, background.green, background.blue)
         if !noAudio && !source.info.audio.isEmpty {
             settings.audioInput = media
             settings.audioStart = configuration.start
@@ -259,6 +264,22 @@ struct SizeArgument: ExpressibleByArgument {
 }
 
 /// `--bitrate`: bits per second, with k/M suffixes.
+/// `--background`: #RRGGBB or a few names.
+struct BackgroundColour: ExpressibleByArgument {
+    var red: UInt8, green: UInt8, blue: UInt8
+
+    init(red: UInt8, green: UInt8, blue: UInt8) { (self.red, self.green, self.blue) = (red, green, blue) }
+
+    init?(argument: String) {
+        let names: [String: (UInt8, UInt8, UInt8)] = ["black": (0, 0, 0), "white": (255, 255, 255), "grey": (128, 128, 128), "gray": (128, 128, 128),
+                                                      "green": (0, 255, 0), "blue": (0, 0, 255), "red": (255, 0, 0)]
+        if let c = names[argument.lowercased()] { (red, green, blue) = c; return }
+        let hex = argument.hasPrefix("#") ? String(argument.dropFirst()) : argument
+        guard hex.count == 6, hex.allSatisfy(\.isHexDigit), let v = UInt32(hex, radix: 16) else { return nil }
+        (red, green, blue) = (UInt8(v >> 16), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF))
+    }
+}
+
 struct BitRate: ExpressibleByArgument {
     var bitsPerSecond: Int
 

@@ -69,7 +69,7 @@ struct Probe: ParsableCommand {
                 ?? "\(hdr), not tone-mapped (--tonemap off): frames look flat and pale")
         }
         row("scan", v.scan)
-        row("alpha", v.hasAlpha ? "yes (vidfx does not keep it yet: its frames are opaque)" : "no")
+        row("alpha", v.hasAlpha ? "yes (kept by dump to PNG and apply to .mov --codec prores or .webm; composited over --background otherwise)" : "no")
         if info.audio.isEmpty { row("audio", "none") }
         for a in info.audio {
             var text = "#\(a.index) \(a.codec), \(a.sampleRate) Hz, \(a.channelLayout ?? "\(a.channels) channels")"
