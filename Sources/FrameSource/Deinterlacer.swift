@@ -29,7 +29,8 @@ final class Deinterlacer {
     /// Codecs whose pictures say whether they are interlaced: their flags are believed.
     static let flaggingCodecs: Set<AVCodecID> = [AV_CODEC_ID_H264, AV_CODEC_ID_HEVC, AV_CODEC_ID_MPEG2VIDEO, AV_CODEC_ID_MPEG1VIDEO,
                                                  AV_CODEC_ID_VC1, AV_CODEC_ID_MPEG4, AV_CODEC_ID_PRORES, AV_CODEC_ID_DVVIDEO,
-                                                 AV_CODEC_ID_DNXHD, AV_CODEC_ID_H263]
+                                                 AV_CODEC_ID_DNXHD, AV_CODEC_ID_H263,
+                                                 AV_CODEC_ID_RAWVIDEO]  // captured frames: the driver gives the field order
     /// Whether the first pictures are measured with idet when none is flagged.
     private let measuresContent: Bool
 

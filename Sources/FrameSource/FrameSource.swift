@@ -41,6 +41,13 @@ public final class FrameSource: Sendable {
     /// - Throws: ``FrameSourceError`` naming the input and the cause.
     public init(input: MediaInput, configuration: Configuration = Configuration()) throws(FrameSourceError) {
         try configuration.validate(input: input.location)
+        if input.isLive {
+            func live(_ what: String) -> FrameSourceError {
+                FrameSourceError(input: input.location, kind: .invalidConfiguration, reason: "a live capture cannot \(what)")
+            }
+            if configuration.loop != .once { throw live("loop (it has no end to loop from)") }
+            if configuration.start > Rational(0) { throw live("start later (it has no timeline to seek in; --duration limits it)") }
+        }
         self.mediaInput = input
         self.configuration = configuration
         let interrupt = InterruptFlag(timeout: input.network.timeout)

@@ -9,6 +9,9 @@ import Synchronization
 /// libavcodec). Owned by one thread at a time; every FFmpeg object it creates is
 /// freed in `deinit`.
 final class VideoDecoder {
+    /// libavdevice's formats, registered once, when the first device is opened.
+    private static let devicesRegistered: Bool = { avdevice_register_all(); return true }()
+
     /// Number of decoders alive in the process (tests check that it returns to zero).
     static let liveCount = Atomic<Int>(0)
 
@@ -107,7 +110,16 @@ final class VideoDecoder {
             }
         }
         interrupt.limitBytes(FrameSource.openingByteLimit)
-        var r = avformat_open_input(&handles.format, url, nil, &options)
+        var deviceFormat: UnsafePointer<AVInputFormat>?
+        if let device = media.device {
+            _ = VideoDecoder.devicesRegistered
+            guard let f = av_find_input_format(device.format) else {
+                throw FrameSourceError(input: input, kind: .unsupportedCodec, reason: "no '\(device.format)' capture in this FFmpeg build (libavdevice)")
+            }
+            deviceFormat = f
+            for (key, value) in device.options { av_dict_set(&options, key, value, 0) }
+        }
+        var r = avformat_open_input(&handles.format, url, deviceFormat, &options)
         interrupt.disarmFailFast()
         if r < 0 {
             interrupt.watch(nil)

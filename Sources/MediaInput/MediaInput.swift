@@ -69,9 +69,29 @@ public final class MediaInput: Sendable {
         let pointer: OpaquePointer
     }
 
+    /// A capture device read through libavdevice: FFmpeg's input format name and what
+    /// it opens.
+    public struct Device: Sendable, Equatable {
+        /// libavdevice's format: `x11grab`, `v4l2`…
+        public var format: String
+        /// What the format opens: a display (`:99+10,20`), a device node (`/dev/video0`).
+        public var url: String
+        /// Options for the format (`video_size`, `framerate`, `input_format`…).
+        public var options: [String: String]
+    }
+
+    /// The device this input is, when it is one: `x11grab:DISPLAY[+x,y]` (screen
+    /// capture), `/dev/videoN` (a V4L2 camera), or any location with `format` given.
+    public let device: Device?
+
     /// Describes an input; nothing is opened until a reader asks.
+    /// - Parameters:
+    ///   - format: libavdevice's input format to read `location` with (`x11grab`,
+    ///     `v4l2`…); nil to tell by the location.
+    ///   - formatOptions: options for that format (`video_size=1280x720`).
     /// - Throws: ``MediaInputError`` when a network setting cannot work.
-    public init(_ location: String, access: Access = .stream, network: Network = Network()) throws(MediaInputError) {
+    public init(_ location: String, access: Access = .stream, network: Network = Network(),
+                format: String? = nil, formatOptions: [String: String] = [:]) throws(MediaInputError) {
         func bad(_ reason: String) -> MediaInputError { MediaInputError(input: location, reason: reason) }
         guard network.timeout > .zero else { throw bad("timeout must be positive") }
         // Scalars, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
@@ -88,7 +108,22 @@ public final class MediaInput: Sendable {
         self.location = location
         self.access = access
         self.network = network
+        if let format {
+            device = Device(format: format, url: location.hasPrefix("\(format):") ? String(location.dropFirst(format.count + 1)) : location,
+                            options: formatOptions)
+        } else if location.hasPrefix("x11grab:") {
+            device = Device(format: "x11grab", url: String(location.dropFirst("x11grab:".count)), options: formatOptions)
+        } else if location.hasPrefix("/dev/video") {
+            device = Device(format: "v4l2", url: location, options: formatOptions)
+        } else {
+            guard formatOptions.isEmpty else { throw bad("input options are for capture devices (x11grab:DISPLAY, /dev/videoN, --input-format)") }
+            device = nil
+        }
+        if let device, device.url.isEmpty { throw bad("no \(device.format) device named (x11grab:DISPLAY, e.g. x11grab::0)") }
     }
+
+    /// Whether the input is live (a capture device): no duration, no seeking, no looping.
+    public var isLive: Bool { device != nil }
 
     deinit {
         if case .open(let d) = download.withLock({ $0 }) { vfx_download_release(d.pointer) }
@@ -114,6 +149,7 @@ public final class MediaInput: Sendable {
     /// The path or URL FFmpeg opens when no custom reader is used.
     package var ffmpegURL: String {
         if isStandardInput { return "pipe:0" }
+        if let device { return device.url }
         if location.hasPrefix("file://") { return URL(string: location)?.path ?? location }
         return location
     }

@@ -155,10 +155,31 @@ struct SourceOptions: ParsableArguments {
     @OptionGroup var color: ColorOptions
     @OptionGroup var network: NetworkOptions
 
+    @Option(name: .customLong("input-format"), help: ArgumentHelp(
+        "Read the input with this libavdevice format: x11grab (screen), v4l2 (camera)… (x11grab:DISPLAY and /dev/videoN need none).",
+        valueName: "format"))
+    var inputFormat: String?
+
+    @Option(name: .customLong("input-option"), help: ArgumentHelp(
+        "An option for a capture device, KEY=VALUE (video_size=1280x720, framerate=30, draw_mouse=0…); repeat for several.",
+        valueName: "key=value"))
+    var inputOptions: [String] = []
+
+    func validate() throws {
+        for o in inputOptions where !o.contains("=") || o.hasPrefix("=") {
+            throw ValidationError("--input-option: '\(o)' is not KEY=VALUE")
+        }
+    }
+
     /// The input, described for `access` (nothing is read yet), with a one-line error
     /// naming it when a network setting cannot work.
     func input(_ location: String, access: MediaInput.Access) throws -> MediaInput {
-        do { return try MediaInput(location, access: access, network: network.settings) } catch {
+        var options: [String: String] = [:]
+        for o in inputOptions {
+            let parts = o.split(separator: "=", maxSplits: 1)
+            options[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+        }
+        do { return try MediaInput(location, access: access, network: network.settings, format: inputFormat, formatOptions: options) } catch {
             throw CommandFailure(message: error.description)
         }
     }
