@@ -22,7 +22,8 @@ import argparse, concurrent.futures, os, random, shutil, struct, subprocess, sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MEDIA = os.path.join(ROOT, "testmedia")
 SEEDS = ["h264-30fps.mp4", "h264-30fps-faststart.mp4", "h264-noaudio.mp4", "vp9-opus.webm", "vfr.mp4", "rotated90.mp4",
-         "odd-161x121-sar4x3.mp4", "bars-bt709-10bit.mp4", "one-frame.mp4", "still.png", "still.jpg", "audio-only.m4a"]
+         "odd-161x121-sar4x3.mp4", "bars-bt709-10bit.mp4", "one-frame.mp4", "still.png", "still.jpg", "audio-only.m4a",
+         "hlg-10bit.mkv", "interlaced.ts", "alpha-vp9.webm"]
 BOXES = [b"moov", b"trak", b"mdia", b"minf", b"stbl", b"stsz", b"stco", b"stts", b"stsc", b"stss", b"mdat", b"ftyp",
          b"mvhd", b"tkhd", b"hdlr", b"avcC", b"esds", b"elst", b"ctts"]
 # Numbers at and past every bound the command line has (issue 18's table and more).

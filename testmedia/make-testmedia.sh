@@ -168,3 +168,15 @@ fi
 # at x = 10 t, y = 30, so a face at (x, y) in the photograph is at (x - 10 t, y - 30).
 ff -loop 1 -framerate 30 -i crowd.jpg -vf "crop=780:500:x='10*t':y=30,format=yuv420p" -t 2 \
   -c:v libx264 -crf 18 -pix_fmt yuv420p -movflags +faststart crowd.mp4
+
+# Real-world picture kinds (issue 15), small, so that bench/fuzz.py mutates them too:
+#   hlg-10bit.mkv: the crowd pan as 10-bit HEVC HLG (reference white at 203 nits), 160x104, 0.5 s.
+#   interlaced.ts: a moving test pattern woven into top-field-first MPEG-2 fields, 160x120, 0.5 s.
+#   alpha-vp9.webm: a test pattern, opaque left and 25% opaque right, VP9 with alpha_mode, 160x120, 0.5 s.
+ff -i crowd.mp4 -t 0.5 -vf "scale=160:104,setsar=1,format=yuv444p16le,zscale=tin=bt709:min=bt709:pin=bt709:rin=tv:t=arib-std-b67:m=bt2020nc:p=bt2020:r=tv:npl=203,format=yuv420p10le" \
+  -c:v libx265 -preset ultrafast -x265-params log-level=error:colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc \
+  -color_primaries bt2020 -color_trc arib-std-b67 -colorspace bt2020nc hlg-10bit.mkv
+ff -f lavfi -i "testsrc2=s=160x120:r=60000/1001:d=0.5" -vf "interlace=scan=tff:lowpass=0,setfield=tff" \
+  -c:v mpeg2video -q:v 2 -flags +ilme+ildct -top 1 interlaced.ts
+ff -f lavfi -i "testsrc2=s=160x120:d=0.5,format=yuva444p,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='if(lt(X,80),255,64)'" \
+  -c:v libvpx-vp9 -pix_fmt yuva420p alpha-vp9.webm
