@@ -71,6 +71,9 @@ bench: setup
 	python3 bench/effects.py
 	python3 bench/apply.py
 	python3 bench/preview.py
+	python3 bench/hdr.py
+	python3 bench/deinterlace.py
+	python3 bench/seek.py
 
 ## fuzz: mutated media and hostile command lines through the ASan build (bench/fuzz.py);
 ## CASES=… SEED=… to vary. Fails on any crash, hang or sanitizer report.

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Cost of a seek: `vidfx dump --at T` against `ffmpeg -ss T -i CLIP -frames:v 1`, same clip, same run.
+
+    python3 bench/seek.py [--runs 7] [--at 7.5]
+
+Makes a 1080p30 H.264 clip (testsrc2, 10 s, a keyframe every 2 s) and a 1080p MPEG-TS
+copy of it under bench/out/, then alternates, for each:
+
+    vidfx dump CLIP --at T --format png -o DIR -q -y
+    ffmpeg -ss T -i CLIP -frames:v 1 -y OUT.png
+
+and prints median wall times with ranges and the ratio (vidfx / ffmpeg: below 1 is
+faster). Both decode from the keyframe before T and write one PNG.
+"""
+import argparse, os, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "bench", "out")
+
+
+def clips():
+    mp4 = os.path.join(OUT, "seek-1080p30-10s.mp4")
+    ts = os.path.join(OUT, "seek-1080p30-10s.ts")
+    os.makedirs(OUT, exist_ok=True)
+    if not os.path.exists(mp4):
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=10",
+                        "-c:v", "libx264", "-preset", "veryfast", "-g", "60", "-pix_fmt", "yuv420p", mp4], check=True)
+    if not os.path.exists(ts):
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", mp4, "-c", "copy", "-f", "mpegts", ts], check=True)
+    return {"mp4": mp4, "ts": ts}
+
+
+def measure(cmd):
+    start = time.monotonic()
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr.decode(errors='replace')}")
+    return time.monotonic() - start
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--at", default="7.5")
+    args = ap.parse_args()
+    subprocess.run(["swift", "build", "-c", "release", "--product", "vidfx"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    vidfx = os.path.join(ROOT, ".build", "release", "vidfx")
+    work = tempfile.mkdtemp()
+    print(f"one still at {args.at} s from a 10 s 1080p30 clip, {args.runs} runs each, interleaved; median (range)")
+    for kind, src in clips().items():
+        jobs = {"vidfx": [vidfx, "dump", src, "--at", args.at, "--format", "png", "-o", os.path.join(work, "v"), "-q", "-y"],
+                "ffmpeg": ["ffmpeg", "-nostdin", "-v", "error", "-ss", args.at, "-i", src, "-frames:v", "1", "-y", os.path.join(work, "f.png")]}
+        runs = {k: [] for k in jobs}
+        for _ in range(args.runs):
+            for k, cmd in jobs.items():
+                runs[k].append(measure(cmd))
+        v, f = statistics.median(runs["vidfx"]), statistics.median(runs["ffmpeg"])
+        print(f"{kind:4s} vidfx {v:.3f} s ({min(runs['vidfx']):.3f}–{max(runs['vidfx']):.3f})  "
+              f"ffmpeg {f:.3f} s ({min(runs['ffmpeg']):.3f}–{max(runs['ffmpeg']):.3f})  vidfx/ffmpeg {v / f:.2f}")
+
+
+if __name__ == "__main__":
+    main()
