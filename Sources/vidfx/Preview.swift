@@ -88,11 +88,15 @@ struct Preview: ParsableCommand {
         configuration.frameRate = fps.value
         if let start { configuration.start = start.value }
         configuration.outputLimit = duration?.value
+        let media = try self.source.input(input, access: .stream)
+        if media.isLive && loop != nil {
+            throw CommandFailure(message: "\(input): a live capture cannot loop (it has no end to loop from)")
+        }
         // The player decides when looping ends (the l key can turn it on and off), so the
-        // source loops on; standard input cannot be rewound.
-        configuration.loop = input == "-" ? .once : .forever
+        // source loops on; standard input cannot be rewound, and a capture has no end.
+        configuration.loop = input == "-" || media.isLive ? .once : .forever
         configuration.prefetch = 2
-        let source = try FrameSource(input: self.source.input(input, access: .stream), configuration: configuration)
+        let source = try FrameSource(input: media, configuration: configuration)
         defer { source.close() }
 
         // Catch Ctrl-C before any sink changes the terminal, so that the sinks are always

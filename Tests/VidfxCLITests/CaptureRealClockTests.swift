@@ -112,6 +112,13 @@ import Testing
             let bad = try CLI.run(["dump", "x11grab::\(display.number)", "-o", dir.appendingPathComponent("x").path] + option)
             #expect(bad.status != 0 && bad.stderr.contains(words) && bad.stderr.split(separator: "\n").count == 1, "\(bad.stderr)")
         }
+        // preview plays it once (a capture has no end to loop from) at its own pace.
+        let preview = try CLI.run(["preview", "x11grab::\(display.number)", "--sink", "y4m", "--duration", "1"])
+        #expect(preview.status == 0, "\(preview.stderr)")
+        let y4mFrames = String(decoding: preview.stdout, as: UTF8.self).components(separatedBy: "FRAME").count - 1
+        #expect(y4mFrames >= 1 && y4mFrames <= 30, "\(y4mFrames) frames in 1 s")
+        let looped = try CLI.run(["preview", "x11grab::\(display.number)", "--sink", "y4m", "--loop", "2"])
+        #expect(looped.status != 0 && looped.stderr.contains("a live capture cannot loop"), "\(looped.stderr)")
         let noDisplay = try CLI.run(["probe", "x11grab::\(display.number + 1000)"])
         #expect(noDisplay.status != 0 && noDisplay.stderr.hasPrefix("vidfx: x11grab::\(display.number + 1000):"), "\(noDisplay.stderr)")
     }
