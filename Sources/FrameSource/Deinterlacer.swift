@@ -98,6 +98,11 @@ final class Deinterlacer {
                 continue
             }
             defer { av_frame_free(&owned) }
+            // Where the pictures' flags decide, a flagged picture later in the stream
+            // (a progressive opening, then interlaced) turns deinterlacing on from there.
+            if decision == "" && mode == .auto && !measuresContent && vfx_frame_interlaced(picture) != 0 {
+                decision = "deint=interlaced:parity=auto"
+            }
             guard decision != "" else {
                 if picture != frame { av_frame_unref(frame); av_frame_move_ref(frame, picture) }
                 return true
@@ -118,7 +123,8 @@ final class Deinterlacer {
         }
     }
 
-    /// Decides from the first pictures: flagged interlaced → deinterlace those flagged;
+    /// Decides from the first pictures: flagged interlaced → deinterlace those flagged
+    /// (the first picture is enough; later ones are watched in ``next(into:read:)``);
     /// nothing that could say → idet over up to ``measuredPictures``, and every picture
     /// if it finds more interlaced than progressive ones.
     private func measure(_ read: (UnsafeMutablePointer<AVFrame>) throws(FrameSourceError) -> Bool) throws(FrameSourceError) {
@@ -126,7 +132,10 @@ final class Deinterlacer {
         var counts = (tff: 0, bff: 0, progressive: 0)
         let result = av_frame_alloc()
         defer { var r = result; av_frame_free(&r) }
-        while held.count < Deinterlacer.measuredPictures {
+        // Where the flags decide, the first picture's is enough (later ones are watched
+        // as they come): no look-ahead, so a live capture gains no latency.
+        let lookAhead = measuresContent ? Deinterlacer.measuredPictures : 1
+        while held.count < lookAhead {
             var picture = av_frame_alloc()
             guard let p = picture, try read(p) else { av_frame_free(&picture); ended = true; break }
             held.append(p)
