@@ -44,6 +44,8 @@ final class VideoDecoder {
     private let streamIndex: Int32
     private let interrupt: InterruptFlag
     private var draining = false
+    /// Set by a seek: video packets are skipped up to the next key frame.
+    private var awaitingKeyframe = false
     private(set) var skippedDamage = 0
     /// Set when the container's index points past the end of the file.
     let truncation: String?
@@ -284,6 +286,12 @@ final class VideoDecoder {
                 }
             }
             guard pkt.pointee.stream_index == streamIndex else { continue }
+            if awaitingKeyframe {
+                // After a seek, packets before the first key frame only decode to damaged
+                // pictures that are thrown away: skip them unread by the decoder.
+                guard pkt.pointee.flags & AV_PKT_FLAG_KEY != 0 else { continue }
+                awaitingKeyframe = false
+            }
             let s = avcodec_send_packet(cc, pkt)
             if s < 0, s != VFX_AVERROR_EAGAIN {
                 if s == VFX_AVERROR_INVALIDDATA { noteDamage(s); continue }
@@ -303,6 +311,7 @@ final class VideoDecoder {
         if deinterlacing { target -= nominalFrameDuration ?? 1 }
         let r = av_seek_frame(fmt, streamIndex, target, AVSEEK_FLAG_BACKWARD)
         avcodec_flush_buffers(cc)
+        awaitingKeyframe = r >= 0
         deinterlacer?.reset()
         draining = false
         readError = nil
