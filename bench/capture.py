@@ -8,6 +8,7 @@ Starts Xvfb (-noreset) at --size, then for each tool starts a 30 fps capture to 
 pipe and, 20 times, paints the screen a new colour with xsetroot and times how long the
 first frame in that colour takes to arrive on the pipe (after a frame in the old colour):
 
+    vidfx dump x11grab::N --format bgra -o - --input-option draw_mouse=0
     vidfx preview x11grab::N --sink y4m --input-option draw_mouse=0
     ffmpeg -f x11grab -draw_mouse 0 -framerate 30 -i :N -f yuv4mpegpipe -pix_fmt yuv420p -
 
@@ -18,6 +19,16 @@ import argparse, os, statistics, subprocess, sys, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COLOURS = ["#FF0000", "#0000FF"]
+
+
+def raw_frames(pipe, width, height, on_frame):
+    """Reads raw BGRA from `pipe`, calling on_frame(blue of the centre pixel) per frame."""
+    size = width * height * 4
+    while True:
+        data = pipe.read(size)
+        if len(data) < size:
+            return
+        on_frame(data[(height // 2 * width + width // 2) * 4])
 
 
 def frames(pipe, width, height, on_frame):
@@ -38,7 +49,7 @@ def frames(pipe, width, height, on_frame):
         on_frame(data[y])
 
 
-def measure(cmd, display, width, height, changes):
+def measure(cmd, display, width, height, changes, reader=None):
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     lock = threading.Condition()
     state = {"luma": None, "count": 0}
@@ -48,7 +59,7 @@ def measure(cmd, display, width, height, changes):
             state["luma"], state["count"] = luma, state["count"] + 1
             lock.notify_all()
 
-    reader = threading.Thread(target=frames, args=(p.stdout, width, height, seen), daemon=True)
+    reader = threading.Thread(target=reader or frames, args=(p.stdout, width, height, seen), daemon=True)
     reader.start()
     latencies = []
     try:
@@ -89,13 +100,16 @@ def main():
                 break
             time.sleep(0.05)
         jobs = {
+            "vidfx dump --format bgra -o -": ([vidfx, "dump", f"x11grab:{display}", "--format", "bgra", "-o", "-",
+                                               "--input-option", "draw_mouse=0"], raw_frames),
             "vidfx preview --sink y4m": [vidfx, "preview", f"x11grab:{display}", "--sink", "y4m", "--input-option", "draw_mouse=0"],
             "ffmpeg x11grab -> yuv4mpegpipe": ["ffmpeg", "-nostdin", "-v", "error", "-f", "x11grab", "-draw_mouse", "0", "-framerate", "30",
                                                "-i", display, "-f", "yuv4mpegpipe", "-pix_fmt", "yuv420p", "-"],
         }
         print(f"{args.size} Xvfb screen, {args.changes} colour changes per tool; milliseconds from xsetroot's return to the first frame showing it")
-        for name, cmd in jobs.items():
-            ms = sorted(measure(cmd, display, width, height, args.changes))
+        for name, job in jobs.items():
+            cmd, reader = job if isinstance(job, tuple) else (job, None)
+            ms = sorted(measure(cmd, display, width, height, args.changes, reader))
             p90 = ms[int(0.9 * (len(ms) - 1))]
             print(f"{name:34s} median {statistics.median(ms):6.1f}  range {ms[0]:.1f}–{ms[-1]:.1f}  p90 {p90:.1f}")
     finally:

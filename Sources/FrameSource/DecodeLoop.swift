@@ -49,6 +49,7 @@ final class DecodeLoop: @unchecked Sendable {
         let rate = configuration.frameRate
         var cadence = Cadence(rate: rate, limit: configuration.outputLimit.map { Cadence(rate: rate).firstTick(atOrAfter: $0) })
         let still = decoder.info.isStillImage
+        let live = decoder.media.isLive
         // A still has no timeline: it is shown for `duration`, or one tick.
         let start = still ? Rational(0) : configuration.start
         let stillLength = configuration.duration ?? rate.inverse
@@ -138,6 +139,16 @@ final class DecodeLoop: @unchecked Sendable {
                             av_frame_unref(picture)
                             av_frame_move_ref(picture, next)
                             held = Held(sourceTime: t, pass: pass)
+                        }
+                        // A live capture: the next tick shows this picture now, rather than
+                        // once the next picture says how long this one lasts (a frame of
+                        // latency, 62 → 28 ms from screen to dump's output at 720p). Only a
+                        // picture arriving within the same tick could have claimed it, and a
+                        // capture runs at about the cadence's rate.
+                        if live {
+                            var until = shownAt + rate.inverse
+                            if let segmentEnd { until = min(until, offset + (segmentEnd - start)) }  // --duration
+                            guard try show(cadence.ticks(before: until)) else { return }
                         }
                         if cadence.isExhausted { return }
                         picturesThisPass += 1
