@@ -18,11 +18,17 @@ enum Annotation {
     static func line(_ a: Point, _ b: Point, thickness: Double, color: UInt32, into dst: UnsafeMutablePointer<UInt32>,
                      stride: Int, width: Int, height: Int, rows: Range<Int>) {
         let half = max(0.5, thickness / 2)
+        // Boxes carried along a track's motion can leave the frame, and a coordinate can
+        // be anything a detector said: clip in floating point, before any Int.
+        guard a.x.isFinite, a.y.isFinite, b.x.isFinite, b.y.isFinite, half.isFinite else { return }
+        guard max(a.x, b.x) + half >= 0, min(a.x, b.x) - half <= Double(width),
+              max(a.y, b.y) + half >= Double(rows.lowerBound), min(a.y, b.y) - half <= Double(rows.upperBound) else { return }
         let top = max(rows.lowerBound, Int((min(a.y, b.y) - half).rounded(.down)))
         let bottom = min(rows.upperBound, min(height, Int((max(a.y, b.y) + half).rounded(.up)) + 1))
         guard top < bottom else { return }
         let left = max(0, Int((min(a.x, b.x) - half).rounded(.down)))
         let right = min(width, Int((max(a.x, b.x) + half).rounded(.up)) + 1)
+        guard left < right else { return }
         let (dx, dy) = (b.x - a.x, b.y - a.y)
         let length2 = dx * dx + dy * dy
         for y in top..<bottom {
@@ -55,8 +61,9 @@ enum Annotation {
     static func caption(_ text: String, x: Double, y: Double, scale: Int, color: UInt32, background: UInt32,
                         into dst: UnsafeMutablePointer<UInt32>, stride: Int, width: Int, height: Int, rows: Range<Int>) {
         let w = text.count * Caption.advance(scale: scale), h = Caption.lineHeight(scale: scale)
-        let cx = max(scale, min(width - w - scale, Int(x)))
-        let cy = max(scale, min(height - h - scale, Int(y)))
+        guard x.isFinite, y.isFinite else { return }
+        let cx = max(scale, min(width - w - scale, Int(max(-1e6, min(1e6, x)))))
+        let cy = max(scale, min(height - h - scale, Int(max(-1e6, min(1e6, y)))))
         Caption.draw(text, into: dst, stride: stride, width: width, height: height, x: cx, y: cy, scale: scale,
                      color: color, background: background, rows: rows)
     }

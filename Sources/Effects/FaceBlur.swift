@@ -50,8 +50,12 @@ public struct FaceBlur: LayerEffect {
 
     private func redact(_ shape: Rect, src: SourceImage, dst: UnsafeMutablePointer<UInt32>, stride: Int, rows: Range<Int>) {
         let (w, h) = (src.width, src.height)
-        let x0 = max(0, Int(shape.x.rounded(.down))), x1 = min(w, Int((shape.x + shape.width).rounded(.up)))
-        let y0 = max(0, Int(shape.y.rounded(.down))), y1 = min(h, Int((shape.y + shape.height).rounded(.up)))
+        // Clipped to the frame in floating point first: a box carried along its track
+        // can leave the frame, and Int() of a non-finite or huge value traps.
+        guard shape.x.isFinite, shape.y.isFinite, shape.width.isFinite, shape.height.isFinite else { return }
+        func clip(_ v: Double, _ limit: Int) -> Int { Int(max(0, min(Double(limit), v))) }
+        let x0 = clip(shape.x.rounded(.down), w), x1 = clip((shape.x + shape.width).rounded(.up), w)
+        let y0 = clip(shape.y.rounded(.down), h), y1 = clip((shape.y + shape.height).rounded(.up), h)
         guard x0 < x1, y0 < y1 else { return }
         let top = max(y0, rows.lowerBound), bottom = min(y1, rows.upperBound)
         guard top < bottom else { return }

@@ -31,7 +31,7 @@ public struct FaceBox: LayerEffect {
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
         Annotation.copy(src, into: dst, stride: destinationStride, rows: rows)
         let (w, h) = (src.width, src.height)
-        for face in context.observations where face.kind == .face {
+        for face in context.observations where face.kind == .face && face.bounds.meets(width: w, height: h) {
             Annotation.outline(Annotation.corners(face.bounds), thickness: thickness, color: color, into: dst,
                                stride: destinationStride, width: w, height: h, rows: rows)
             if landmarks {

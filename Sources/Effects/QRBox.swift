@@ -27,7 +27,7 @@ public struct QRBox: LayerEffect {
 
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
         Annotation.copy(src, into: dst, stride: destinationStride, rows: rows)
-        for code in context.observations where code.kind.isCode {
+        for code in context.observations where code.kind.isCode && code.bounds.meets(width: src.width, height: src.height) {
             let corners = code.corners.count == 4 ? code.corners : Annotation.corners(code.bounds)
             Annotation.outline(corners, thickness: thickness, color: color, into: dst, stride: destinationStride,
                                width: src.width, height: src.height, rows: rows)

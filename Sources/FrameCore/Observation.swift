@@ -54,6 +54,13 @@ public struct Rect: Sendable, Hashable, Codable {
         return union > 0 ? inter / union : 0
     }
 
+    /// Whether the rectangle has finite coordinates and overlaps a `width` × `height`
+    /// frame: what drawing effects check before drawing a box or its caption.
+    public func meets(width: Int, height: Int) -> Bool {
+        guard x.isFinite, y.isFinite, self.width.isFinite, self.height.isFinite else { return false }
+        return x + self.width > 0 && y + self.height > 0 && x < Double(width) && y < Double(height)
+    }
+
     /// The rectangle grown by `fraction` of its size on every side.
     public func padded(by fraction: Double) -> Rect {
         Rect(x: x - width * fraction, y: y - height * fraction, width: width * (1 + 2 * fraction), height: height * (1 + 2 * fraction))

@@ -94,6 +94,26 @@ import Testing
         }
     }
 
+    /// Boxes carried along a track's motion leave the frame (a panning preview crashed on
+    /// one just past the right edge), and a detector may say anything: nothing traps, and
+    /// a box wholly outside changes nothing.
+    @Test(arguments: [Rect(x: 2000, y: 100, width: 50, height: 60), Rect(x: -300, y: 100, width: 50, height: 60),
+                      Rect(x: 100, y: -500, width: 50, height: 60), Rect(x: 100, y: 5000, width: 50, height: 60),
+                      Rect(x: 1e300, y: -1e300, width: 1e300, height: 1e300), Rect(x: .nan, y: 10, width: 50, height: .infinity)])
+    func boxesOutsideTheFrameAreHarmless(box: Rect) throws {
+        var frame = try photograph()
+        let corners = [Point(x: box.x, y: box.y), Point(x: box.x + box.width, y: box.y), Point(x: box.x + box.width, y: box.y + box.height),
+                       Point(x: box.x, y: box.y + box.height)]
+        frame.observations = [Observation(kind: .face, bounds: box, confidence: 0.9, trackID: 7),
+                              Observation(kind: .qr, bounds: box, corners: corners, payload: "x", confidence: 1, trackID: 8)]
+        for text in ["faceblur", "faceblur:mode=pixelate", "faceblur:mode=fill", "facebox:label=id", "qrbox"] {
+            let out = try EffectChain(parsing: text).apply(to: frame)
+            var same = true
+            for y in 0..<frame.height { for x in 0..<frame.width where frame.pixel(x: x, y: y) != out.pixel(x: x, y: y) { same = false } }
+            #expect(same, "\(text) changed the frame for \(box)")
+        }
+    }
+
     @Test func boxesAreDrawnOnTheOutlineOnly() throws {
         var frame = try photograph()
         let code = Observation(kind: .qr, bounds: Rect(x: 300, y: 300, width: 100, height: 100),
