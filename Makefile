@@ -13,8 +13,12 @@ export LSAN_OPTIONS := suppressions=$(CURDIR)/.lsan-suppressions:print_suppressi
 setup:
 	@scripts/setup.sh
 
+# The face network is a library of its own, loaded by vidfx when faces are asked for.
+FACENET := VidfxFaceNet
+
 build: setup
 	VIDFX_TARGET_CPU=$(TARGET_CPU) $(SWIFT) build -c release --product vidfx --scratch-path $(RELEASE)
+	VIDFX_TARGET_CPU=$(TARGET_CPU) $(SWIFT) build -c release --product $(FACENET) --scratch-path $(RELEASE)
 	@echo "built $(RELEASE)/release/vidfx$(if $(TARGET_CPU), (effects tuned for $(TARGET_CPU)))"
 
 ## install: the release binary, its man page (swift-argument-parser's generate-manual
@@ -24,6 +28,7 @@ MANUAL := $(RELEASE)/plugins/GenerateManual/outputs/vidfx/vidfx.1
 install: build
 	VIDFX_TARGET_CPU=$(TARGET_CPU) $(SWIFT) package --scratch-path $(RELEASE) plugin generate-manual --configuration release
 	install -Dm755 $(RELEASE)/release/vidfx $(DESTDIR)$(PREFIX)/bin/vidfx
+	install -Dm755 $(RELEASE)/release/lib$(FACENET).so $(DESTDIR)$(PREFIX)/lib/vidfx/lib$(FACENET).so
 	install -Dm644 $(MANUAL) $(DESTDIR)$(PREFIX)/share/man/man1/vidfx.1
 	install -Dm644 models/centerface.onnx $(DESTDIR)$(PREFIX)/share/vidfx/centerface.onnx
 	mkdir -p $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
@@ -56,11 +61,13 @@ ASAN_FILTER := grep -v "Cannot export local symbol '__asan"
 
 test-unit:
 	$(SWIFT) build --build-tests
+	$(SWIFT) build --product $(FACENET)
 	$(SWIFT) test --skip-build --parallel --skip $(REALCLOCK)
 	$(SWIFT) test --skip-build --no-parallel --filter $(REALCLOCK)
 
 test-asan:
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
+	$(SWIFT) build --product $(FACENET) --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
 	$(SWIFT) test --skip-build --parallel --skip $(REALCLOCK) --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 \
 	  | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
 	$(SWIFT) test --skip-build --no-parallel --filter $(REALCLOCK) --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 \
@@ -81,6 +88,7 @@ CASES ?= 1000
 SEED ?= 1
 fuzz: setup
 	$(SWIFT) build --sanitize=address --scratch-path $(ASAN_SCRATCH) --product vidfx 2>&1 | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
+	$(SWIFT) build --sanitize=address --scratch-path $(ASAN_SCRATCH) --product $(FACENET) 2>&1 | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
 	python3 bench/fuzz.py --cases $(CASES) --seed $(SEED) --binary $(ASAN_SCRATCH)/debug/vidfx
 
 testmedia:

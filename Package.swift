@@ -27,6 +27,9 @@ let package = Package(
         .library(name: "Effects", targets: ["Effects"]),
         .library(name: "Sinks", targets: ["Sinks"]),
         .library(name: "Detection", targets: ["Detection"]),
+        // The face network (OpenCV dnn behind a C API), loaded by Detection at run time
+        // rather than linked: see FaceNetLibrary.
+        .library(name: "VidfxFaceNet", type: .dynamic, targets: ["CFaceNet"]),
         .executable(name: "vidfx", targets: ["vidfx"]),
     ],
     dependencies: [
@@ -68,7 +71,7 @@ let package = Package(
             cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
             linkerSettings: [.linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_core")]
         ),
-        .target(name: "Detection", dependencies: ["FrameCore", "CZbar", "CFaceNet"], swiftSettings: strict),
+        .target(name: "Detection", dependencies: ["FrameCore", "CZbar"], swiftSettings: strict),
         // The preview window: SDL2 (what ffplay uses), kept out of the Sinks library so
         // that users of Sinks need no libsdl2-dev.
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),

@@ -1,4 +1,3 @@
-import CFaceNet
 import Foundation
 public import FrameCore
 
@@ -18,6 +17,7 @@ public final class FaceDetector: Detector {
     /// The longer side of the picture the network sees.
     public let largestSide: Int
     private let net: OpaquePointer
+    private let library: FaceNetLibrary
     private var blob: [Float] = []
     private var maps: [Float] = []
 
@@ -38,16 +38,18 @@ public final class FaceDetector: Detector {
         guard FileManager.default.isReadableFile(atPath: modelPath) else {
             throw DetectionError(modelPath, "no face model here (make setup fetches it, or set VIDFX_FACE_MODEL)")
         }
+        let library = try FaceNetLibrary.shared.get()
         var message = [CChar](repeating: 0, count: 512)
-        guard let net = vfx_facenet_open(modelPath, &message, Int32(message.count)) else {
+        guard let net = library.open(modelPath, &message, Int32(message.count)) else {
             throw DetectionError(modelPath, FaceDetector.text(message))
         }
         self.net = net
+        self.library = library
         self.threshold = threshold
         self.largestSide = max(32, largestSide)
     }
 
-    deinit { vfx_facenet_free(net) }
+    deinit { library.free(net) }
 
     /// Where the model is looked for: `$VIDFX_FACE_MODEL`; beside an installed binary
     /// (`PREFIX/share/vidfx/centerface.onnx`); in the source tree's `models/` folder,
@@ -69,7 +71,10 @@ public final class FaceDetector: Detector {
     }
 
     /// How many threads OpenCV uses for one network run (0: its default, every core).
-    public static func setThreads(_ threads: Int) { vfx_facenet_threads(Int32(threads)) }
+    /// Nothing when the network's library cannot be loaded (making a detector says why).
+    public static func setThreads(_ threads: Int) {
+        if case .success(let library) = FaceNetLibrary.shared { library.threads(Int32(threads)) }
+    }
 
     public func detect(_ frame: Frame) throws(DetectionError) -> [Observation] {
         let scale = min(1, Double(largestSide) / Double(max(frame.width, frame.height)))
@@ -81,7 +86,7 @@ public final class FaceDetector: Detector {
         var message = [CChar](repeating: 0, count: 512)
         let r = blob.withUnsafeBufferPointer { b in
             maps.withUnsafeMutableBufferPointer { m in
-                vfx_facenet_run(net, b.baseAddress, Int32(w), Int32(h), m.baseAddress, Int32(Self.channels), &message, Int32(message.count))
+                library.run(net, b.baseAddress, Int32(w), Int32(h), m.baseAddress, Int32(Self.channels), &message, Int32(message.count))
             }
         }
         guard r == 0 else { throw DetectionError("face detector", FaceDetector.text(message)) }

@@ -100,3 +100,60 @@ import Testing
         #expect(r.stdout.isEmpty)
     }
 }
+
+/// The face network is loaded at run time: vidfx runs without OpenCV, and faces then
+/// fail with one line naming what is missing. A copy of the binary in a folder of its
+/// own stands for a machine without the library, or without OpenCV.
+@Suite struct FaceNetLibraryTests {
+    @Test func aMissingFaceNetworkOrOpenCVIsOneLine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-nofacenet-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let binary = dir.appendingPathComponent("vidfx")
+        try FileManager.default.copyItem(at: CLI.executable, to: binary)
+        func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+            let p = Process()
+            p.executableURL = binary
+            p.arguments = arguments
+            p.currentDirectoryURL = CLI.directory
+            // The model is found; only the library is not.
+            p.environment = ProcessInfo.processInfo.environment.merging(
+                ["VIDFX_FACE_MODEL": CLI.directory.appendingPathComponent("models/centerface.onnx").path]) { $1 }
+            p.standardOutput = FileHandle.nullDevice
+            let err = Pipe()
+            p.standardError = err
+            try p.run()
+            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            return (p.terminationStatus, text)
+        }
+        // Everything but faces works without the library.
+        #expect(try run(["probe", CLI.media("crowd.mp4")]).status == 0)
+        #expect(try run(["detect", CLI.media("qr-binary.png"), "-q"]).status == 0)
+        let none = try run(["detect", CLI.media("crowd.jpg"), "--what", "faces"])
+        #expect(none.status == 1 && none.stderr.contains("libVidfxFaceNet.so is not beside vidfx"), "\(none.stderr)")
+        #expect(none.stderr.split(separator: "\n").count == 1, "\(none.stderr)")
+
+        // A library that needs a shared library the machine lacks, as the real one needs OpenCV.
+        let dep = dir.appendingPathComponent("dep.c"), fake = dir.appendingPathComponent("fake.c")
+        try "int vidfx_missing_dependency(void) { return 1; }\n".write(to: dep, atomically: true, encoding: .utf8)
+        try "int vidfx_missing_dependency(void);\nint vfx_facenet_threads(int n) { return vidfx_missing_dependency() + n; }\n"
+            .write(to: fake, atomically: true, encoding: .utf8)
+        func cc(_ a: [String]) throws {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            p.arguments = ["cc"] + a
+            p.currentDirectoryURL = dir
+            try p.run()
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 0, "cc \(a)")
+        }
+        try cc(["-shared", "-fPIC", "-o", "libvidfxmissingdep.so", "dep.c"])
+        try cc(["-shared", "-fPIC", "-o", "libVidfxFaceNet.so", "fake.c", "-L.", "-lvidfxmissingdep"])
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("libvidfxmissingdep.so"))
+        let missing = try run(["detect", CLI.media("crowd.jpg"), "--what", "faces"])
+        #expect(missing.status == 1 && missing.stderr.contains("cannot load OpenCV's dnn module")
+                && missing.stderr.contains("libvidfxmissingdep.so"), "\(missing.stderr)")
+        #expect(missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
+    }
+}
