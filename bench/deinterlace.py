@@ -14,10 +14,10 @@ moving 1080p59.94 test pattern under bench/out/, then alternates:
 and prints median wall times (with ranges) and each tool's cost of deinterlacing per
 picture: (with - without) / pictures.
 """
-import argparse, os, statistics, subprocess, sys, time
+import argparse, os, statistics, subprocess, sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "bench", "out")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import OUT, ROOT, release_vidfx, wall  # noqa: E402
 
 
 def clip(seconds):
@@ -30,12 +30,6 @@ def clip(seconds):
     return path
 
 
-def measure(cmd):
-    start = time.monotonic()
-    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    if p.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr.decode(errors='replace')}")
-    return time.monotonic() - start
 
 
 def main():
@@ -43,8 +37,7 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=6)
     args = ap.parse_args()
-    subprocess.run(["swift", "build", "-c", "release", "--product", "vidfx"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    vidfx = os.path.join(ROOT, ".build", "release", "vidfx")
+    vidfx = release_vidfx()
     src = clip(args.seconds)
     pictures = int(args.seconds * 30000 / 1001)
     ff = ["ffmpeg", "-nostdin", "-v", "error", "-i", src, "-vf"]
@@ -57,7 +50,7 @@ def main():
     runs = {name: [] for name in jobs}
     for _ in range(args.runs):
         for name, cmd in jobs.items():
-            runs[name].append(measure(cmd))
+            runs[name].append(wall(cmd))
     med = {name: statistics.median(w) for name, w in runs.items()}
     print(f"clip: {os.path.relpath(src, ROOT)} (1920x1080i, {pictures} pictures), {args.runs} runs each, interleaved")
     for name, walls in runs.items():

@@ -15,10 +15,10 @@ says (reference white 203 nits). Then alternates, per clip:
 and prints the median wall time, its range, and the speed-up over ffmpeg (ffmpeg's
 time / vidfx's). The issue's floor for the shipped engine is 3x.
 """
-import argparse, os, statistics, subprocess, sys, time
+import argparse, os, statistics, subprocess, sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "bench", "out")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import OUT, ROOT, release_vidfx, wall  # noqa: E402
 CHAIN = ("zscale=t=linear:npl=203,format=gbrpf32le,zscale=p=bt709,"
          "tonemap=tonemap=mobius:desat=0:peak={peak},zscale=t=bt709:m=bt709:r=pc,format=bgra")
 
@@ -39,12 +39,6 @@ def clip(transfer, seconds):
     return path
 
 
-def measure(cmd):
-    start = time.monotonic()
-    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    if p.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr.decode(errors='replace')}")
-    return time.monotonic() - start
 
 
 def main():
@@ -52,8 +46,7 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=8)
     args = ap.parse_args()
-    subprocess.run(["swift", "build", "-c", "release", "--product", "vidfx"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    vidfx = os.path.join(ROOT, ".build", "release", "vidfx")
+    vidfx = release_vidfx()
     print(f"{args.seconds} s of 1080p30 per clip, {args.runs} runs each, interleaved; median (range) wall seconds")
     print(f"{'clip':5s} {'command':38s} {'wall s':>22s} {'vs ffmpeg':>10s}")
     for transfer in ["arib-std-b67", "smpte2084"]:
@@ -68,7 +61,7 @@ def main():
         runs = {name: [] for name in jobs}
         for _ in range(args.runs):
             for name, cmd in jobs.items():
-                runs[name].append(measure(cmd))
+                runs[name].append(wall(cmd))
         base = statistics.median(runs["ffmpeg zscale,tonemap"])
         for name, walls in runs.items():
             m = statistics.median(walls)

@@ -12,10 +12,10 @@ copy of it under bench/out/, then alternates, for each:
 and prints median wall times with ranges and the ratio (vidfx / ffmpeg: below 1 is
 faster). Both decode from the keyframe before T and write one PNG.
 """
-import argparse, os, statistics, subprocess, sys, tempfile, time
+import argparse, os, statistics, subprocess, sys, tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "bench", "out")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import OUT, ROOT, release_vidfx, wall  # noqa: E402
 
 
 def clips():
@@ -30,12 +30,6 @@ def clips():
     return {"mp4": mp4, "ts": ts}
 
 
-def measure(cmd):
-    start = time.monotonic()
-    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    if p.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr.decode(errors='replace')}")
-    return time.monotonic() - start
 
 
 def main():
@@ -43,8 +37,7 @@ def main():
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--at", default="7.5")
     args = ap.parse_args()
-    subprocess.run(["swift", "build", "-c", "release", "--product", "vidfx"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    vidfx = os.path.join(ROOT, ".build", "release", "vidfx")
+    vidfx = release_vidfx()
     work = tempfile.mkdtemp()
     print(f"one still at {args.at} s from a 10 s 1080p30 clip, {args.runs} runs each, interleaved; median (range)")
     for kind, src in clips().items():
@@ -53,7 +46,7 @@ def main():
         runs = {k: [] for k in jobs}
         for _ in range(args.runs):
             for k, cmd in jobs.items():
-                runs[k].append(measure(cmd))
+                runs[k].append(wall(cmd))
         v, f = statistics.median(runs["vidfx"]), statistics.median(runs["ffmpeg"])
         print(f"{kind:4s} vidfx {v:.3f} s ({min(runs['vidfx']):.3f}–{max(runs['vidfx']):.3f})  "
               f"ffmpeg {f:.3f} s ({min(runs['ffmpeg']):.3f}–{max(runs['ffmpeg']):.3f})  vidfx/ffmpeg {v / f:.2f}")

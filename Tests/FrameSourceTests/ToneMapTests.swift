@@ -10,13 +10,9 @@ import Testing
 @Suite struct ToneMapTests {
     /// A scratch folder with the SDR original and its HLG and PQ versions.
     final class Clips: Sendable {
-        let dir: URL
-        init() throws {
-            dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-hdr-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        }
-        deinit { try? FileManager.default.removeItem(at: dir) }
-        func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+        let scratch: ScratchDirectory
+        init() throws { scratch = try ScratchDirectory("vidfx-hdr") }
+        func path(_ name: String) -> String { scratch.path(name) }
 
         /// The first frame of the crowd clip at 318x180 as BGRA, the SDR original.
         func original() throws -> Data {

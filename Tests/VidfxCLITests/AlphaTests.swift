@@ -7,13 +7,9 @@ import Testing
 /// The clips are a test pattern, opaque on the left half and 25% opaque on the right.
 @Suite struct AlphaTests {
     final class Clips: Sendable {
-        let dir: URL
-        init() throws {
-            dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-alpha-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        }
-        deinit { try? FileManager.default.removeItem(at: dir) }
-        func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+        let scratch: ScratchDirectory
+        init() throws { scratch = try ScratchDirectory("vidfx-alpha") }
+        func path(_ name: String) -> String { scratch.path(name) }
         func ffmpeg(_ a: [String]) throws -> Data { try Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-y"] + a) }
 
         /// `name` encoded with `codec` options from the half-transparent pattern.

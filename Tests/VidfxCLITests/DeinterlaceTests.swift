@@ -7,13 +7,9 @@ import Testing
 /// and as VP9 WebM, whose stream says nothing of its scan.
 @Suite struct DeinterlaceTests {
     final class Clips: Sendable {
-        let dir: URL
-        init() throws {
-            dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-fields-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        }
-        deinit { try? FileManager.default.removeItem(at: dir) }
-        func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+        let scratch: ScratchDirectory
+        init() throws { scratch = try ScratchDirectory("vidfx-fields") }
+        func path(_ name: String) -> String { scratch.path(name) }
         func ffmpeg(_ a: [String]) throws -> Data { try Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-y"] + a) }
 
         /// `fields.ts` (flagged), `unflagged.webm` (no scan information), `progressive.mp4`.
