@@ -78,7 +78,7 @@ struct StreamColor: Sendable, Equatable {
 
 /// HDR (HLG, PQ; BT.2020) to SDR BT.709 BGRA. libavfilter's zscale + tonemap is the
 /// reference; the shipped engine samples that same chain once per clip into a 3-D
-/// table over Y'CbCr and interpolates it per pixel in C, on every core.
+/// table over the signal's R'G'B' and interpolates it per pixel in C, on every core.
 final class ToneMap {
     let color: StreamColor
     let curve: String
@@ -93,7 +93,7 @@ final class ToneMap {
     /// per octave above VFX_TABLE3D_TRANSFER_FLOOR), each step's middle. zimg takes BT.709
     /// as display-referred, so this is BT.1886's inverse (a pure 2.4 gamma), not the
     /// camera's OETF.
-    private let transfer: [UInt8] = (0..<Int(VFX_TABLE3D_TRANSFER_SIZE)).map { i in
+    private static let transfer: [UInt8] = (0..<Int(VFX_TABLE3D_TRANSFER_SIZE)).map { i in
         let shift = 23 - Int(VFX_TABLE3D_TRANSFER_BITS)
         let first = Int(VFX_TABLE3D_TRANSFER_FLOOR.bitPattern) >> shift
         let light = Double(Float(bitPattern: UInt32(((first + i) << shift) | (1 << (shift - 1)))))
@@ -265,7 +265,7 @@ final class ToneMap {
         // Slices of rows on every core; each has its own chroma rows.
         let slices = min(max(1, ProcessInfo.processInfo.activeProcessorCount), max(1, height / 16))
         map.withUnsafeBufferPointer { mp in
-        transfer.withUnsafeBufferPointer { curve in
+        ToneMap.transfer.withUnsafeBufferPointer { curve in
         table.withUnsafeBufferPointer { t in
             target.withUnsafeMutableBytes { bytes in
                 let dst = UnsafeMutableRawBufferPointer(bytes)

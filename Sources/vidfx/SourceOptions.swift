@@ -94,7 +94,7 @@ struct ColorOptions: ParsableArguments {
     var keepPixelAspect = false
 
     @Option(name: .customLong("tonemap"), help: ArgumentHelp(
-        "HDR (HLG, PQ) to SDR BT.709: auto (hable), hable, mobius, reinhard, clip, or off (the raw signal, flat and washed out).",
+        "HDR (HLG, PQ) to SDR BT.709: auto (mobius), mobius, hable, reinhard, clip, or off (the raw signal, flat and washed out).",
         valueName: "operator"))
     var toneMapping: FrameSource.ToneMapping = .auto
 
