@@ -308,7 +308,10 @@ final class VideoDecoder {
         // a frame earlier still: bwdif makes a picture from its neighbours too, and the
         // target must have the one before it, as it has when decoded from the top.
         var target = startPts + seconds.floor(in: timeBase)
-        if deinterlacing { target -= nominalFrameDuration ?? 1 }
+        // Only once decided: before the first picture the decision is unknown, and
+        // guessing "yes" cost a progressive seek onto a key frame a whole GOP more; the
+        // decode loop backs off when the first picture comes too late.
+        if deinterlacer?.decision.map({ !$0.isEmpty }) == true { target -= nominalFrameDuration ?? 1 }
         let r = av_seek_frame(fmt, streamIndex, target, AVSEEK_FLAG_BACKWARD)
         avcodec_flush_buffers(cc)
         awaitingKeyframe = r >= 0
