@@ -10,7 +10,11 @@ copy of it under bench/out/, then alternates, for each:
     ffmpeg -ss T -i CLIP -frames:v 1 -y OUT.png
 
 and prints median wall times with ranges and the ratio (vidfx / ffmpeg: below 1 is
-faster). Both decode from the keyframe before T and write one PNG.
+faster), and whether each still is the picture on screen at T: its PSNR against that
+picture decoded from the top (inf: the same picture; a wrong one scores ~13 dB here).
+On the TS, ffmpeg -ss starts at the first key frame after where its search lands and
+returns the picture at 8.0 s for 7.5 s, and none at all (exit 0) for 9.9 s; vidfx goes
+back to the key frame before T.
 """
 import argparse, os, statistics, subprocess, sys, tempfile
 
@@ -32,6 +36,15 @@ def clips():
 
 
 
+def psnr(a, b):
+    """PSNR of picture a against b, as ffmpeg's psnr filter prints it; "no picture" when a is missing."""
+    if not os.path.exists(a):
+        return "no picture"
+    p = subprocess.run(["ffmpeg", "-nostdin", "-i", a, "-i", b, "-lavfi", "psnr", "-f", "null", "-"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return p.stderr.rsplit("average:", 1)[1].split()[0] + " dB" if "average:" in p.stderr else "?"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
@@ -40,16 +53,24 @@ def main():
     vidfx = release_vidfx()
     work = tempfile.mkdtemp()
     print(f"one still at {args.at} s from a 10 s 1080p30 clip, {args.runs} runs each, interleaved; median (range)")
-    for kind, src in clips().items():
+    all_clips = clips()
+    reference = os.path.join(work, "reference.png")
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", all_clips["mp4"], "-vf", f"select=gte(t\\,{args.at})",
+                    "-frames:v", "1", "-y", reference], check=True)
+    for kind, src in all_clips.items():
         jobs = {"vidfx": [vidfx, "dump", src, "--at", args.at, "--format", "png", "-o", os.path.join(work, "v"), "-q", "-y"],
                 "ffmpeg": ["ffmpeg", "-nostdin", "-v", "error", "-ss", args.at, "-i", src, "-frames:v", "1", "-y", os.path.join(work, "f.png")]}
         runs = {k: [] for k in jobs}
         for _ in range(args.runs):
             for k, cmd in jobs.items():
+                # A stale still must not pass for this run's (ffmpeg exits 0 having written none).
+                subprocess.run(["rm", "-rf", os.path.join(work, "v" if k == "vidfx" else "f.png")], check=True)
                 runs[k].append(wall(cmd))
         v, f = statistics.median(runs["vidfx"]), statistics.median(runs["ffmpeg"])
         print(f"{kind:4s} vidfx {v:.3f} s ({min(runs['vidfx']):.3f}–{max(runs['vidfx']):.3f})  "
-              f"ffmpeg {f:.3f} s ({min(runs['ffmpeg']):.3f}–{max(runs['ffmpeg']):.3f})  vidfx/ffmpeg {v / f:.2f}")
+              f"ffmpeg {f:.3f} s ({min(runs['ffmpeg']):.3f}–{max(runs['ffmpeg']):.3f})  vidfx/ffmpeg {v / f:.2f}  "
+              f"PSNR vs the right picture: vidfx {psnr(os.path.join(work, 'v', 'frame_000000.png'), reference)}, "
+              f"ffmpeg {psnr(os.path.join(work, 'f.png'), reference)}")
 
 
 if __name__ == "__main__":

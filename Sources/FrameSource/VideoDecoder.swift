@@ -46,6 +46,19 @@ final class VideoDecoder {
     private var draining = false
     /// Set by a seek: video packets are skipped up to the next key frame.
     private var awaitingKeyframe = false
+    /// Set when a seek from the start found no key frame: later seeks refuse at once.
+    private var keyFramesMissing = false
+    /// Set by a seek that read its key frame's packet (in `packet`) to check where it is.
+    private var packetReady = false
+    /// Set by a seek: the target, in stream units, and the two latest packet times at or
+    /// before it seen since. A picture no other picture refers to, with a later one at or
+    /// before the target, is not the picture shown at the target: the decoder may skip it
+    /// (`AVDISCARD_NONREF`). When deinterlacing, or not yet decided, it takes two later ones,
+    /// so that the neighbour the deinterlacer makes the target with is decoded too.
+    private var seekTarget: Int64?
+    private var latestBeforeTarget: (Int64, Int64) = (Int64.min, Int64.min)
+    /// Packets the decoder was allowed to skip that way (it skips those no picture refers to).
+    private(set) var discardablePackets = 0
     private(set) var skippedDamage = 0
     /// Set when the container's index points past the end of the file.
     let truncation: String?
@@ -262,7 +275,10 @@ final class VideoDecoder {
                 throw VideoDecoder.error(input, r, context: "video decoding failed", interrupt: interrupt)
             }
             if draining { return false }
-            let rd = av_read_frame(fmt, pkt)
+            // The key frame a seek found is already read and mended.
+            let ready = packetReady
+            packetReady = false
+            let rd = ready ? 0 : av_read_frame(fmt, pkt)
             if rd < 0 {
                 if interrupt.stopRequested { return false }
                 if rd != VFX_AVERROR_EOF {
@@ -278,7 +294,7 @@ final class VideoDecoder {
             }
             interrupt.touch()
             defer { av_packet_unref(pkt) }
-            if let mender = handles.mender {
+            if !ready, let mender = handles.mender {
                 let tb = fmt.pointee.streams[Int(pkt.pointee.stream_index)]!.pointee.time_base
                 if vfx_mender_mend(mender, pkt, tb.num, tb.den) == 1 && vfx_mender_jumps(mender) == 1 {
                     let at = seconds(max(pkt.pointee.pts, pkt.pointee.dts) - startPts).seconds
@@ -292,6 +308,7 @@ final class VideoDecoder {
                 guard pkt.pointee.flags & AV_PKT_FLAG_KEY != 0 else { continue }
                 awaitingKeyframe = false
             }
+            cc.pointee.skip_frame = skippable(pkt.pointee.pts) ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
             let s = avcodec_send_packet(cc, pkt)
             if s < 0, s != VFX_AVERROR_EAGAIN {
                 if s == VFX_AVERROR_INVALIDDATA { noteDamage(s); continue }
@@ -300,10 +317,23 @@ final class VideoDecoder {
         }
     }
 
+    /// Whether a packet at `pts` may skip decoding if no picture refers to it: later
+    /// packets at or before the seek target have been read (see `seekTarget`).
+    /// The decoder still decodes reference pictures; only the rest are dropped.
+    private func skippable(_ pts: Int64) -> Bool {
+        // Past the target every picture is wanted (B-pictures before it may still follow).
+        guard let target = seekTarget, pts != VFX_AV_NOPTS_VALUE, pts <= target else { return false }
+        let skip = pts < (deinterlacing ? latestBeforeTarget.1 : latestBeforeTarget.0)
+        if pts > latestBeforeTarget.0 { latestBeforeTarget = (pts, latestBeforeTarget.0) }
+        else if pts < latestBeforeTarget.0, pts > latestBeforeTarget.1 { latestBeforeTarget.1 = pts }
+        if skip { discardablePackets += 1 }
+        return skip
+    }
+
     /// Seeks so that the next decoded picture is the last key frame at or before
     /// `seconds` (source timeline). Returns false when the input cannot seek.
     func seek(toSeconds seconds: Rational) -> Bool {
-        guard let fmt = format, let cc = codec else { return false }
+        guard let fmt = format, let cc = codec, let pkt = packet, !keyFramesMissing else { return false }
         // Rounded down, so that we land at or before the target. When deinterlacing,
         // a frame earlier still: bwdif makes a picture from its neighbours too, and the
         // target must have the one before it, as it has when decoded from the top.
@@ -312,14 +342,57 @@ final class VideoDecoder {
         // guessing "yes" cost a progressive seek onto a key frame a whole GOP more; the
         // decode loop backs off when the first picture comes too late.
         if deinterlacer?.decision.map({ !$0.isEmpty }) == true { target -= nominalFrameDuration ?? 1 }
-        let r = av_seek_frame(fmt, streamIndex, target, AVSEEK_FLAG_BACKWARD)
+        seekTarget = target
+        latestBeforeTarget = (Int64.min, Int64.min)
         avcodec_flush_buffers(cc)
-        awaitingKeyframe = r >= 0
         deinterlacer?.reset()
         draining = false
         readError = nil
-        if let mender = handles.mender { vfx_mender_reset(mender) }
-        return r >= 0
+        if packetReady { av_packet_unref(pkt); packetReady = false }
+        // Where a seek is a search by timestamp (MPEG-TS), it lands near the target, and
+        // the next key frame can be after it. Its packet says so before anything is
+        // decoded: seek 1, 2, 4… s earlier until the key frame is at or before the target.
+        let second = max(1, Rational(1).floor(in: timeBase))
+        var back: Int64 = 0
+        while true {
+            let from = max(startPts, target - back)
+            let r = av_seek_frame(fmt, streamIndex, from, AVSEEK_FLAG_BACKWARD)
+            if let mender = handles.mender { vfx_mender_reset(mender) }
+            guard r >= 0 else {
+                awaitingKeyframe = false
+                return false
+            }
+            if readKeyPacket(fmt, pkt) {
+                let pts = pkt.pointee.pts
+                if pts == VFX_AV_NOPTS_VALUE || pts <= target || from == startPts {
+                    packetReady = true  // decoded first, unread again
+                    awaitingKeyframe = false
+                    return true
+                }
+                av_packet_unref(pkt)
+            } else if from == startPts {
+                // No key frame from the start to the end: seeking cannot help; the decode
+                // loop reads the input from its first byte instead.
+                keyFramesMissing = true
+                return false
+            }
+            // The key frame is after the target, or none is left before the end (a target
+            // in the last GOP): look earlier.
+            back = back == 0 ? second : back * 2
+        }
+    }
+
+    /// Reads up to this stream's next key frame packet, mended, into `pkt`; false at the end.
+    private func readKeyPacket(_ fmt: UnsafeMutablePointer<AVFormatContext>, _ pkt: UnsafeMutablePointer<AVPacket>) -> Bool {
+        while av_read_frame(fmt, pkt) >= 0 {
+            if let mender = handles.mender {
+                let tb = fmt.pointee.streams[Int(pkt.pointee.stream_index)]!.pointee.time_base
+                _ = vfx_mender_mend(mender, pkt, tb.num, tb.den)
+            }
+            if pkt.pointee.stream_index == streamIndex, pkt.pointee.flags & AV_PKT_FLAG_KEY != 0 { return true }
+            av_packet_unref(pkt)
+        }
+        return false
     }
 
     /// Presentation time of a decoded picture in seconds on the source timeline.

@@ -6,7 +6,7 @@ import TestSupport
 /// where seeking is a search by timestamp (MPEG-TS, HLS) rather than an index lookup.
 /// The oracle is the same input dumped from the top with no seek at all.
 @Suite struct SeekTests {
-    /// A 10 s 30 fps clip (keyframe every second) as MPEG-TS, as fMP4 HLS, and a 23.976 fps
+    /// A 10 s 30 fps clip (keyframe every second) as MPEG-TS, as fMP4 HLS, as MP4, and a 23.976 fps
     /// soft-telecine MPEG-TS (pulldown flags, no repeated frames in the stream).
     static func inputs(in dir: URL) throws -> [String: String] {
         func ffmpeg(_ a: [String]) throws { _ = try Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-y"] + a) }
@@ -19,7 +19,10 @@ import TestSupport
         let telecine = dir.appendingPathComponent("telecine.ts").path
         try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=160x120:r=24000/1001:d=10", "-c:v", "libx264", "-preset", "ultrafast",
                     "-x264-params", "pulldown=32:fake-interlaced=1", "-g", "24", "-f", "mpegts", telecine])
-        return ["ts": ts, "hls-fmp4": hls.appendingPathComponent("index.m3u8").path, "telecine": telecine]
+        // MP4 with B-pictures: the seek skips the unreferenced ones on the way to the target.
+        let mp4 = dir.appendingPathComponent("clip.mp4").path
+        try ffmpeg(["-i", ts, "-c", "copy", mp4])
+        return ["ts": ts, "hls-fmp4": hls.appendingPathComponent("index.m3u8").path, "telecine": telecine, "mp4": mp4]
     }
 
     static func frames(_ arguments: [String], in dir: URL) throws -> [Data] {
@@ -31,7 +34,7 @@ import TestSupport
         return try names.map { try Data(contentsOf: out.appendingPathComponent($0)) }
     }
 
-    @Test(arguments: ["ts", "hls-fmp4", "telecine"])
+    @Test(arguments: ["ts", "hls-fmp4", "telecine", "mp4"])
     func seeksLandOnTheExactFrame(kind: String) throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-seek-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
