@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// One render across machines: `apply --segment I/N` renders a share of the ticks,
 /// `concat` joins the shares by stream copy and muxes the source's audio once.
@@ -92,6 +93,33 @@ import Testing
         let (sound, reference) = (try audio(parallel), try audio(single))
         #expect(sound.count > 100_000 && sound == reference)
         try CLIProcess.expectInSync(parallel)
+    }
+
+    /// The same render over ssh (`VIDFX_HOSTS`), to an sshd of the test's own on 127.0.0.1
+    /// and a local job slot: parallel copies the input there and each segment back. That
+    /// host shares this file system, which is where copying back and cleaning up could
+    /// delete the user's input or a segment: both must survive.
+    @Test func gnuParallelOverSSHRendersTheSameFileAsOneMachine() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try LoopbackSSHServer()
+        let script = CLI.directory.appendingPathComponent("scripts/render-parallel.sh").path
+        let input = path("in put.mp4")  // a space: options and paths must survive the remote shell
+        try FileManager.default.copyItem(atPath: CLI.media("h264-30fps.mp4"), toPath: input)
+        let before = try Data(contentsOf: URL(fileURLWithPath: input))
+        let overSSH = path("ssh.mp4"), single = path("single.mp4")
+        let args = ["-e", "sepia:amount=0@0,1@2s, oldtimes", "--crf", "0", "--duration", "2.5"]
+        let r = try CLIProcess.shell("s=$1 i=$2 o=$3 h=$4; shift 4; VIDFX=\"$0\" VIDFX_SEGMENTS=4 VIDFX_HOSTS=\"$h\" \"$s\" \"$i\" \"$o\" \"$@\"",
+                                     [script, input, overSSH, "2/\(server.sshLogin),1/:"] + args)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(server.acceptedLogins >= 4, "the jobs did not go through ssh")
+        #expect(try CLI.run(["apply", input, "-o", single, "-q"] + args).status == 0)
+        #expect(try frameHashes(overSSH) == frameHashes(single))
+        #expect(try audio(overSSH) == audio(single))
+        try CLIProcess.expectInSync(overSSH)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == before, "the input was changed or deleted")
+        let home = FileManager.default.homeDirectoryForCurrentUser.path
+        let left = try FileManager.default.contentsOfDirectory(atPath: home).filter { $0.hasPrefix("vidfx-render-") }
+        #expect(left.isEmpty, "left in the remote login folder: \(left)")
     }
 
     @Test func planListsTheSegmentsAsJSON() throws {
