@@ -10,9 +10,10 @@ cd "$(dirname "$0")/.."
 # python3: the loopback HTTP server of the remote-input tests.
 # zbar: QR and barcode detection (libzbar-dev), and zbarimg, the tests' oracle (zbar-tools).
 # OpenCV's dnn module (C++, 4.6): the face network. GNU parallel: scripts/render-parallel.sh,
-# and OpenSSH and rsync for its remote hosts (the tests start an sshd of their own on 127.0.0.1).
+# and OpenSSH and rsync for its remote hosts (the tests start an sshd of their own on 127.0.0.1);
+# Slurm and munge: scripts/render-slurm.sbatch, tried on a one-machine cluster (scripts/slurm-local.sh).
 packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev libavfilter-dev libavdevice-dev ffmpeg zlib1g-dev libsdl2-dev tmux python3
-          libzbar-dev zbar-tools libopencv-dnn-dev parallel openssh-client openssh-server rsync xvfb x11-xserver-utils)
+          libzbar-dev zbar-tools libopencv-dnn-dev parallel openssh-client openssh-server rsync slurmctld slurmd slurm-client munge xvfb x11-xserver-utils)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -122,6 +122,31 @@ import TestSupport
         #expect(left.isEmpty, "left in the remote login folder: \(left)")
     }
 
+    /// The Slurm script on a one-machine cluster the test starts: an array job for the
+    /// segments, a join that waits for them (afterok), the one-machine render's frames and
+    /// audio. A failing segment cancels the join and the script says so.
+    @Test func slurmArrayRendersTheSameFileAsOneMachine() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cluster = try LocalSlurmCluster(script: CLI.directory.appendingPathComponent("scripts/slurm-local.sh").path)
+        let script = CLI.directory.appendingPathComponent("scripts/render-slurm.sbatch").path
+        let viaSlurm = path("slurm.mp4"), single = path("single.mp4")
+        let args = ["-e", "sepia:amount=0@0,1@2s,oldtimes", "--crf", "0", "--start", "0.5", "--duration", "2"]
+        func submit(_ out: String, _ args: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
+            try CLIProcess.shell("cd \"$4\" && SLURM_CONF=\"$3\" VIDFX=\"$0\" IN=\"$1\" OUT=\"$2\" N=3 ARGS=\"$5\" WAIT=1 timeout 600 \"$6\"",
+                                 [CLI.directory.appendingPathComponent(CLI.media("h264-30fps.mp4")).path, out, cluster.environment["SLURM_CONF"]!, dir.path, args.joined(separator: " "), script])
+        }
+        let r = try submit(viaSlurm, args)
+        #expect(r.status == 0, "\(r.stderr)\nslurmctld: \(cluster.log("slurmctld"))\nslurmd: \(cluster.log("slurmd"))")
+        #expect(try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-o", single, "-q"] + args).status == 0)
+        #expect(try frameHashes(viaSlurm) == frameHashes(single))
+        #expect(try audio(viaSlurm) == audio(single))
+        try CLIProcess.expectInSync(viaSlurm)
+
+        let bad = try submit(path("bad.mp4"), ["--no-such-option"])
+        #expect(bad.status != 0 && bad.stderr.contains("did not complete"), "\(bad.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path("bad.mp4")))
+    }
+
     @Test func planListsTheSegmentsAsJSON() throws {
         let r = try CLI.run(["plan", CLI.media("h264-30fps.mp4"), "--segments", "4", "--loop", "2"])
         #expect(r.status == 0, "\(r.stderr)")
