@@ -147,6 +147,62 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: path("bad.mp4")))
     }
 
+    /// Joined segments play through every seam in the players people use. mpv decodes every
+    /// frame, the one-machine render's frames exactly when lossless, and warns of nothing.
+    /// Chromium's <video> plays to the end without an error and, seeked to the frame before
+    /// and the frame at each seam, shows the one-machine render's pictures.
+    @Test(arguments: [true, false])
+    func joinedSegmentsPlayThroughEverySeamInMpvAndChromium(lossless: Bool) throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let quality = lossless ? ["--crf", "0"] : []
+        let joined = path("joined.mp4"), single = path("single.mp4")
+        var parts: [String] = []
+        for i in 1...4 {
+            parts.append(path("seg\(i).mkv"))
+            let r = try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", "oldtimes", "--segment", "\(i)/4", "-o", parts.last!, "-q"] + quality)
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        #expect(try CLI.run(["concat"] + parts + ["--audio-from", CLI.media("h264-30fps.mp4"), "-o", joined, "-q"]).status == 0)
+        #expect(try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", "oldtimes", "-o", single, "-q"] + quality).status == 0)
+        let plan = try JSONSerialization.jsonObject(with: try CLI.run(["plan", CLI.media("h264-30fps.mp4"), "--segments", "4"]).stdout) as? [String: Any]
+        let seams = try #require(plan?["segments"] as? [[String: Any]]).dropFirst().compactMap { $0["firstTick"] as? Int }
+        #expect(seams.count == 3)
+
+        // mpv: every frame, through its own demuxer and decoder, as PNG files.
+        func mpvFrames(_ file: String) throws -> [Data] {
+            let out = path("mpv-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            let r = try CLIProcess.shell("exec mpv --no-config --msg-level=all=warn --vo=image --vo-image-format=png --vo-image-outdir=\"$2\" --ao=null --untimed --framedrop=no \"$1\"", [file, out])
+            #expect(r.status == 0 && r.stderr.isEmpty, "mpv on \(file): \(r.stderr)")
+            let names = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+            return try names.map { try Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent($0)) }
+        }
+        let mpvJoined = try mpvFrames(joined)
+        #expect(mpvJoined.count == 90)
+        if lossless { #expect(mpvJoined == (try mpvFrames(single))) }
+
+        // Chromium: to the end, then the frame before and the frame at each seam (mid-frame times).
+        let times: [Double] = seams.flatMap { (k: Int) -> [Double] in [(Double(k) - 0.5) / 30, (Double(k) + 0.5) / 30] }
+        func chromium(_ file: String) throws -> [String: Any] {
+            let driver = CLI.directory.appendingPathComponent("Tests/Support/browser_seams.py").path
+            let list = times.map { String(format: "%.5f", $0) }.joined(separator: ",")
+            let out = try Subprocess.output("/usr/bin/env", ["python3", driver, file, list])
+            return try #require(JSONSerialization.jsonObject(with: out) as? [String: Any])
+        }
+        let played = try chromium(joined)
+        #expect(played["ended"] as? Bool == true && played["error"] is NSNull, "\(played)")
+        #expect(abs((played["currentTime"] as? Double ?? 0) - (played["duration"] as? Double ?? -1)) < 0.001)
+        let seen = try #require(played["seeks"] as? [[String: Any]])
+        #expect(seen.count == times.count)
+        for (s, t) in zip(seen, times) { #expect(abs((s["currentTime"] as? Double ?? -1) - t) < 0.001, "\(s)") }
+        let hashes = seen.compactMap { $0["hash"] as? String }
+        #expect(Set(hashes).count == hashes.count, "each seek shows another picture: \(hashes)")
+        if lossless {
+            let reference = try #require(try chromium(single)["seeks"] as? [[String: Any]]).compactMap { $0["hash"] as? String }
+            #expect(hashes == reference)
+        }
+    }
+
     @Test func planListsTheSegmentsAsJSON() throws {
         let r = try CLI.run(["plan", CLI.media("h264-30fps.mp4"), "--segments", "4", "--loop", "2"])
         #expect(r.status == 0, "\(r.stderr)")
