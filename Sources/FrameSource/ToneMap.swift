@@ -93,12 +93,13 @@ final class ToneMap {
     /// per octave above VFX_TABLE3D_TRANSFER_FLOOR), each step's middle. zimg takes BT.709
     /// as display-referred, so this is BT.1886's inverse (a pure 2.4 gamma), not the
     /// camera's OETF.
+    /// Three bytes more than the steps: the AVX2 kernel reads 4 bytes at an index.
     private static let transfer: [UInt8] = (0..<Int(VFX_TABLE3D_TRANSFER_SIZE)).map { i in
         let shift = 23 - Int(VFX_TABLE3D_TRANSFER_BITS)
         let first = Int(VFX_TABLE3D_TRANSFER_FLOOR.bitPattern) >> shift
         let light = Double(Float(bitPattern: UInt32(((first + i) << shift) | (1 << (shift - 1)))))
         return UInt8((pow(min(light, 1), 1 / 2.4) * 255).rounded())
-    }
+    } + [0, 0, 0]
     private var graph: FilterGraph?
     private var graphKey: (Int32, Int32, Int32)?
 

@@ -6,7 +6,7 @@ import Testing
 
 /// HDR video made here from the crowd clip the way phones and graders carry SDR
 /// content in HDR (BT.2408: reference white at 203 nits), 318x180 so that the table's
-/// four-pixel loop also has a tail, and tone-mapped back.
+/// eight- and four-pixel loops also have tails (312 + 4 + 2), and tone-mapped back.
 @Suite struct ToneMapTests {
     /// A scratch folder with the SDR original and its HLG and PQ versions.
     final class Clips: Sendable {

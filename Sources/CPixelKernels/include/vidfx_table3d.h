@@ -49,6 +49,15 @@ typedef struct {
 ///   come after interpolation, exactly;
 /// - `transfer` (VFX_TABLE3D_TRANSFER_SIZE entries) takes light to 8-bit codes.
 /// Chroma is brought to full size bilinearly. `scratch` holds 4 * width + 8 uint16.
+/// Instruction sets of the kernel: SSE2 (any x86-64; plain C elsewhere), AVX2 with FMA.
+enum { VFX_TABLE3D_BASELINE = 0, VFX_TABLE3D_AVX2 = 1 };
+
+/// The kernel for one instruction set; 0 (nothing done) when this CPU lacks it. `transfer`
+/// has 3 readable bytes past its last step (the AVX2 kernel reads 4 bytes at an index).
+int vfx_table3d_rows_isa(int isa, const float *table, const uint8_t *transfer, const float *to_grid, const vfx_planes *src,
+                         uint8_t *dst, int dst_stride, int row_begin, int row_end, uint16_t *scratch);
+
+/// Rows [row_begin, row_end) of `src` through the table into BGRA, with the fastest kernel here.
 void vfx_table3d_rows(const float *table, const uint8_t *transfer, const float *to_grid, const vfx_planes *src,
                       uint8_t *dst, int dst_stride, int row_begin, int row_end, uint16_t *scratch);
 

@@ -1,0 +1,76 @@
+import CPixelKernels
+import Foundation
+import Testing
+
+/// The tone map's table kernel exists once per instruction set (SSE2 everywhere, AVX2 with
+/// FMA where the CPU has them, picked at run time). Both must make the same picture: fed
+/// the same planes, table and output curve, they differ by at most one code, in few pixels
+/// (fused multiply-adds round differently), and never in alpha.
+@Suite struct TableKernelTests {
+    /// A smooth, non-linear table over the grid (outside [0, 1] at the edges, as real ones
+    /// are), a monotone output curve, and random 10-bit 4:2:0 planes of an odd width.
+    @Test(arguments: [(333, 2, 10), (64, 1, 8)])
+    func everyInstructionSetMakesTheSamePicture(width: Int, bytes: Int, depth: Int) throws {
+        let n = Int(VFX_TABLE3D_POINTS), height = 12
+        var table = [Float](repeating: 0, count: n * n * n * 4)
+        for r in 0..<n { for g in 0..<n { for b in 0..<n {
+            let (fr, fg, fb) = (Float(r) / Float(n - 1), Float(g) / Float(n - 1), Float(b) / Float(n - 1))
+            let i = ((r * n + g) * n + b) * 4
+            table[i] = fr * fr * 1.2 - 0.05 + 0.1 * fg
+            table[i + 1] = sqrt(fg) * 0.9 + 0.05 * fb
+            table[i + 2] = fb * fr + 0.3 * fb - 0.02
+        } } }
+        // Monotone and coarse: an index one step off changes a code by at most one.
+        let curve = (0..<Int(VFX_TABLE3D_TRANSFER_SIZE)).map { UInt8($0 * 255 / (Int(VFX_TABLE3D_TRANSFER_SIZE) - 1)) } + [0, 0, 0]
+        // Y'CbCr codes scaled to 16 bits → grid coordinates (a BT.2020-like matrix).
+        let s = Float(n - 1) / 65535
+        let toGrid: [Float] = [s, 0, 1.47 * s, s, -0.16 * s, -0.57 * s, s, 1.88 * s, 0, -0.74 * Float(n - 1) + 4,
+                               0.5 * Float(n - 1) - 2, -0.94 * Float(n - 1) + 6]
+        var rng = SystemRandomNumberGenerator()
+        let cw = (width + 1) / 2, ch = height / 2
+        func plane(_ w: Int, _ h: Int) -> [UInt8] {
+            var p = [UInt8](repeating: 0, count: w * h * bytes)
+            for i in 0..<(w * h) {
+                let v = Int.random(in: 0..<(1 << depth), using: &rng)
+                if bytes == 2 { p[2 * i] = UInt8(v & 0xFF); p[2 * i + 1] = UInt8(v >> 8) } else { p[i] = UInt8(v) }
+            }
+            return p
+        }
+        let (py, pb, pr) = (plane(width, height), plane(cw, ch), plane(cw, ch))
+        func render(_ isa: Int32) -> [UInt8]? {
+            var out = [UInt8](repeating: 0, count: width * height * 4)
+            var scratch = [UInt16](repeating: 0, count: 4 * width + 8)
+            let done = py.withUnsafeBufferPointer { y in pb.withUnsafeBufferPointer { b in pr.withUnsafeBufferPointer { r in
+                var planes = vfx_planes()
+                planes.plane = (y.baseAddress, b.baseAddress, r.baseAddress)
+                planes.stride = (Int32(width * bytes), Int32(cw * bytes), Int32(cw * bytes))
+                planes.width = Int32(width); planes.height = Int32(height)
+                planes.log2_cw = 1; planes.log2_ch = 1
+                planes.bytes = Int32(bytes); planes.depth = Int32(depth)
+                planes.centre_sited = 0; planes.top_sited = 0
+                return vfx_table3d_rows_isa(isa, table, curve, toGrid, &planes, &out, Int32(width * 4), 0, Int32(height), &scratch)
+            } } }
+            return done == 1 ? out : nil
+        }
+        let baseline = try #require(render(Int32(VFX_TABLE3D_BASELINE)))
+        #expect(Set(baseline).count > 50, "the picture has detail")
+        guard let wide = render(Int32(VFX_TABLE3D_AVX2)) else {
+            // Not on this CPU: nothing to compare (the baseline is what runs here).
+            #expect(!Self.cpuHasAVX2)
+            return
+        }
+        var differing = 0
+        for i in 0..<baseline.count {
+            let d = abs(Int(baseline[i]) - Int(wide[i]))
+            #expect(d <= 1, "byte \(i): \(baseline[i]) against \(wide[i])")
+            if i % 4 == 3 { #expect(wide[i] == 255) }
+            if d > 0 { differing += 1 }
+        }
+        #expect(differing * 100 < baseline.count, "\(differing) of \(baseline.count) bytes differ")
+    }
+
+    static var cpuHasAVX2: Bool {
+        ((try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? "").contains(" avx2") &&
+            ((try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? "").contains(" fma")
+    }
+}
