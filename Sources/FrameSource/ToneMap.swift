@@ -264,7 +264,7 @@ final class ToneMap {
         let height = Int(picture.pointee.height), width = Int(picture.pointee.width)
         let stride = Int32(target.bytesPerRow)
         // Slices of rows on every core; each has its own chroma rows.
-        let slices = min(max(1, ProcessInfo.processInfo.activeProcessorCount), max(1, height / 16))
+        let slices = min(8 * max(1, ProcessInfo.processInfo.activeProcessorCount), max(1, height / 16))
         map.withUnsafeBufferPointer { mp in
         ToneMap.transfer.withUnsafeBufferPointer { curve in
         table.withUnsafeBufferPointer { t in

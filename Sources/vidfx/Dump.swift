@@ -74,9 +74,11 @@ struct Dump: ParsableCommand {
         var configuration = self.source.configuration(timeline: timeline, quiet: render.quiet)
         if let frames { configuration.outputLimit = configuration.frameRate.inverse * Int64(frames) }
         configuration.prefetch = 1  // the image writers queue frames too
-        // Image encoding is the bottleneck and wants the cores; one decoder thread (4 ms a
-        // 1080p frame) keeps ahead of it and holds ~10 MB less than FFmpeg's default three.
-        configuration.decoderThreads = 1
+        // Encoding every tick as an image is the bottleneck and wants the cores; one decoder
+        // thread (4 ms a 1080p frame) keeps ahead of it and holds ~10 MB less than FFmpeg's
+        // default three. Raw frames and stills (--at) are bound by decoding and conversion
+        // (an HDR tone map): those keep FFmpeg's threads.
+        if at == nil && (format == .png || format == .jpg) { configuration.decoderThreads = 1 }
         if output != "-" { try OutputSafety.check(output: output, input: input, overwrite: render.yes, folder: !rawFile) }
         if output == "-" && isatty(STDOUT_FILENO) != 0 {
             throw CommandFailure(message: "-: standard output is a terminal; pipe the frames into a program (| ffplay -f rawvideo …)")
