@@ -58,20 +58,28 @@ def main():
     subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", all_clips["mp4"], "-vf", f"select=gte(t\\,{args.at})",
                     "-frames:v", "1", "-y", reference], check=True)
     for kind, src in all_clips.items():
-        jobs = {"vidfx": [vidfx, "dump", src, "--at", args.at, "--format", "png", "-o", os.path.join(work, "v"), "-q", "-y"],
-                "ffmpeg": ["ffmpeg", "-nostdin", "-v", "error", "-ss", args.at, "-i", src, "-frames:v", "1", "-y", os.path.join(work, "f.png")]}
+        # The same still at 0 s (no seek) too: the difference is what the seek costs, apart
+        # from starting the process and writing the PNG.
+        jobs = {}
+        for at in (args.at, "0"):
+            jobs[("vidfx", at)] = [vidfx, "dump", src, "--at", at, "--format", "png", "-o", os.path.join(work, "v"), "-q", "-y"]
+            jobs[("ffmpeg", at)] = ["ffmpeg", "-nostdin", "-v", "error", "-ss", at, "-i", src, "-frames:v", "1", "-y", os.path.join(work, "f.png")]
         runs = {k: [] for k in jobs}
         for _ in range(args.runs):
             for k, cmd in jobs.items():
                 # A stale still must not pass for this run's (ffmpeg exits 0 having written none).
-                subprocess.run(["rm", "-rf", os.path.join(work, "v" if k == "vidfx" else "f.png")], check=True)
+                subprocess.run(["rm", "-rf", os.path.join(work, "v" if k[0] == "vidfx" else "f.png")], check=True)
                 runs[k].append(wall(cmd))
-        v, f = statistics.median(runs["vidfx"]), statistics.median(runs["ffmpeg"])
-        print(f"{kind:4s} vidfx {v:.3f} s ({min(runs['vidfx']):.3f}–{max(runs['vidfx']):.3f})  "
-              f"ffmpeg {f:.3f} s ({min(runs['ffmpeg']):.3f}–{max(runs['ffmpeg']):.3f})  vidfx/ffmpeg {v / f:.2f}  "
-              f"PSNR vs the right picture: vidfx {psnr(os.path.join(work, 'v', 'frame_000000.png'), reference)}, "
-              f"ffmpeg {psnr(os.path.join(work, 'f.png'), reference)}")
-
+                if k[1] == args.at:
+                    check = psnr(os.path.join(work, "v", "frame_000000.png") if k[0] == "vidfx" else os.path.join(work, "f.png"), reference)
+                    runs.setdefault((k[0], "psnr"), []).append(check)
+        med = {k: statistics.median(r) for k, r in runs.items() if k[1] != "psnr"}
+        v, f = med[("vidfx", args.at)], med[("ffmpeg", args.at)]
+        r = lambda k: f"({min(runs[k]):.3f}–{max(runs[k]):.3f})"
+        print(f"{kind:4s} vidfx {v:.3f} s {r(('vidfx', args.at))}  ffmpeg {f:.3f} s {r(('ffmpeg', args.at))}  vidfx/ffmpeg {v / f:.2f}  "
+              f"PSNR vs the right picture: vidfx {runs[('vidfx', 'psnr')][-1]}, ffmpeg {runs[('ffmpeg', 'psnr')][-1]}")
+        print(f"     at 0 s: vidfx {med[('vidfx', '0')]:.3f} s, ffmpeg {med[('ffmpeg', '0')]:.3f} s; the seek itself: "
+              f"vidfx {v - med[('vidfx', '0')]:+.3f} s, ffmpeg {f - med[('ffmpeg', '0')]:+.3f} s")
 
 if __name__ == "__main__":
     main()
