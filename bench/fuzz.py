@@ -97,6 +97,10 @@ def build_case(n: int, seed: int, work: str) -> dict:
         with open(inp, "wb") as f:
             f.write(data)
         args, what = [inp], f"{how} of {name}"
+        # Damaged media through the seek path too (key frame search, skipped pictures).
+        if command != "probe" and rng.random() < 0.4:
+            args += ["--at" if command == "dump" and rng.random() < 0.5 else "--start", f"{rng.uniform(0, 3):.3f}"]
+            what += " with a seek"
     else:
         inp = os.path.join(MEDIA, rng.choice(["h264-30fps.mp4", "h264-noaudio.mp4", "vp9-opus.webm"]))
         args, what = [inp], "hostile command line"

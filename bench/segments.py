@@ -3,7 +3,7 @@
 
     python3 bench/segments.py [--runs 3] [--seconds 120] [--chain sepia]
 
-The clip: testsrc2 1080p30 H.264 + a 440 Hz AAC tone (bench/out/, made once). Each run,
+The clip: testsrc2 1080p30 H.264 + a 440 Hz AAC tone (bench/decode.py's, made once). Each run,
 interleaved:
 
     single   vidfx apply CLIP -e CHAIN -o single.mp4
@@ -19,20 +19,8 @@ segment; SegmentTests proves them identical with a lossless setting.
 import argparse, hashlib, os, shutil, statistics, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timing import OUT, ROOT, release_vidfx, wall  # noqa: E402
-
-
-def clip(seconds):
-    path = os.path.join(OUT, f"segments-1080p30-{seconds}s.mp4")
-    if not os.path.exists(path):
-        os.makedirs(OUT, exist_ok=True)
-        subprocess.run(["ffmpeg", "-v", "error", "-y",
-                        "-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate=30:duration={seconds}",
-                        "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=48000:duration={seconds}",
-                        "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", "60", "-pix_fmt", "yuv420p",
-                        "-c:a", "aac", "-shortest", path + ".part.mp4"], check=True)
-        os.rename(path + ".part.mp4", path)
-    return path
+from decode import clip  # noqa: E402
+from timing import ROOT, release_vidfx, wall  # noqa: E402
 
 
 def frame_times(path):
