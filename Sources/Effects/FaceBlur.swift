@@ -68,24 +68,35 @@ public struct FaceBlur: LayerEffect {
 
         let blockRows = (y1 - y0 + block - 1) / block
 
-        /// The average of block (bx, by) of the grid (clamped to it), as four channels.
+        // Averages, blends and the feathered edge work on premultiplied colour (Core
+        // Image's maths), so transparent pixels' colours do not bleed in. For opaque
+        // pixels premultiplying is exact and changes nothing.
+        func premultiplied(_ p: UInt32) -> SIMD4<Float> {
+            let a = Float(p >> 24)
+            let c = SIMD4<Float>(Float(p & 0xFF), Float((p >> 8) & 0xFF), Float((p >> 16) & 0xFF), 255)
+            return c * (a / 255)
+        }
+
+        /// The average of block (bx, by) of the grid (clamped to it), premultiplied.
         func average(_ bx: Int, _ by: Int) -> SIMD4<Float> {
             let bx = max(0, min(columns - 1, bx)), by = max(0, min(blockRows - 1, by))
             let ax = x0 + bx * block, ay = y0 + by * block
             let ex = min(x1, ax + block), ey = min(y1, ay + block)
-            var sum = SIMD4<UInt32>()
+            var sum = SIMD4<Float>()
             for y in ay..<ey {
                 let row = src.row(y)
-                for x in ax..<ex {
-                    let p = row[x]
-                    sum &+= SIMD4(p & 0xFF, (p >> 8) & 0xFF, (p >> 16) & 0xFF, p >> 24)
-                }
+                for x in ax..<ex { sum += premultiplied(row[x]) }
             }
-            return SIMD4<Float>(sum) / Float((ex - ax) * (ey - ay))
+            return sum / Float((ex - ax) * (ey - ay))
         }
 
+        /// A premultiplied value back to a straight BGRA pixel.
         func pack(_ v: SIMD4<Float>) -> UInt32 {
-            let c = SIMD4<UInt32>((v + 0.5).clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 255)))
+            let a = v[3]
+            guard a > 0 else { return 0 }
+            var straight = v * (255 / a)
+            straight[3] = a
+            let c = SIMD4<UInt32>((straight + 0.5).clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 255)))
             return c[0] | c[1] << 8 | c[2] << 16 | c[3] << 24
         }
 
@@ -118,8 +129,7 @@ public struct FaceBlur: LayerEffect {
                     let value: SIMD4<Float>
                     switch mode {
                     case .fill:
-                        let f = fill
-                        value = SIMD4(Float(f & 0xFF), Float((f >> 8) & 0xFF), Float((f >> 16) & 0xFF), Float(f >> 24))
+                        value = premultiplied(fill)
                     case .pixelate:
                         value = cache[(x - x0) / block]
                     case .blur:
@@ -133,8 +143,7 @@ public struct FaceBlur: LayerEffect {
                     if cover >= 1 {
                         out[x] = pack(value)
                     } else {
-                        let p = row[x]
-                        let original = SIMD4<Float>(Float(p & 0xFF), Float((p >> 8) & 0xFF), Float((p >> 16) & 0xFF), Float(p >> 24))
+                        let original = premultiplied(row[x])
                         out[x] = pack(original + (value - original) * cover)
                     }
                 }

@@ -1,6 +1,7 @@
 /// Square blocks of `size` pixels: `sample` repeats each block's top-left pixel (the
 /// blog shader with nearest sampling), `average` fills it with the block mean,
-/// `floor(sum/n)`, partial edge blocks included (ffmpeg's pixelize).
+/// `floor(sum/n)`, partial edge blocks included (ffmpeg's pixelize), colours weighed by
+/// alpha where pixels are not opaque.
 public struct Pixelate: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "pixelate", category: .stylize, summary: "Mosaic of square blocks.",
@@ -31,16 +32,19 @@ public struct Pixelate: LayerEffect {
                 let w = min(s, src.width - x)
                 let value: UInt32
                 if average {
+                    // Colours weighed by their alpha (Core Image's premultiplied maths), so a
+                    // transparent pixel's colour does not bleed into the block; when every
+                    // pixel is opaque this is exactly floor(sum/n).
                     var sb = 0, sg = 0, sr = 0, sa = 0
                     for by in blockTop..<blockBottom {
                         let row = src.row(by) + x
                         for bx in 0..<w {
-                            let p = row[bx]
-                            sb &+= Int(p & 0xFF); sg &+= Int((p >> 8) & 0xFF); sr &+= Int((p >> 16) & 0xFF); sa &+= Int(p >> 24)
+                            let p = row[bx], a = Int(p >> 24)
+                            sb &+= a * Int(p & 0xFF); sg &+= a * Int((p >> 8) & 0xFF); sr &+= a * Int((p >> 16) & 0xFF); sa &+= a
                         }
                     }
                     let n = w * (blockBottom - blockTop)
-                    value = UInt32(sb / n) | UInt32(sg / n) << 8 | UInt32(sr / n) << 16 | UInt32(sa / n) << 24
+                    value = sa == 0 ? 0 : UInt32(sb / sa) | UInt32(sg / sa) << 8 | UInt32(sr / sa) << 16 | UInt32(sa / n) << 24
                 } else {
                     value = src.row(blockTop)[x]
                 }

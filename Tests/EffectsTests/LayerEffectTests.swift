@@ -24,6 +24,22 @@ import Testing
         #expect(Fixture.difference(out, try Fixture.ffmpeg(source, filter: geq3("ch(floor(X/8)*8,floor(Y/8)*8)"))) == 0)
     }
 
+    /// Averages weigh colours by alpha (Core Image's premultiplied maths): a block half
+    /// transparent black and half opaque white is white at half alpha, not grey.
+    @Test func pixelateAverageWeighsColoursByAlpha() throws {
+        var frame = Frame(width: 8, height: 4)
+        let stride = frame.bytesPerRow / 4
+        frame.withUnsafeMutableBytes { bytes in
+            let p = bytes.baseAddress!.assumingMemoryBound(to: UInt32.self)
+            for y in 0..<4 { for x in 0..<8 { p[y * stride + x] = x % 4 < 2 ? 0 : 0xFFFF_FFFF } }
+        }
+        let out = try Fixture.apply("pixelate:size=4:mode=average", to: frame)
+        for x in [0, 5] {
+            let p = out.pixel(x: x, y: 1)
+            #expect(p.r == 255 && p.g == 255 && p.b == 255 && p.a == 127, "\(p)")
+        }
+    }
+
     @Test func pixelateAverageMatchesPixelize() throws {
         for frame in [source, odd] {
             let out = try Fixture.apply("pixelate:size=8:mode=average", to: frame)
