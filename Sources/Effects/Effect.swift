@@ -106,7 +106,8 @@ public struct SourceImage: @unchecked Sendable {
         return (r, g, b)
     }
 
-    /// ``bilinear(_:_:)`` plus the top-left tap's pixel (for its alpha).
+    /// ``bilinear(_:_:)`` plus the four taps ANDed together: alpha 255 there means every
+    /// tap is opaque (and the straight mix is the premultiplied one).
     @inline(__always) func bilinearTaps(_ px: Float, _ py: Float) -> (Float, Float, Float, UInt32) {
         var ux = px - 0.5, uy = py - 0.5
         ux = ux < 0 ? 0 : (ux > Float(width - 1) ? Float(width - 1) : ux)
@@ -123,7 +124,7 @@ public struct SourceImage: @unchecked Sendable {
             let bottom = ch(p01, s) + (ch(p11, s) - ch(p01, s)) * fx
             return top + (bottom - top) * fy
         }
-        return (lerp2(16), lerp2(8), lerp2(0), p00)
+        return (lerp2(16), lerp2(8), lerp2(0), p00 & p10 & p01 & p11)
     }
 }
 

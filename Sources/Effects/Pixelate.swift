@@ -39,12 +39,25 @@ public struct Pixelate: LayerEffect {
                     for by in blockTop..<blockBottom {
                         let row = src.row(by) + x
                         for bx in 0..<w {
-                            let p = row[bx], a = Int(p >> 24)
-                            sb &+= a * Int(p & 0xFF); sg &+= a * Int((p >> 8) & 0xFF); sr &+= a * Int((p >> 16) & 0xFF); sa &+= a
+                            let p = row[bx]
+                            sb &+= Int(p & 0xFF); sg &+= Int((p >> 8) & 0xFF); sr &+= Int((p >> 16) & 0xFF); sa &+= Int(p >> 24)
                         }
                     }
                     let n = w * (blockBottom - blockTop)
-                    value = sa == 0 ? 0 : UInt32(sb / sa) | UInt32(sg / sa) << 8 | UInt32(sr / sa) << 16 | UInt32(sa / n) << 24
+                    if sa != 255 * n {
+                        // Not all opaque: sum again, each colour weighed by its alpha.
+                        sb = 0; sg = 0; sr = 0
+                        for by in blockTop..<blockBottom {
+                            let row = src.row(by) + x
+                            for bx in 0..<w {
+                                let p = row[bx], a = Int(p >> 24)
+                                sb &+= a * Int(p & 0xFF); sg &+= a * Int((p >> 8) & 0xFF); sr &+= a * Int((p >> 16) & 0xFF)
+                            }
+                        }
+                        value = sa == 0 ? 0 : UInt32(sb / sa) | UInt32(sg / sa) << 8 | UInt32(sr / sa) << 16 | UInt32(sa / n) << 24
+                    } else {
+                        value = UInt32(sb / n) | UInt32(sg / n) << 8 | UInt32(sr / n) << 16 | 0xFF00_0000
+                    }
                 } else {
                     value = src.row(blockTop)[x]
                 }

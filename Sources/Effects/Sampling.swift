@@ -15,15 +15,33 @@ public enum Sampling: String, Sendable {
 
 extension SourceImage {
     /// The source at position (px, py) (pixel centres at +0.5), clamped to the edge.
-    /// Bilinear results round to bytes; alpha is the top-left tap's.
+    /// Bilinear results round to bytes; where a tap is not opaque the mix is premultiplied
+    /// (``premultipliedBilinear``), else alpha is 255.
     @inline(__always)
     func sample(_ px: Float, _ py: Float, _ sampling: Sampling) -> UInt32 {
         // Clamp before converting: positions far outside must not trap.
         let fx = px < -1 ? -1 : (px > Float(width + 1) ? Float(width + 1) : px)
         let fy = py < -1 ? -1 : (py > Float(height + 1) ? Float(height + 1) : py)
         if sampling == .nearest { return clamped(Int(fx.rounded(.down)), Int(fy.rounded(.down))) }
-        let (r, g, b, corner) = bilinearTaps(fx, fy)
-        return (corner & 0xFF00_0000) | roundedByte(r) << 16 | roundedByte(g) << 8 | roundedByte(b)
+        let (r, g, b, allTaps) = bilinearTaps(fx, fy)
+        if allTaps >> 24 != 0xFF { return premultipliedSample(fx, fy) }
+        return 0xFF00_0000 | roundedByte(r) << 16 | roundedByte(g) << 8 | roundedByte(b)
+    }
+
+    /// The four taps of a bilinear read at (px, py), as ``bilinearTaps(_:_:)`` finds them.
+    private func taps(_ px: Float, _ py: Float) -> (UInt32, UInt32, UInt32, UInt32, Float, Float) {
+        var ux = px - 0.5, uy = py - 0.5
+        ux = ux < 0 ? 0 : (ux > Float(width - 1) ? Float(width - 1) : ux)
+        uy = uy < 0 ? 0 : (uy > Float(height - 1) ? Float(height - 1) : uy)
+        let x0 = Int(Int32(ux)), y0 = Int(Int32(uy))
+        let x1 = x0 + 1 < width ? x0 + 1 : x0, y1 = y0 + 1 < height ? y0 + 1 : y0
+        return (base[y0 * stride + x0], base[y0 * stride + x1], base[y1 * stride + x0], base[y1 * stride + x1], ux - Float(x0), uy - Float(y0))
+    }
+
+    @inline(never)
+    private func premultipliedSample(_ px: Float, _ py: Float) -> UInt32 {
+        let (p00, p10, p01, p11, fx, fy) = taps(px, py)
+        return premultipliedBilinear(p00, p10, p01, p11, fx, fy)
     }
 }
 
@@ -130,6 +148,10 @@ public final class SourceMap: @unchecked Sendable {
                     let p11 = fxi == 0 ? p01 : (fyi == 0 ? p10 : p[stride + 1])
                     let fx = Float(Int32(truncatingIfNeeded: fxi)) * (1 / 65536 as Float)
                     let fy = Float(Int32(truncatingIfNeeded: fyi)) * (1 / 65536 as Float)
+                    if (p00 & p10 & p01 & p11) >> 24 != 0xFF {
+                        out[x] = premultipliedBilinear(p00, p10, p01, p11, fx, fy)
+                        continue
+                    }
                     @inline(__always) func ch(_ s: UInt32) -> UInt32 {
                         func c(_ q: UInt32) -> Float { Float(Int32(truncatingIfNeeded: (q >> s) & 0xFF)) }
                         let top = c(p00) + (c(p10) - c(p00)) * fx
@@ -141,6 +163,23 @@ public final class SourceMap: @unchecked Sendable {
             }
         }
     }
+}
+
+/// Bilinear mix of four taps that are not all opaque, as Core Image mixes: premultiplied,
+/// so a clear tap's colour does not bleed into the result, and alpha interpolated too.
+/// (All opaque, the straight mix is the same and cheaper: callers take that path.)
+@inline(never)
+func premultipliedBilinear(_ p00: UInt32, _ p10: UInt32, _ p01: UInt32, _ p11: UInt32, _ fx: Float, _ fy: Float) -> UInt32 {
+    @inline(__always) func premultiplied(_ p: UInt32) -> SIMD4<Float> {
+        let a = Float(p >> 24)
+        return SIMD4<Float>(Float(p & 0xFF), Float((p >> 8) & 0xFF), Float((p >> 16) & 0xFF), 255) * (a / 255)
+    }
+    let top = premultiplied(p00) + (premultiplied(p10) - premultiplied(p00)) * fx
+    let bottom = premultiplied(p01) + (premultiplied(p11) - premultiplied(p01)) * fx
+    let v = top + (bottom - top) * fy
+    guard v[3] > 0 else { return 0 }
+    let k = 255 / v[3]
+    return roundedByte(v[3]) << 24 | roundedByte(v[2] * k) << 16 | roundedByte(v[1] * k) << 8 | roundedByte(v[0] * k)
 }
 
 /// A distortion: each output pixel shows the source at some position, which depends

@@ -40,6 +40,25 @@ import Testing
         }
     }
 
+    /// Bilinear resampling mixes premultiplied where a tap is not opaque (Core Image): moved
+    /// half a pixel over a clear/opaque edge, the edge pixel is white at half alpha, not
+    /// grey at the clear tap's alpha.
+    @Test func resamplingAnEdgeKeepsItsColourAndMixesAlpha() throws {
+        var frame = Frame(width: 16, height: 4)
+        let stride = frame.bytesPerRow / 4
+        frame.withUnsafeMutableBytes { bytes in
+            let p = bytes.baseAddress!.assumingMemoryBound(to: UInt32.self)
+            for y in 0..<4 { for x in 0..<16 { p[y * stride + x] = x < 8 ? 0 : 0xFFFF_FFFF } }
+        }
+        let out = try Fixture.apply("affine:transform=1,0,0,1,0.5,0", to: frame)
+        let edge = out.pixel(x: 8, y: 1)
+        #expect(edge.r == 255 && edge.g == 255 && edge.b == 255 && (126...129).contains(edge.a), "\(edge)")
+        for x in 0..<16 {
+            let p = out.pixel(x: x, y: 1)
+            if p.a > 0 { #expect(min(p.r, p.g, p.b) == 255, "x \(x): \(p)") }
+        }
+    }
+
     @Test func pixelateAverageMatchesPixelize() throws {
         for frame in [source, odd] {
             let out = try Fixture.apply("pixelate:size=8:mode=average", to: frame)
