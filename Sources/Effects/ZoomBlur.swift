@@ -49,6 +49,25 @@ public struct ZoomBlur: LayerEffect {
                 x0[k * w + x] = Int32(i0); x1[k * w + x] = Int32(i1); fx[k * w + x] = f
             }
         }
+        // Where a row the taps read is not opaque, the slower premultiplied path (Core
+        // Image's maths, alpha blurred too); otherwise straight colour is the same.
+        var readTop = h, readBottom = -1
+        for k in 0..<9 {
+            let scale = 1 - Float(k - 4) * a
+            for y in [rows.lowerBound, rows.upperBound - 1] {
+                let (y0, y1, _) = ZoomBlur.axis(n: h, center: centerY, scale: scale, at: y)
+                readTop = min(readTop, y0, y1); readBottom = max(readBottom, y0, y1)
+            }
+        }
+        var opaque: UInt32 = 0xFF00_0000
+        for y in readTop...readBottom {
+            let row = src.row(y)
+            for x in 0..<w { opaque &= row[x] }
+        }
+        if opaque >> 24 != 0xFF {
+            renderPremultiplied(src, into: dst, destinationStride: destinationStride, rows: rows, x0: x0, x1: x1, fx: fx, centerY: centerY, amount: a)
+            return
+        }
         // Planar blended row (r, g, b) and accumulators.
         var blended = [Float](repeating: 0, count: 3 * w)
         var acc = [Float](repeating: 0, count: 3 * w)
@@ -88,5 +107,37 @@ public struct ZoomBlur: LayerEffect {
             }
         } }
         } } }
+    }
+
+    /// The nine taps premultiplied, for frames with transparency: colours weighed by alpha,
+    /// alpha blurred with them, back to straight colour at the end.
+    private func renderPremultiplied(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>,
+                                     x0: [Int32], x1: [Int32], fx: [Float], centerY: Float, amount a: Float) {
+        let w = src.width, h = src.height
+        @inline(__always) func premultiplied(_ p: UInt32) -> SIMD4<Float> {
+            SIMD4<Float>(Float(p & 0xFF), Float((p >> 8) & 0xFF), Float((p >> 16) & 0xFF), 255) * (Float(p >> 24) / 255)
+        }
+        var acc = [SIMD4<Float>](repeating: .zero, count: w)
+        for y in rows {
+            for x in 0..<w { acc[x] = .zero }
+            for k in 0..<9 {
+                let scale = 1 - Float(k - 4) * a, weight = ZoomBlur.weights[k]
+                let (y0, y1, fy) = ZoomBlur.axis(n: h, center: centerY, scale: scale, at: y)
+                let r0 = src.row(y0), r1 = src.row(y1)
+                for x in 0..<w {
+                    let a0 = Int(x0[k * w + x]), a1 = Int(x1[k * w + x]), t = fx[k * w + x]
+                    let top = premultiplied(r0[a0]) + (premultiplied(r0[a1]) - premultiplied(r0[a0])) * t
+                    let bottom = premultiplied(r1[a0]) + (premultiplied(r1[a1]) - premultiplied(r1[a0])) * t
+                    acc[x] += (top + (bottom - top) * fy) * weight
+                }
+            }
+            let out = dst + y * destinationStride
+            for x in 0..<w {
+                let v = acc[x]
+                guard v[3] > 0 else { out[x] = 0; continue }
+                let k = 255 / v[3]
+                out[x] = Pixel.quantize(v[3]) << 24 | Pixel.quantize(v[2] * k) << 16 | Pixel.quantize(v[1] * k) << 8 | Pixel.quantize(v[0] * k)
+            }
+        }
     }
 }

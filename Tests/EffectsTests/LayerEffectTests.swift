@@ -59,6 +59,25 @@ import Testing
         }
     }
 
+    /// Zoom blur over transparency blurs alpha with the colour, premultiplied: the soft
+    /// edge of white on clear is white at every alpha, never darkened by the clear black.
+    @Test func zoomBlurOverTransparencyKeepsItsColour() throws {
+        var frame = Frame(width: 64, height: 32)
+        let stride = frame.bytesPerRow / 4
+        frame.withUnsafeMutableBytes { bytes in
+            let p = bytes.baseAddress!.assumingMemoryBound(to: UInt32.self)
+            for y in 0..<32 { for x in 0..<64 { p[y * stride + x] = x < 32 ? 0 : 0xFFFF_FFFF } }
+        }
+        let out = try Fixture.apply("zoomblur:amount=6:x=0.5:y=0.5", to: frame)
+        var partial = 0
+        for y in 0..<32 { for x in 0..<64 {
+            let p = out.pixel(x: x, y: y)
+            if p.a > 0 { #expect(min(p.r, p.g, p.b) >= 254, "(\(x), \(y)): \(p)") }
+            if p.a > 0 && p.a < 255 { partial += 1 }
+        } }
+        #expect(partial > 32, "alpha was not blurred: \(partial) partial pixels")
+    }
+
     @Test func pixelateAverageMatchesPixelize() throws {
         for frame in [source, odd] {
             let out = try Fixture.apply("pixelate:size=8:mode=average", to: frame)
