@@ -77,20 +77,10 @@ import Testing
     /// colours are averaged premultiplied, so the clear pixels' black does not bleed in.
     @Test(arguments: ["faceblur", "faceblur:mode=pixelate", "faceblur:feather=0.5"])
     func transparentPixelsDoNotDarkenTheBlur(chain text: String) throws {
-        var frame = Frame(width: 64, height: 64)
-        let stride = frame.bytesPerRow / 4
-        frame.withUnsafeMutableBytes { bytes in
-            let p = bytes.baseAddress!.assumingMemoryBound(to: UInt32.self)
-            for y in 0..<64 { for x in 0..<64 { p[y * stride + x] = x < 32 ? 0 : 0xFFFF_FFFF } }
-        }
+        var frame = Fixture.clearAndWhite(width: 64, height: 64) { $0 < 32 }
         frame.observations = [Observation(kind: .face, bounds: Rect(x: 16, y: 16, width: 32, height: 32), confidence: 0.9, trackID: 1)]
-        let out = try EffectChain(parsing: text).apply(to: frame)
-        var partial = 0
-        for y in 0..<64 { for x in 0..<64 {
-            let p = out.pixel(x: x, y: y)
-            if p.a > 0 { #expect(min(p.r, p.g, p.b) >= 253, "\(text): (\(x), \(y)) is \(p)") }
-            if p.a > 0 && p.a < 255 { partial += 1 }
-        } }
+        let (darkest, partial) = Fixture.fringe(try EffectChain(parsing: text).apply(to: frame))
+        #expect(darkest >= 253, "\(text)")
         #expect(partial > 0, "\(text): the edge was not blurred")
     }
 

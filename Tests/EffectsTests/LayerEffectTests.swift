@@ -27,13 +27,7 @@ import Testing
     /// Averages weigh colours by alpha (Core Image's premultiplied maths): a block half
     /// transparent black and half opaque white is white at half alpha, not grey.
     @Test func pixelateAverageWeighsColoursByAlpha() throws {
-        var frame = Frame(width: 8, height: 4)
-        let stride = frame.bytesPerRow / 4
-        frame.withUnsafeMutableBytes { bytes in
-            let p = bytes.baseAddress!.assumingMemoryBound(to: UInt32.self)
-            for y in 0..<4 { for x in 0..<8 { p[y * stride + x] = x % 4 < 2 ? 0 : 0xFFFF_FFFF } }
-        }
-        let out = try Fixture.apply("pixelate:size=4:mode=average", to: frame)
+        let out = try Fixture.apply("pixelate:size=4:mode=average", to: Fixture.clearAndWhite(width: 8, height: 4) { $0 % 4 < 2 })
         for x in [0, 5] {
             let p = out.pixel(x: x, y: 1)
             #expect(p.r == 255 && p.g == 255 && p.b == 255 && p.a == 127, "\(p)")
@@ -44,37 +38,19 @@ import Testing
     /// half a pixel over a clear/opaque edge, the edge pixel is white at half alpha, not
     /// grey at the clear tap's alpha.
     @Test func resamplingAnEdgeKeepsItsColourAndMixesAlpha() throws {
-        var frame = Frame(width: 16, height: 4)
-        let stride = frame.bytesPerRow / 4
-        frame.withUnsafeMutableBytes { bytes in
-            let p = bytes.baseAddress!.assumingMemoryBound(to: UInt32.self)
-            for y in 0..<4 { for x in 0..<16 { p[y * stride + x] = x < 8 ? 0 : 0xFFFF_FFFF } }
-        }
+        let frame = Fixture.clearAndWhite(width: 16, height: 4) { $0 < 8 }
         let out = try Fixture.apply("affine:transform=1,0,0,1,0.5,0", to: frame)
         let edge = out.pixel(x: 8, y: 1)
         #expect(edge.r == 255 && edge.g == 255 && edge.b == 255 && (126...129).contains(edge.a), "\(edge)")
-        for x in 0..<16 {
-            let p = out.pixel(x: x, y: 1)
-            if p.a > 0 { #expect(min(p.r, p.g, p.b) == 255, "x \(x): \(p)") }
-        }
+        #expect(Fixture.fringe(out).darkest == 255)
     }
 
     /// Zoom blur over transparency blurs alpha with the colour, premultiplied: the soft
     /// edge of white on clear is white at every alpha, never darkened by the clear black.
     @Test func zoomBlurOverTransparencyKeepsItsColour() throws {
-        var frame = Frame(width: 64, height: 32)
-        let stride = frame.bytesPerRow / 4
-        frame.withUnsafeMutableBytes { bytes in
-            let p = bytes.baseAddress!.assumingMemoryBound(to: UInt32.self)
-            for y in 0..<32 { for x in 0..<64 { p[y * stride + x] = x < 32 ? 0 : 0xFFFF_FFFF } }
-        }
-        let out = try Fixture.apply("zoomblur:amount=6:x=0.5:y=0.5", to: frame)
-        var partial = 0
-        for y in 0..<32 { for x in 0..<64 {
-            let p = out.pixel(x: x, y: y)
-            if p.a > 0 { #expect(min(p.r, p.g, p.b) >= 254, "(\(x), \(y)): \(p)") }
-            if p.a > 0 && p.a < 255 { partial += 1 }
-        } }
+        let out = try Fixture.apply("zoomblur:amount=6:x=0.5:y=0.5", to: Fixture.clearAndWhite(width: 64, height: 32) { $0 < 32 })
+        let (darkest, partial) = Fixture.fringe(out)
+        #expect(darkest >= 254)
         #expect(partial > 32, "alpha was not blurred: \(partial) partial pixels")
     }
 

@@ -27,6 +27,31 @@ enum Fixture {
         return frame
     }
 
+    /// Clear black where `clear(x)` holds, opaque white elsewhere: the edge where mixing
+    /// straight (not premultiplied) colour shows as a grey fringe.
+    static func clearAndWhite(width: Int, height: Int, clear: (Int) -> Bool) -> Frame {
+        var frame = Frame(width: width, height: height)
+        let stride = frame.bytesPerRow / 4
+        frame.withUnsafeMutableBytes { bytes in
+            let p = bytes.baseAddress!.assumingMemoryBound(to: UInt32.self)
+            for y in 0..<height { for x in 0..<width { p[y * stride + x] = clear(x) ? 0 : 0xFFFF_FFFF } }
+        }
+        return frame
+    }
+
+    /// Over a ``clearAndWhite(width:height:clear:)`` input: the darkest colour channel of any
+    /// pixel that is not fully clear (255 when nothing greyed), and how many pixels are
+    /// partly transparent.
+    static func fringe(_ f: Frame) -> (darkest: UInt8, partial: Int) {
+        var darkest: UInt8 = 255, partial = 0
+        for y in 0..<f.height { for x in 0..<f.width {
+            let p = f.pixel(x: x, y: y)
+            if p.a > 0 { darkest = min(darkest, p.r, p.g, p.b) }
+            if p.a > 0 && p.a < 255 { partial += 1 }
+        } }
+        return (darkest, partial)
+    }
+
     static func rgb(_ f: Frame, _ x: Int, _ y: Int) -> (Double, Double, Double) {
         let p = f.pixel(x: x, y: y)
         return (Double(p.r), Double(p.g), Double(p.b))
