@@ -370,6 +370,10 @@ final class VideoDecoder {
                     return true
                 }
                 av_packet_unref(pkt)
+            } else if interrupt.stopRequested || interrupt.timedOut {
+                // Stopped, or the network gave up: looking earlier would only wait again.
+                awaitingKeyframe = true
+                return true
             } else if from == startPts {
                 // No key frame from the start to the end: seeking cannot help; the decode
                 // loop reads the input from its first byte instead.
