@@ -89,7 +89,8 @@ KERNEL_TARGET static void K(rows)(const float *table, const uint8_t *transfer, c
         int x = 0;
 #if KERNEL_AVX2
         // Eight pixels at a time; the corners two pixels to a register (a pixel's R, G, B
-        // and a spare lane per half), and the output curve read by one gather per pair.
+        // and a spare lane per half); the output curve is read a byte at a time (a gather
+        // was slower).
         {
             const __m256 top8 = _mm256_set1_ps((float)(VFX_TABLE3D_POINTS - 1) - 1e-4f), zero8 = _mm256_setzero_ps();
             const __m256 sR = _mm256_set1_ps((float)sr), sG = _mm256_set1_ps((float)sg), sB = _mm256_set1_ps((float)sb);

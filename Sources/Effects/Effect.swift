@@ -106,17 +106,21 @@ public struct SourceImage: @unchecked Sendable {
         return (r, g, b)
     }
 
-    /// ``bilinear(_:_:)`` plus the four taps ANDed together: alpha 255 there means every
-    /// tap is opaque (and the straight mix is the premultiplied one).
-    @inline(__always) func bilinearTaps(_ px: Float, _ py: Float) -> (Float, Float, Float, UInt32) {
+    /// The four taps of a bilinear read at (px, py) (S_bil: clamped to the edge) and the
+    /// fractions between them.
+    @inline(__always) func taps(_ px: Float, _ py: Float) -> (UInt32, UInt32, UInt32, UInt32, Float, Float) {
         var ux = px - 0.5, uy = py - 0.5
         ux = ux < 0 ? 0 : (ux > Float(width - 1) ? Float(width - 1) : ux)
         uy = uy < 0 ? 0 : (uy > Float(height - 1) ? Float(height - 1) : uy)
         let x0 = Int(Int32(ux)), y0 = Int(Int32(uy))
         let x1 = x0 + 1 < width ? x0 + 1 : x0, y1 = y0 + 1 < height ? y0 + 1 : y0
-        let fx = ux - Float(x0), fy = uy - Float(y0)
-        let p00 = base[y0 * stride + x0], p10 = base[y0 * stride + x1]
-        let p01 = base[y1 * stride + x0], p11 = base[y1 * stride + x1]
+        return (base[y0 * stride + x0], base[y0 * stride + x1], base[y1 * stride + x0], base[y1 * stride + x1], ux - Float(x0), uy - Float(y0))
+    }
+
+    /// ``bilinear(_:_:)`` plus the four taps ANDed together: alpha 255 there means every
+    /// tap is opaque (and the straight mix is the premultiplied one).
+    @inline(__always) func bilinearTaps(_ px: Float, _ py: Float) -> (Float, Float, Float, UInt32) {
+        let (p00, p10, p01, p11, fx, fy) = taps(px, py)
         // Via Int32: unsigned → float conversion costs several instructions on x86.
         func ch(_ p: UInt32, _ s: UInt32) -> Float { Float(Int32(truncatingIfNeeded: (p >> s) & 0xFF)) }
         func lerp2(_ s: UInt32) -> Float {
@@ -171,6 +175,19 @@ public struct EffectResources: Sendable {
         let m = x + 8_388_608  // nearest whole number, ties to even, in the low mantissa bits
         let roundedUp: UInt32 = m - 8_388_608 > x ? 1 : 0
         return (m.bitPattern & 0xFF) &- roundedUp
+    }
+
+    /// A straight BGRA pixel as premultiplied (b, g, r, a) floats in 0…255: Core Image's
+    /// form for mixing, where a clear pixel's colour weighs nothing. Exact for opaque pixels.
+    @inline(__always) static func premultiplied(_ p: UInt32) -> SIMD4<Float> {
+        SIMD4<Float>(Float(p & 0xFF), Float((p >> 8) & 0xFF), Float((p >> 16) & 0xFF), 255) * (Float(p >> 24) / 255)
+    }
+
+    /// A premultiplied mix back to a straight BGRA pixel (clear where alpha is 0).
+    @inline(__always) static func unpremultiplied(_ v: SIMD4<Float>) -> UInt32 {
+        guard v[3] > 0 else { return 0 }
+        let k = 255 / v[3]
+        return quantize(v[3]) << 24 | quantize(v[2] * k) << 16 | quantize(v[1] * k) << 8 | quantize(v[0] * k)
     }
 
     @inline(__always) @usableFromInline static func pack(r: UInt32, g: UInt32, b: UInt32, a: UInt32) -> UInt32 {

@@ -71,11 +71,7 @@ public struct FaceBlur: LayerEffect {
         // Averages, blends and the feathered edge work on premultiplied colour (Core
         // Image's maths), so transparent pixels' colours do not bleed in. For opaque
         // pixels premultiplying is exact and changes nothing.
-        func premultiplied(_ p: UInt32) -> SIMD4<Float> {
-            let a = Float(p >> 24)
-            let c = SIMD4<Float>(Float(p & 0xFF), Float((p >> 8) & 0xFF), Float((p >> 16) & 0xFF), 255)
-            return c * (a / 255)
-        }
+        let premultiplied = Pixel.premultiplied
 
         /// The average of block (bx, by) of the grid (clamped to it), premultiplied.
         func average(_ bx: Int, _ by: Int) -> SIMD4<Float> {

@@ -28,16 +28,6 @@ extension SourceImage {
         return 0xFF00_0000 | roundedByte(r) << 16 | roundedByte(g) << 8 | roundedByte(b)
     }
 
-    /// The four taps of a bilinear read at (px, py), as ``bilinearTaps(_:_:)`` finds them.
-    private func taps(_ px: Float, _ py: Float) -> (UInt32, UInt32, UInt32, UInt32, Float, Float) {
-        var ux = px - 0.5, uy = py - 0.5
-        ux = ux < 0 ? 0 : (ux > Float(width - 1) ? Float(width - 1) : ux)
-        uy = uy < 0 ? 0 : (uy > Float(height - 1) ? Float(height - 1) : uy)
-        let x0 = Int(Int32(ux)), y0 = Int(Int32(uy))
-        let x1 = x0 + 1 < width ? x0 + 1 : x0, y1 = y0 + 1 < height ? y0 + 1 : y0
-        return (base[y0 * stride + x0], base[y0 * stride + x1], base[y1 * stride + x0], base[y1 * stride + x1], ux - Float(x0), uy - Float(y0))
-    }
-
     @inline(never)
     private func premultipliedSample(_ px: Float, _ py: Float) -> UInt32 {
         let (p00, p10, p01, p11, fx, fy) = taps(px, py)
@@ -170,16 +160,9 @@ public final class SourceMap: @unchecked Sendable {
 /// (All opaque, the straight mix is the same and cheaper: callers take that path.)
 @inline(never)
 func premultipliedBilinear(_ p00: UInt32, _ p10: UInt32, _ p01: UInt32, _ p11: UInt32, _ fx: Float, _ fy: Float) -> UInt32 {
-    @inline(__always) func premultiplied(_ p: UInt32) -> SIMD4<Float> {
-        let a = Float(p >> 24)
-        return SIMD4<Float>(Float(p & 0xFF), Float((p >> 8) & 0xFF), Float((p >> 16) & 0xFF), 255) * (a / 255)
-    }
-    let top = premultiplied(p00) + (premultiplied(p10) - premultiplied(p00)) * fx
-    let bottom = premultiplied(p01) + (premultiplied(p11) - premultiplied(p01)) * fx
-    let v = top + (bottom - top) * fy
-    guard v[3] > 0 else { return 0 }
-    let k = 255 / v[3]
-    return roundedByte(v[3]) << 24 | roundedByte(v[2] * k) << 16 | roundedByte(v[1] * k) << 8 | roundedByte(v[0] * k)
+    let top = Pixel.premultiplied(p00) + (Pixel.premultiplied(p10) - Pixel.premultiplied(p00)) * fx
+    let bottom = Pixel.premultiplied(p01) + (Pixel.premultiplied(p11) - Pixel.premultiplied(p01)) * fx
+    return Pixel.unpremultiplied(top + (bottom - top) * fy)
 }
 
 /// A distortion: each output pixel shows the source at some position, which depends

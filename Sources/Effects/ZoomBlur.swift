@@ -114,9 +114,6 @@ public struct ZoomBlur: LayerEffect {
     private func renderPremultiplied(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>,
                                      x0: [Int32], x1: [Int32], fx: [Float], centerY: Float, amount a: Float) {
         let w = src.width, h = src.height
-        @inline(__always) func premultiplied(_ p: UInt32) -> SIMD4<Float> {
-            SIMD4<Float>(Float(p & 0xFF), Float((p >> 8) & 0xFF), Float((p >> 16) & 0xFF), 255) * (Float(p >> 24) / 255)
-        }
         var acc = [SIMD4<Float>](repeating: .zero, count: w)
         for y in rows {
             for x in 0..<w { acc[x] = .zero }
@@ -126,18 +123,13 @@ public struct ZoomBlur: LayerEffect {
                 let r0 = src.row(y0), r1 = src.row(y1)
                 for x in 0..<w {
                     let a0 = Int(x0[k * w + x]), a1 = Int(x1[k * w + x]), t = fx[k * w + x]
-                    let top = premultiplied(r0[a0]) + (premultiplied(r0[a1]) - premultiplied(r0[a0])) * t
-                    let bottom = premultiplied(r1[a0]) + (premultiplied(r1[a1]) - premultiplied(r1[a0])) * t
+                    let top = Pixel.premultiplied(r0[a0]) + (Pixel.premultiplied(r0[a1]) - Pixel.premultiplied(r0[a0])) * t
+                    let bottom = Pixel.premultiplied(r1[a0]) + (Pixel.premultiplied(r1[a1]) - Pixel.premultiplied(r1[a0])) * t
                     acc[x] += (top + (bottom - top) * fy) * weight
                 }
             }
             let out = dst + y * destinationStride
-            for x in 0..<w {
-                let v = acc[x]
-                guard v[3] > 0 else { out[x] = 0; continue }
-                let k = 255 / v[3]
-                out[x] = Pixel.quantize(v[3]) << 24 | Pixel.quantize(v[2] * k) << 16 | Pixel.quantize(v[1] * k) << 8 | Pixel.quantize(v[0] * k)
-            }
+            for x in 0..<w { out[x] = Pixel.unpremultiplied(acc[x]) }
         }
     }
 }

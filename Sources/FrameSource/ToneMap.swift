@@ -93,13 +93,12 @@ final class ToneMap {
     /// per octave above VFX_TABLE3D_TRANSFER_FLOOR), each step's middle. zimg takes BT.709
     /// as display-referred, so this is BT.1886's inverse (a pure 2.4 gamma), not the
     /// camera's OETF.
-    /// Three bytes more than the steps: the AVX2 kernel reads 4 bytes at an index.
     private static let transfer: [UInt8] = (0..<Int(VFX_TABLE3D_TRANSFER_SIZE)).map { i in
         let shift = 23 - Int(VFX_TABLE3D_TRANSFER_BITS)
         let first = Int(VFX_TABLE3D_TRANSFER_FLOOR.bitPattern) >> shift
         let light = Double(Float(bitPattern: UInt32(((first + i) << shift) | (1 << (shift - 1)))))
         return UInt8((pow(min(light, 1), 1 / 2.4) * 255).rounded())
-    } + [0, 0, 0]
+    }
     private var graph: FilterGraph?
     private var graphKey: (Int32, Int32, Int32)?
 
@@ -263,7 +262,8 @@ final class ToneMap {
         let map = gridMap(depth: Int(depth))
         let height = Int(picture.pointee.height), width = Int(picture.pointee.width)
         let stride = Int32(target.bytesPerRow)
-        // Slices of rows on every core; each has its own chroma rows.
+        // Slices of rows, 8 per core and taken as cores come free, so that a core the
+        // decoder's threads hold up does not hold up the frame; each has its own chroma rows.
         let slices = min(8 * max(1, ProcessInfo.processInfo.activeProcessorCount), max(1, height / 16))
         map.withUnsafeBufferPointer { mp in
         ToneMap.transfer.withUnsafeBufferPointer { curve in

@@ -21,7 +21,7 @@ import Testing
             table[i + 2] = fb * fr + 0.3 * fb - 0.02
         } } }
         // Monotone and coarse: an index one step off changes a code by at most one.
-        let curve = (0..<Int(VFX_TABLE3D_TRANSFER_SIZE)).map { UInt8($0 * 255 / (Int(VFX_TABLE3D_TRANSFER_SIZE) - 1)) } + [0, 0, 0]
+        let curve = (0..<Int(VFX_TABLE3D_TRANSFER_SIZE)).map { UInt8($0 * 255 / (Int(VFX_TABLE3D_TRANSFER_SIZE) - 1)) }
         // Y'CbCr codes scaled to 16 bits → grid coordinates (a BT.2020-like matrix).
         let s = Float(n - 1) / 65535
         let toGrid: [Float] = [s, 0, 1.47 * s, s, -0.16 * s, -0.57 * s, s, 1.88 * s, 0, -0.74 * Float(n - 1) + 4,

@@ -163,6 +163,7 @@ import TestSupport
             #expect(r.status == 0, "\(r.stderr)")
         }
         #expect(try CLI.run(["concat"] + parts + ["--audio-from", CLI.media("h264-30fps.mp4"), "-o", joined, "-q"]).status == 0)
+        try CLIProcess.expectInSync(joined)
         #expect(try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", "oldtimes", "-o", single, "-q"] + quality).status == 0)
         let plan = try JSONSerialization.jsonObject(with: try CLI.run(["plan", CLI.media("h264-30fps.mp4"), "--segments", "4"]).stdout) as? [String: Any]
         let seams = try #require(plan?["segments"] as? [[String: Any]]).dropFirst().compactMap { $0["firstTick"] as? Int }

@@ -52,8 +52,7 @@ typedef struct {
 /// Instruction sets of the kernel: SSE2 (any x86-64; plain C elsewhere), AVX2 with FMA.
 enum { VFX_TABLE3D_BASELINE = 0, VFX_TABLE3D_AVX2 = 1 };
 
-/// The kernel for one instruction set; 0 (nothing done) when this CPU lacks it. `transfer`
-/// has 3 readable bytes past its last step (the AVX2 kernel reads 4 bytes at an index).
+/// The kernel for one instruction set; 0 (nothing done) when this CPU lacks it.
 int vfx_table3d_rows_isa(int isa, const float *table, const uint8_t *transfer, const float *to_grid, const vfx_planes *src,
                          uint8_t *dst, int dst_stride, int row_begin, int row_end, uint16_t *scratch);
 
