@@ -3,12 +3,13 @@ import FrameCore
 
 /// Deinterlaces decoded pictures with libavfilter's bwdif, one picture per picture
 /// (`mode=send_frame`), so a 30 fps interlaced stream stays 30 fps and the cadence
-/// keeps its meaning. Which pictures: those flagged interlaced; or, when neither the
-/// stream nor its codec can say (VP9, AV1, MJPEG… with no field order), all if
-/// libavfilter's idet finds the first ones combed.
+/// keeps its meaning. Which pictures: those flagged interlaced; or all, when the first
+/// pictures are flagged progressive or cannot say (VP9, AV1, MJPEG… with no field
+/// order) but their fields show two instants (``FieldEvidence``).
 /// Owned by the decoder's thread.
 final class Deinterlacer {
-    /// How many pictures idet measures before deciding.
+    /// How many pictures are measured at most before deciding from content; fewer
+    /// when three pairs agree.
     static let measuredPictures = 8
 
     private let mode: FrameSource.Deinterlacing
@@ -31,23 +32,26 @@ final class Deinterlacer {
                                                  AV_CODEC_ID_VC1, AV_CODEC_ID_MPEG4, AV_CODEC_ID_PRORES, AV_CODEC_ID_DVVIDEO,
                                                  AV_CODEC_ID_DNXHD, AV_CODEC_ID_H263,
                                                  AV_CODEC_ID_RAWVIDEO]  // captured frames: the driver gives the field order
-    /// Whether the first pictures are measured with idet when none is flagged.
+    /// Whether the codec flags its pictures, so that a flagged picture turns
+    /// deinterlacing on (the stream says nothing otherwise).
+    private let codecFlags: Bool
+    /// Whether pictures not flagged interlaced are measured: everything but captured
+    /// frames, which the driver describes and which must not wait for look-ahead.
     private let measuresContent: Bool
 
     init(mode: FrameSource.Deinterlacing, codec: AVCodecID, fieldOrder: AVFieldOrder, timeBase: AVRational, input: String,
          warn: @escaping @Sendable (String) -> Void) {
         self.mode = mode
         self.fieldOrder = fieldOrder
-        // Only where nothing says otherwise: idet takes fine horizontal detail (test
-        // patterns, text) for combing, so a stream or codec that says is believed.
-        measuresContent = fieldOrder == AV_FIELD_UNKNOWN && !Deinterlacer.flaggingCodecs.contains(codec)
+        codecFlags = Deinterlacer.flaggingCodecs.contains(codec)
+        measuresContent = codec != AV_CODEC_ID_RAWVIDEO
         self.timeBase = timeBase
         self.input = input
         self.warn = warn
         switch mode {
         case .off: decision = ""
         case .on: decision = "deint=all:parity=auto"
-        case .auto: decision = nil  // the pictures' flags, or idet, decide
+        case .auto: decision = nil  // the pictures' flags, or their content, decide
         }
     }
 
@@ -100,7 +104,7 @@ final class Deinterlacer {
             defer { av_frame_free(&owned) }
             // Where the pictures' flags decide, a flagged picture later in the stream
             // (a progressive opening, then interlaced) turns deinterlacing on from there.
-            if decision == "" && mode == .auto && !measuresContent && vfx_frame_interlaced(picture) != 0 {
+            if decision == "" && mode == .auto && codecFlags && vfx_frame_interlaced(picture) != 0 {
                 decision = "deint=interlaced:parity=auto"
             }
             guard decision != "" else {
@@ -123,19 +127,16 @@ final class Deinterlacer {
         }
     }
 
-    /// Decides from the first pictures: flagged interlaced → deinterlace those flagged
-    /// (the first picture is enough; later ones are watched in ``next(into:read:)``);
-    /// nothing that could say → idet over up to ``measuredPictures``, and every picture
-    /// if it finds more interlaced than progressive ones.
+    /// Decides from the first pictures: one flagged interlaced → deinterlace those
+    /// flagged (later ones are watched in ``next(into:read:)``); none flagged → up to
+    /// ``measuredPictures`` measured, and every picture deinterlaced if their fields
+    /// show two instants (``FieldEvidence``), in the order they show.
     private func measure(_ read: (UnsafeMutablePointer<AVFrame>) throws(FrameSourceError) -> Bool) throws(FrameSourceError) {
-        var idet: FilterGraph?
-        var counts = (tff: 0, bff: 0, progressive: 0)
-        let result = av_frame_alloc()
-        defer { var r = result; av_frame_free(&r) }
-        // Where the flags decide, the first picture's is enough (later ones are watched
-        // as they come): no look-ahead, so a live capture gains no latency.
+        var evidence = FieldEvidence()
+        // Without content to measure, the first picture's flag is enough: no look-ahead,
+        // so a live capture gains no latency.
         let lookAhead = measuresContent ? Deinterlacer.measuredPictures : 1
-        while held.count < lookAhead {
+        while held.count < lookAhead && !evidence.settled {
             var picture = av_frame_alloc()
             guard let p = picture, try read(p) else { av_frame_free(&picture); ended = true; break }
             held.append(p)
@@ -143,30 +144,17 @@ final class Deinterlacer {
                 decision = "deint=interlaced:parity=auto"
                 return
             }
-            // Soft telecine says interlaced but flags its pictures progressive: the
-            // pictures' flags are what counts.
-            guard let result, measuresContent else { continue }
-            if idet == nil { idet = try? FilterGraph("idet", for: p, timeBase: timeBase) }
-            var copy = av_frame_clone(p)
-            try? idet?.push(copy)
-            av_frame_free(&copy)
-            while (try? idet?.pull(into: result)) == true {
-                counts = (Deinterlacer.count(result, "tff"), Deinterlacer.count(result, "bff"), Deinterlacer.count(result, "progressive"))
-                av_frame_unref(result)
+            // Soft telecine says interlaced but flags its pictures progressive: it is
+            // measured like the rest, and its film frames measure progressive.
+            if held.count >= 2, let previous = held[held.count - 2] {
+                evidence.add(FieldEvidence.vote(previous, p))
             }
         }
-        let fields = counts.tff + counts.bff
-        if fields >= 2 && fields > counts.progressive {
-            decision = "deint=all:parity=\(counts.tff >= counts.bff ? "tff" : "bff")"
-            warn("\(input): the stream does not say whether it is interlaced, but its pictures are (\(fields) of \(fields + counts.progressive) measured); deinterlacing every picture (--deinterlace off to keep them as they are)")
-        } else {
-            decision = ""
-        }
-    }
-
-    /// idet's running count of pictures judged `kind` over several pictures.
-    private static func count(_ frame: UnsafeMutablePointer<AVFrame>, _ kind: String) -> Int {
-        guard let entry = av_dict_get(frame.pointee.metadata, "lavfi.idet.multiple.\(kind)", nil, 0) else { return 0 }
-        return Int(Double(String(cString: entry.pointee.value)) ?? 0)  // "3.00"
+        guard let topFirst = evidence.fieldOrder else { decision = ""; return }
+        decision = "deint=all:parity=\(topFirst ? "tff" : "bff")"
+        let order = topFirst ? "top field first" : "bottom field first"
+        let said = codecFlags ? "its pictures are flagged progressive, but they are interlaced"
+            : "the stream does not say whether it is interlaced, but its pictures are"
+        warn("\(input): \(said) (\(evidence.interlaced) of \(evidence.pairs) pairs of pictures measured, \(order)); deinterlacing every picture (--deinterlace off to keep them as they are)")
     }
 }

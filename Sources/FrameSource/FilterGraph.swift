@@ -3,7 +3,7 @@ import FrameCore
 
 /// One libavfilter chain between a buffer source and a buffer sink, for pictures of
 /// one format and size: where libavfilter is the reference (zscale + tonemap for HDR,
-/// bwdif to deinterlace, idet to find interlacing). Owned by one thread.
+/// bwdif to deinterlace). Owned by one thread.
 final class FilterGraph {
     private var graph: UnsafeMutablePointer<AVFilterGraph>?
     private var source: UnsafeMutablePointer<AVFilterContext>?

@@ -37,11 +37,13 @@ extension FrameSource {
     /// Whether interlaced pictures are deinterlaced (libavfilter's bwdif, one frame per
     /// frame, so the frame rate stays the frame rate).
     public enum Deinterlacing: String, Sendable, CaseIterable {
-        /// Pictures flagged interlaced are deinterlaced (soft telecine flags its
-        /// pictures progressive and is left alone); when neither the stream nor its codec
-        /// can say (VP9, AV1, MJPEG… with no field order), the first pictures are
-        /// measured with libavfilter's idet and, if they are combed, every picture is
-        /// deinterlaced.
+        /// Pictures flagged interlaced are deinterlaced. When the first ones are
+        /// flagged progressive, or neither the stream nor its codec can say (VP9, AV1,
+        /// MJPEG… with no field order), up to 8 are measured, and if their fields show
+        /// two instants every picture is deinterlaced in the field order they show.
+        /// Soft telecine (film frames flagged progressive in an interlaced stream)
+        /// measures progressive and is left alone. Captured frames are not measured:
+        /// the driver's flags are believed.
         case auto
         /// Every picture is deinterlaced.
         case on

@@ -109,7 +109,7 @@ struct ColorOptions: ParsableArguments {
     var toneMapEngine: FrameSource.ToneMapEngine = .table
 
     @Option(name: .customLong("deinterlace"), help: ArgumentHelp(
-        "Interlaced video: auto (bwdif on pictures flagged interlaced; where the codec cannot flag them, on all if idet finds the first ones combed), on, or off.",
+        "Interlaced video: auto (bwdif on pictures flagged interlaced, and on all when the first pictures, flagged progressive or not flagged, show their two fields at two instants), on, or off.",
         valueName: "mode"))
     var deinterlace: FrameSource.Deinterlacing = .auto
 
