@@ -7,23 +7,33 @@
 // noise of a clean encode.
 enum { COMB_THRESHOLD = 10, MOTION_THRESHOLD = 8 };
 
+static inline uint8_t sub_sat(uint8_t a, uint8_t b) { return a > b ? (uint8_t)(a - b) : 0; }
+static inline uint8_t min8(uint8_t a, uint8_t b) { return a < b ? a : b; }
+static inline uint8_t max8(uint8_t a, uint8_t b) { return a > b ? a : b; }
+
 // Combed pixels of row `c` (own field, with `up2`/`down2` its field's neighbours)
-// against the other field's lines `up`/`down`, where `motion` is set. Written for the
-// compiler to vectorise: no branches, 16-bit arithmetic.
+// against the other field's lines `up`/`down`, where `motion` is 1. Written for the
+// compiler to vectorise 8-bit lanes: no branches, saturating differences, counted in
+// chunks a byte can hold.
 static uint64_t comb_row(const uint8_t *restrict c, const uint8_t *restrict up2, const uint8_t *restrict down2,
                          const uint8_t *restrict up, const uint8_t *restrict down, const uint8_t *restrict motion, int width) {
-    uint32_t count = 0;
-    for (int x = 0; x < width; x++) {
-        int16_t d1 = (int16_t)c[x] - up[x], d2 = (int16_t)c[x] - down[x];
-        int16_t a1 = d1 < 0 ? -d1 : d1, a2 = d2 < 0 ? -d2 : d2;
-        int16_t s1 = (int16_t)c[x] - up2[x], s2 = (int16_t)c[x] - down2[x];
-        s1 = s1 < 0 ? -s1 : s1;
-        s2 = s2 < 0 ? -s2 : s2;
-        int16_t own = s1 > s2 ? s1 : s2, other = a1 < a2 ? a1 : a2;
-        int same_side = (d1 > COMB_THRESHOLD && d2 > COMB_THRESHOLD) | (d1 < -COMB_THRESHOLD && d2 < -COMB_THRESHOLD);
-        count += (uint32_t)(same_side & (2 * own < other) & motion[x]);
+    uint64_t total = 0;
+    for (int begin = 0; begin < width; begin += 255) {
+        int end = width - begin > 255 ? begin + 255 : width;
+        uint8_t count = 0;
+        for (int x = begin; x < end; x++) {
+            // How far c stands out from both other-field lines, on one side (0 if not).
+            uint8_t above = min8(sub_sat(c[x], up[x]), sub_sat(c[x], down[x]));
+            uint8_t below = min8(sub_sat(up[x], c[x]), sub_sat(down[x], c[x]));
+            uint8_t out = max8(above, below);
+            // Its distance to its own field's lines, which must be under half that.
+            uint8_t own = max8(max8(sub_sat(c[x], up2[x]), sub_sat(up2[x], c[x])), max8(sub_sat(c[x], down2[x]), sub_sat(down2[x], c[x])));
+            uint8_t half = (uint8_t)((out + 1) >> 1);
+            count += (uint8_t)((out > COMB_THRESHOLD) & (own < half) & motion[x]);
+        }
+        total += count;
     }
-    return count;
+    return total;
 }
 
 // 8-bit copy of a plane of 16-bit samples, or the plane itself.
@@ -59,11 +69,15 @@ vfx_field_comb_counts vfx_field_comb(const uint8_t *a, ptrdiff_t a_stride, const
     if (a && b && motion) {
         for (int y = 2; y < height - 2; y++) {
             const uint8_t *ar = a + y * a_stride, *br = b + y * b_stride;
-            uint32_t moving = 0;
-            for (int x = 0; x < width; x++) {
-                int16_t d = (int16_t)ar[x] - br[x];
-                motion[x] = (uint8_t)((d > MOTION_THRESHOLD) | (d < -MOTION_THRESHOLD));
-                moving += motion[x];
+            uint64_t moving = 0;
+            for (int begin = 0; begin < width; begin += 255) {
+                int end = width - begin > 255 ? begin + 255 : width;
+                uint8_t chunk = 0;
+                for (int x = begin; x < end; x++) {
+                    motion[x] = (uint8_t)(max8(sub_sat(ar[x], br[x]), sub_sat(br[x], ar[x])) > MOTION_THRESHOLD);
+                    chunk += motion[x];
+                }
+                moving += chunk;
             }
             counts.moving += moving;
             if (!moving) continue;

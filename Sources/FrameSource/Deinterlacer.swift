@@ -39,9 +39,13 @@ final class Deinterlacer {
     /// frames, which the driver describes and which must not wait for look-ahead.
     private let measuresContent: Bool
 
-    init(mode: FrameSource.Deinterlacing, codec: AVCodecID, fieldOrder: AVFieldOrder, timeBase: AVRational, input: String,
-         warn: @escaping @Sendable (String) -> Void) {
+    /// A picture's nominal duration in `timeBase` units, when the stream has a rate.
+    private let frameDuration: Int64?
+
+    init(mode: FrameSource.Deinterlacing, codec: AVCodecID, fieldOrder: AVFieldOrder, timeBase: AVRational, frameDuration: Int64?,
+         input: String, warn: @escaping @Sendable (String) -> Void) {
         self.mode = mode
+        self.frameDuration = frameDuration
         self.fieldOrder = fieldOrder
         codecFlags = Deinterlacer.flaggingCodecs.contains(codec)
         measuresContent = codec != AV_CODEC_ID_RAWVIDEO
@@ -127,6 +131,15 @@ final class Deinterlacer {
         }
     }
 
+    /// Whether `b` follows `a` with no picture between. After a seek the decoder may
+    /// skip unreferenced pictures; fields two pictures apart measure progressive even
+    /// when interlaced, so such a pair does not vote.
+    private func consecutive(_ a: UnsafePointer<AVFrame>, _ b: UnsafePointer<AVFrame>) -> Bool {
+        let (ta, tb) = (a.pointee.best_effort_timestamp, b.pointee.best_effort_timestamp)
+        guard let frameDuration, ta != VFX_AV_NOPTS_VALUE, tb != VFX_AV_NOPTS_VALUE else { return true }
+        return tb - ta <= frameDuration + frameDuration / 2
+    }
+
     /// Decides from the first pictures: one flagged interlaced → deinterlace those
     /// flagged (later ones are watched in ``next(into:read:)``); none flagged → up to
     /// ``measuredPictures`` measured, and every picture deinterlaced if their fields
@@ -146,7 +159,7 @@ final class Deinterlacer {
             }
             // Soft telecine says interlaced but flags its pictures progressive: it is
             // measured like the rest, and its film frames measure progressive.
-            if held.count >= 2, let previous = held[held.count - 2] {
+            if held.count >= 2, let previous = held[held.count - 2], consecutive(previous, p) {
                 evidence.add(FieldEvidence.vote(previous, p))
             }
         }

@@ -58,8 +58,12 @@ struct FieldEvidence {
     /// Pairs that voted interlaced, of either order.
     var interlaced: Int { topFirst + bottomFirst }
 
-    /// Whether more pairs would not change the verdict: three votes, all one way.
-    var settled: Bool { (progressive >= 3 && interlaced == 0) || (max(topFirst, bottomFirst) >= 3 && progressive == 0) }
+    /// Whether to stop measuring: the first two pairs voted alike (three pictures, so a
+    /// seek's look at the stream's opening stays cheap), or three votes all one way.
+    var settled: Bool {
+        let alike = pairs == 2 && (progressive == 2 || topFirst == 2 || bottomFirst == 2)
+        return alike || (progressive >= 3 && interlaced == 0) || (max(topFirst, bottomFirst) >= 3 && progressive == 0)
+    }
 
     /// The verdict: nil for progressive (or nothing to go on), else whether the top field
     /// comes first. Interlaced needs two pairs of one field order, and more than voted
