@@ -32,7 +32,10 @@ struct FieldEvidence {
     /// mixed weave (which mix one instant with the next). Interlaced: it combs about as
     /// much as the weave with the nearer field (both are half a picture apart) and the
     /// other weave (one and a half apart) combs half as much again as either, which is
-    /// what gives the field order. Grain combs alike in all three and votes neither.
+    /// what gives the field order. Vertical motion leaves few comb teeth as woven (the
+    /// fields are a few lines apart), but one mixed weave combs four times as much as the
+    /// other, which progressive pictures (both weaves a whole picture apart) never do.
+    /// Grain combs alike in all three and votes neither.
     static func vote(_ c: vfx_field_comb_counts, area: Int) -> Vote {
         let (asIs, nextTop, nextBottom) = (Double(c.as_is), Double(c.next_top), Double(c.next_bottom))
         let floor = max(32, Double(area) / 1000)  // combed pixels that are evidence
@@ -42,6 +45,7 @@ struct FieldEvidence {
         if far * 2 >= near * 3 && far * 2 >= asIs * 3 && asIs * 4 >= near && asIs * 4 >= floor {
             return .interlaced(topFirst: nextTop < nextBottom)
         }
+        if far >= near * 4 && far >= floor * 4 && asIs * 2 <= far { return .interlaced(topFirst: nextTop < nextBottom) }
         return .unclear
     }
 

@@ -51,6 +51,15 @@ import Testing
         #expect(Self.vote(bottomFirst.0, bottomFirst.1, bytes: bytes) == .interlaced(topFirst: false))
     }
 
+    /// Horizontal bars 16 lines high moving 3 lines a field: woven, they leave few comb teeth, so
+    /// the field order shows in the mixed weaves alone.
+    @Test func verticalMotionVotesByItsFieldOrder() {
+        func rows(_ shift: Int) -> [UInt8] { (0..<(Self.width * Self.height)).map { i in ((i / Self.width + shift) / 16) % 2 == 0 ? 40 : 200 } }
+        #expect(Self.vote(rows(0), rows(6)) == .progressive)
+        #expect(Self.vote(Self.weave(rows(0), rows(3)), Self.weave(rows(6), rows(9))) == .interlaced(topFirst: true))
+        #expect(Self.vote(Self.weave(rows(3), rows(0)), Self.weave(rows(9), rows(6))) == .interlaced(topFirst: false))
+    }
+
     /// Text and fine detail: lines one row high stand out from both neighbours too, but
     /// as much from their own field's; they are not combing.
     @Test func thinLinesMovingInProgressivePicturesAreNotCombing() {
