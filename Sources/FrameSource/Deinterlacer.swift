@@ -160,7 +160,7 @@ final class Deinterlacer {
             // Soft telecine says interlaced but flags its pictures progressive: it is
             // measured like the rest, and its film frames measure progressive.
             if held.count >= 2, let previous = held[held.count - 2], consecutive(previous, p) {
-                evidence.add(FieldEvidence.vote(previous, p))
+                evidence.add(previous, p)
             }
         }
         guard let topFirst = evidence.fieldOrder else { decision = ""; return }

@@ -25,6 +25,8 @@ struct FieldEvidence {
     private(set) var bottomFirst = 0
     /// Pairs measured, whatever their vote.
     private(set) var pairs = 0
+    /// Set when the first pair was progressive beyond doubt.
+    private var clearlyProgressive = false
 
     /// The vote of one pair's counts, for pictures of `area` pixels.
     ///
@@ -38,7 +40,7 @@ struct FieldEvidence {
     /// Grain combs alike in all three and votes neither.
     static func vote(_ c: vfx_field_comb_counts, area: Int) -> Vote {
         let (asIs, nextTop, nextBottom) = (Double(c.as_is), Double(c.next_top), Double(c.next_bottom))
-        let floor = max(32, Double(area) / 1000)  // combed pixels that are evidence
+        let floor = Self.floor(area)
         let (near, far) = (min(nextTop, nextBottom), max(nextTop, nextBottom))
         if far < floor { return .noMotion }
         if asIs * 4 < near && near >= floor { return .progressive }
@@ -48,6 +50,9 @@ struct FieldEvidence {
         if far >= near * 4 && far >= floor * 4 && asIs * 2 <= far { return .interlaced(topFirst: nextTop < nextBottom) }
         return .unclear
     }
+
+    /// Combed pixels that are evidence, in pictures of `area` pixels.
+    static func floor(_ area: Int) -> Double { max(32, Double(area) / 1000) }
 
     /// Counts one pair's vote.
     mutating func add(_ vote: Vote) {
@@ -59,14 +64,27 @@ struct FieldEvidence {
         }
     }
 
+    /// Counts one pair's measure: its vote, and whether it settles the verdict at once.
+    mutating func add(_ counts: vfx_field_comb_counts, area: Int) {
+        let vote = Self.vote(counts, area: area)
+        // A first pair whose picture combs 16 times less than either mixed weave, which
+        // comb well above the floor, is progressive beyond doubt (interlaced pictures
+        // comb about as much as the nearer weave): a single still need not wait for a
+        // third picture.
+        let near = Double(min(counts.next_top, counts.next_bottom))
+        clearlyProgressive = pairs == 0 && vote == .progressive && Double(counts.as_is) * 16 < near && near >= 2 * Self.floor(area)
+        add(vote)
+    }
+
     /// Pairs that voted interlaced, of either order.
     var interlaced: Int { topFirst + bottomFirst }
 
-    /// Whether to stop measuring: the first two pairs voted alike (three pictures, so a
-    /// seek's look at the stream's opening stays cheap), or three votes all one way.
+    /// Whether to stop measuring: the first pair was progressive beyond doubt, or the
+    /// first two pairs voted alike (so a still's look-ahead stays short), or three votes
+    /// all one way.
     var settled: Bool {
         let alike = pairs == 2 && (progressive == 2 || topFirst == 2 || bottomFirst == 2)
-        return alike || (progressive >= 3 && interlaced == 0) || (max(topFirst, bottomFirst) >= 3 && progressive == 0)
+        return (pairs == 1 && clearlyProgressive) || alike || (progressive >= 3 && interlaced == 0) || (max(topFirst, bottomFirst) >= 3 && progressive == 0)
     }
 
     /// The verdict: nil for progressive (or nothing to go on), else whether the top field
@@ -78,14 +96,15 @@ struct FieldEvidence {
         return topFirst >= bottomFirst
     }
 
-    /// Measures two consecutive pictures; `.noMotion` when their format has no luma plane
-    /// to measure (RGB, palettes, hardware frames) or their sizes differ.
-    static func vote(_ a: UnsafePointer<AVFrame>, _ b: UnsafePointer<AVFrame>) -> Vote {
+    /// Measures two consecutive pictures and counts the pair; a pair whose format has no
+    /// luma plane to measure (RGB, palettes, hardware frames), or of two sizes, counts
+    /// as nothing moving.
+    mutating func add(_ a: UnsafePointer<AVFrame>, _ b: UnsafePointer<AVFrame>) {
         guard a.pointee.width == b.pointee.width, a.pointee.height == b.pointee.height, a.pointee.format == b.pointee.format,
-              let sample = lumaSample(AVPixelFormat(rawValue: a.pointee.format)) else { return .noMotion }
+              let sample = Self.lumaSample(AVPixelFormat(rawValue: a.pointee.format)) else { return add(.noMotion) }
         let counts = vfx_field_comb(vfx_frame_plane(a, 0), ptrdiff_t(vfx_frame_linesize(a, 0)), vfx_frame_plane(b, 0),
                                     ptrdiff_t(vfx_frame_linesize(b, 0)), a.pointee.width, a.pointee.height, sample.bytes, sample.depth)
-        return vote(counts, area: Int(a.pointee.width) * Int(a.pointee.height))
+        add(counts, area: Int(a.pointee.width) * Int(a.pointee.height))
     }
 
     /// Bytes and bits of a luma sample, for formats whose first plane is luma alone

@@ -80,6 +80,22 @@ import Testing
         #expect(grain != .interlaced(topFirst: true) && grain != .interlaced(topFirst: false), "\(grain)")
     }
 
+    /// One pair settles it only when the picture is far cleaner than both mixed weaves.
+    @Test func aFirstPairClearlyProgressiveSettlesAtOnce() {
+        var clear = FieldEvidence()
+        clear.add(vfx_field_comb_counts(moving: 4000, as_is: 3, next_top: 900, next_bottom: 950), area: Self.width * Self.height)
+        #expect(clear.settled && clear.fieldOrder == nil && clear.progressive == 1)
+        // Progressive, but not by 16 times: a second pair is needed.
+        var plain = FieldEvidence()
+        plain.add(vfx_field_comb_counts(moving: 4000, as_is: 100, next_top: 900, next_bottom: 950), area: Self.width * Self.height)
+        #expect(!plain.settled && plain.progressive == 1)
+        // A clear first pair does not settle a later one.
+        var later = FieldEvidence()
+        later.add(.noMotion)
+        later.add(vfx_field_comb_counts(moving: 4000, as_is: 3, next_top: 900, next_bottom: 950), area: Self.width * Self.height)
+        #expect(!later.settled)
+    }
+
     @Test func theVerdictNeedsTwoPairsOfOneOrderAndAMajority() {
         var evidence = FieldEvidence()
         evidence.add(.interlaced(topFirst: true))
