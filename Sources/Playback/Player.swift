@@ -7,7 +7,8 @@ import Synchronization
 /// Plays a ``FrameSource`` through a live effect chain to preview sinks in real time,
 /// the way a render view fed by a 30 Hz timer does, but as a real player.
 ///
-/// Tick `k` is due at `origin + k / fps` on the clock. A tick that would be a whole
+/// Tick `k` is due at `origin + k / fps` on the clock, the origin set by the first
+/// frame (for a live source, by the earliest-arriving one). A tick that would be a whole
 /// tick late once its effects are rendered (judged by the recent render time) is
 /// dropped before rendering (sinks that keep a timeline repeat their last frame), so a
 /// slow frame costs later ticks, never drift. Otherwise the effects are rendered at once and the
@@ -35,6 +36,10 @@ public final class Player: @unchecked Sendable {
         /// Called on each frame about to be rendered, before its effects: where a
         /// caller attaches what detection found (it must not wait: playback is paced).
         public var annotate: (@Sendable (inout Frame) -> Void)?
+        /// The source is a live capture, paced by its device: a frame that arrives
+        /// before its due time moves the schedule earlier, so frames show as they come
+        /// rather than as late as the first one did.
+        public var live = false
 
         /// Defaults: 30 fps, one pass, the monotonic clock.
         public init() {}
@@ -107,7 +112,11 @@ public final class Player: @unchecked Sendable {
             if let passes, frame.pass >= passes { break }
             currentPass = frame.pass
             let now = clock.now()
-            let origin = self.origin ?? (now - tick * Int(frame.tick))
+            var origin = self.origin ?? (now - tick * Int(frame.tick))
+            // Live: a frame here before its due time was queued behind a late first one
+            // (the window opening, the device starting), and would keep every later
+            // frame that late. The schedule follows the earliest arrival instead.
+            if options.live, now - tick * Int(frame.tick) < origin { origin = now - tick * Int(frame.tick) }
             self.origin = origin
             var due = origin + tick * Int(frame.tick)
             if now + renderCost >= due + tick {

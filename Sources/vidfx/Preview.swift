@@ -134,6 +134,7 @@ struct Preview: ParsableCommand {
         var options = Player.Options()
         options.frameRate = fps.value
         options.passes = input == "-" ? 1 : (loop.map { $0.passes } ?? 1)
+        options.live = source.mediaInput.isLive
         // Effects that draw or redact detections get them live: a worker detects on the
         // newest frame whenever it is free, and playback never waits for it.
         let detection = try Preview.liveDetection(for: chain?.needs ?? [], redacting: DetectionStage.redacts(chain))

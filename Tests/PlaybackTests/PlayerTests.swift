@@ -28,6 +28,8 @@ final class RecordingSink: PreviewSink {
     var shown: [(tick: Int64, pass: Int, number: Int, caption: String?)] = []
     var skipped: [Int64] = []
     var showCost: Duration = .zero
+    /// What showing the first frame costs instead (a window opening).
+    var firstShowCost: Duration?
     var clock: ManualClock?
     /// Controls to report at the poll after the given tick was shown.
     var script: [Int64: [PreviewControl]] = [:]
@@ -41,7 +43,8 @@ final class RecordingSink: PreviewSink {
     func show(_ frame: Frame, caption: String?) throws(SinkError) -> Bool {
         shown.append((frame.tick, frame.pass, frameNumber(frame), caption))
         firstPixel.append(frame.withUnsafeBytes { $0.load(as: UInt32.self) })
-        if let clock, showCost > .zero { clock.advance(by: showCost) }
+        let cost = shown.count == 1 ? firstShowCost ?? showCost : showCost
+        if let clock, cost > .zero { clock.advance(by: cost) }
         if let c = script.removeValue(forKey: frame.tick) { queued += c }
         return true
     }
@@ -109,6 +112,32 @@ func source(_ name: String, loopForever: Bool = false, limit: Rational? = nil) t
         #expect(s.maxLateness < .milliseconds(34), "max lateness \(s.maxLateness)")
         // The clock ran for the clip's length plus one frame's cost, not more.
         #expect(clock.now() <= .milliseconds(3000 + 50 + 34))
+    }
+
+    /// A live source is paced by its device, so a frame in hand is shown at once: a slow
+    /// first frame (a window opening) must not set a schedule that holds every later
+    /// frame back by as much. Here every frame is in hand (the queue a live capture
+    /// builds behind a slow start): live, they are shown without waiting on the clock;
+    /// a file is paced as always.
+    @Test(arguments: [true, false])
+    func liveSourcesShowFramesAsTheyComeNotOnTheFirstFramesSchedule(live: Bool) throws {
+        let clock = ManualClock()
+        let sink = RecordingSink()
+        sink.clock = clock
+        sink.firstShowCost = .milliseconds(100)
+        var options = Player.Options()
+        options.clock = clock
+        options.live = live
+        let src = try source("h264-30fps.mp4")
+        defer { src.close() }
+        let report = try Player(source: src, chain: LiveChain(nil), sinks: [sink], options: options).run()
+        let s = report.statistics
+        #expect(s.delivered + s.dropped == 90 && s.dropped == 2, "ticks 1 and 2 were due during the first frame's 100 ms")
+        if live {
+            #expect(clock.now() == .milliseconds(100), "nothing waited after the first frame: \(clock.now())")
+        } else {
+            #expect(clock.now() >= .milliseconds(2960), "a file is paced through its 3 s: \(clock.now())")
+        }
     }
 
     @Test func hiddenSinksKeepTheTimelineWithoutRendering() throws {
