@@ -42,9 +42,13 @@ final class Deinterlacer {
     /// A picture's nominal duration in `timeBase` units, when the stream has a rate.
     private let frameDuration: Int64?
 
+    /// Told what auto found, once.
+    private let found: (@Sendable (FrameSource.ScanFinding) -> Void)?
+
     init(mode: FrameSource.Deinterlacing, codec: AVCodecID, fieldOrder: AVFieldOrder, timeBase: AVRational, frameDuration: Int64?,
-         input: String, warn: @escaping @Sendable (String) -> Void) {
+         input: String, warn: @escaping @Sendable (String) -> Void, found: (@Sendable (FrameSource.ScanFinding) -> Void)? = nil) {
         self.mode = mode
+        self.found = found
         self.frameDuration = frameDuration
         self.fieldOrder = fieldOrder
         codecFlags = Deinterlacer.flaggingCodecs.contains(codec)
@@ -155,6 +159,7 @@ final class Deinterlacer {
             held.append(p)
             if vfx_frame_interlaced(p) != 0 {
                 decision = "deint=interlaced:parity=auto"
+                found?(.flaggedInterlaced)
                 return
             }
             // Soft telecine says interlaced but flags its pictures progressive: it is
@@ -163,8 +168,13 @@ final class Deinterlacer {
                 evidence.add(previous, p)
             }
         }
-        guard let topFirst = evidence.fieldOrder else { decision = ""; return }
+        guard let topFirst = evidence.fieldOrder else {
+            decision = ""
+            found?(.progressive)
+            return
+        }
         decision = "deint=all:parity=\(topFirst ? "tff" : "bff")"
+        found?(.measuredInterlaced(topFieldFirst: topFirst))
         let order = topFirst ? "top field first" : "bottom field first"
         let said = codecFlags ? "its pictures are flagged progressive, but they are interlaced"
             : "the stream does not say whether it is interlaced, but its pictures are"

@@ -51,6 +51,19 @@ extension FrameSource {
         case off
     }
 
+    /// What `--deinterlace auto` found in a stream's first pictures.
+    public enum ScanFinding: Sendable, Equatable {
+        /// Pictures flagged interlaced: those are deinterlaced.
+        case flaggedInterlaced
+        /// Nothing flagged interlaced, and the pictures' fields are one instant (or
+        /// nothing moved enough to tell, or captured frames, which are not measured):
+        /// left as they are.
+        case progressive
+        /// Flagged progressive or not flagged, but the fields are two instants, in
+        /// this order: every picture is deinterlaced.
+        case measuredInterlaced(topFieldFirst: Bool)
+    }
+
     /// What to read and how to deliver it.
     public struct Configuration: Sendable {
         /// Output ticks per second (default 30).
@@ -90,6 +103,10 @@ extension FrameSource {
         /// Receives one-line warnings about recoverable problems (damaged data skipped,
         /// input ending early). Called on the decode thread.
         public var warningHandler: (@Sendable (String) -> Void)?
+        /// Receives what `--deinterlace auto` found in the first pictures, before the
+        /// first frame is delivered (again if the input is reopened to seek). Called on
+        /// the decode thread.
+        public var scanHandler: (@Sendable (ScanFinding) -> Void)?
 
         /// The defaults: 30 fps, whole clip, once.
         public init() {}

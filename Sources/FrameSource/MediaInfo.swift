@@ -85,6 +85,11 @@ public struct VideoStreamInfo: Sendable, Codable, Equatable {
     /// `progressive`, `interlaced (top field first)`, `interlaced (bottom field first)`,
     /// or `unknown` when the container does not say (many MP4s).
     public var scan: String = "unknown"
+    /// What the first pictures show, where `--deinterlace auto` measured them and they
+    /// disagree with ``scan`` or it is unknown: `interlaced (top field first)`,
+    /// `interlaced (bottom field first)` or `progressive`. Set by `probe`, which decodes
+    /// the first pictures; nil otherwise.
+    public var measuredScan: String?
     /// `HLG` or `PQ` for high dynamic range transfers; nil for SDR.
     public var hdr: String?
     /// How HDR frames are tone-mapped to SDR (`mobius, peak 1000 nits`); nil for SDR

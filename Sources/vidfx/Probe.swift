@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import FrameSource
+import Synchronization
 
 /// `vidfx probe INPUT`: what a media file contains.
 struct Probe: ParsableCommand {
@@ -19,9 +20,19 @@ struct Probe: ParsableCommand {
     func run() throws {
         // Standard input through a spool: seekable (an MP4 indexed at the end).
         let media = try self.source.input(input, access: .seekable)
-        let source = try FrameSource(input: media, configuration: self.source.configuration(quiet: true))  // a problem is the error
+        var configuration = self.source.configuration(quiet: true)
+        let finding = Mutex<FrameSource.ScanFinding?>(nil)
+        configuration.scanHandler = { found in finding.withLock { $0 = found } }
+        let source = try FrameSource(input: media, configuration: configuration)  // a problem is the error
         defer { source.close() }
-        let info = source.info
+        var info = source.info
+        // The stream's word on its scan can be wrong (interlaced footage encoded as
+        // progressive): the first pictures are decoded and measured, as apply and dump
+        // would, unless that is off or the input is a capture.
+        if !info.isStillImage && !media.isLive && configuration.deinterlace == .auto && info.problem == nil {
+            _ = try? source.nextFrame()
+            info.video.measuredScan = Probe.measuredScan(finding.withLock { $0 }, stream: info.video.scan)
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -32,6 +43,18 @@ struct Probe: ParsableCommand {
         }
         if let problem = info.problem {
             throw CommandFailure(message: "\(input): \(problem)")
+        }
+    }
+
+    /// What the first pictures showed, where it is news: it disagrees with the stream's
+    /// `stream` scan, or that is unknown.
+    static func measuredScan(_ finding: FrameSource.ScanFinding?, stream: String) -> String? {
+        switch finding {
+        case .measuredInterlaced(let top)?:
+            let measured = "interlaced (\(top ? "top" : "bottom") field first)"
+            return measured == stream ? nil : measured
+        case .progressive? where stream == "unknown": return "progressive"
+        default: return nil
         }
     }
 
@@ -68,7 +91,12 @@ struct Probe: ParsableCommand {
             row("hdr", v.toneMap.map { "\(hdr), tone-mapped to SDR BT.709 (\($0))" }
                 ?? "\(hdr), not tone-mapped (--tonemap off): frames look flat and pale")
         }
-        row("scan", v.scan)
+        if let measured = v.measuredScan {
+            let action = measured == "progressive" ? "left as it is" : "deinterlaced (--deinterlace off to keep it as it is)"
+            row("scan", "\(v.scan) by the stream; \(measured) by its first pictures: \(action)")
+        } else {
+            row("scan", v.scan)
+        }
         row("alpha", v.hasAlpha ? "yes (kept by dump to PNG and apply to .mov --codec prores or .webm; composited over --background otherwise)" : "no")
         if info.audio.isEmpty { row("audio", "none") }
         for a in info.audio {

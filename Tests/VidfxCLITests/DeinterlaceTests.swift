@@ -103,6 +103,24 @@ import Testing
         #expect(on.frames != off.frames && on.frames.count == off.frames.count)
     }
 
+    /// probe tells what the pictures show where the stream is wrong or silent, and only there.
+    @Test func probeSaysWhatTheFirstPicturesShow() throws {
+        let clips = try Clips()
+        try clips.make()
+        func scan(_ clip: String, _ options: [String] = []) throws -> String {
+            let r = try CLI.run(["probe", clips.path(clip)] + options)
+            #expect(r.status == 0, "\(r.stderr)")
+            return String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("scan") }.map(String.init) ?? ""
+        }
+        #expect(try scan("woven-bff.mp4").hasSuffix("progressive by the stream; interlaced (bottom field first) by its first pictures: deinterlaced (--deinterlace off to keep it as it is)"))
+        #expect(try scan("woven-bff.mp4", ["--deinterlace", "off"]) == "scan        progressive")
+        #expect(try scan("progressive.mp4") == "scan        progressive")
+        #expect(try scan("fields.ts") == "scan        interlaced (top field first)")
+        let json = try CLI.run(["probe", clips.path("woven-tff.mp4"), "--json"])
+        let video = try #require((try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])?["video"] as? [String: Any])
+        #expect(video["measuredScan"] as? String == "interlaced (top field first)" && video["scan"] as? String == "progressive")
+    }
+
     @Test func seeksIntoDeinterlacedVideoLandOnTheSamePicture() throws {
         let clips = try Clips()
         try clips.make()
