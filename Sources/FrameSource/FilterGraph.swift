@@ -60,9 +60,11 @@ final class FilterGraph {
         guard r >= 0 else { throw FilterGraphError(chain: description, code: r) }
     }
 
-    /// The next picture out of the chain into `frame`: true when there was one,
+    /// The next picture out of the chain into `frame` (unreferenced first: the sink
+    /// moves its picture in over whatever `frame` held): true when there was one,
     /// false when the chain needs more input or has ended.
     func pull(into frame: UnsafeMutablePointer<AVFrame>) throws(FilterGraphError) -> Bool {
+        av_frame_unref(frame)
         let r = av_buffersink_get_frame(sink, frame)
         if r >= 0 { return true }
         if r == VFX_AVERROR_EAGAIN || r == VFX_AVERROR_EOF { return false }
