@@ -9,11 +9,10 @@ import FrameCore
 /// Owned by the decoder's thread.
 final class Deinterlacer {
     /// How many pictures are measured at most before deciding from content; fewer
-    /// when three pairs agree.
+    /// once the evidence is settled (``FieldEvidence/settled``).
     static let measuredPictures = 8
 
     private let mode: FrameSource.Deinterlacing
-    private let fieldOrder: AVFieldOrder
     private let timeBase: AVRational
     private let input: String
     private let warn: @Sendable (String) -> Void
@@ -42,15 +41,14 @@ final class Deinterlacer {
     /// A picture's nominal duration in `timeBase` units, when the stream has a rate.
     private let frameDuration: Int64?
 
-    /// Told what auto found, once.
+    /// Told what auto found, once (per decoder: a reopened input decides again).
     private let found: (@Sendable (FrameSource.ScanFinding) -> Void)?
 
-    init(mode: FrameSource.Deinterlacing, codec: AVCodecID, fieldOrder: AVFieldOrder, timeBase: AVRational, frameDuration: Int64?,
+    init(mode: FrameSource.Deinterlacing, codec: AVCodecID, timeBase: AVRational, frameDuration: Int64?,
          input: String, warn: @escaping @Sendable (String) -> Void, found: (@Sendable (FrameSource.ScanFinding) -> Void)? = nil) {
         self.mode = mode
         self.found = found
         self.frameDuration = frameDuration
-        self.fieldOrder = fieldOrder
         codecFlags = Deinterlacer.flaggingCodecs.contains(codec)
         measuresContent = codec != AV_CODEC_ID_RAWVIDEO
         self.timeBase = timeBase
@@ -155,7 +153,12 @@ final class Deinterlacer {
         let lookAhead = measuresContent ? Deinterlacer.measuredPictures : 1
         while held.count < lookAhead && !evidence.settled {
             var picture = av_frame_alloc()
-            guard let p = picture, try read(p) else { av_frame_free(&picture); ended = true; break }
+            let got: Bool
+            do { got = try picture.map(read) ?? false } catch {
+                av_frame_free(&picture)
+                throw error
+            }
+            guard got, let p = picture else { av_frame_free(&picture); ended = true; break }
             held.append(p)
             if vfx_frame_interlaced(p) != 0 {
                 decision = "deint=interlaced:parity=auto"

@@ -222,7 +222,7 @@ final class VideoDecoder {
         described.problem = truncation
         info = described
         deinterlacer = configuration.deinterlace == .off || described.isStillImage ? nil
-            : Deinterlacer(mode: configuration.deinterlace, codec: par.pointee.codec_id, fieldOrder: par.pointee.field_order, timeBase: stream.pointee.time_base,
+            : Deinterlacer(mode: configuration.deinterlace, codec: par.pointee.codec_id, timeBase: stream.pointee.time_base,
                            frameDuration: nominalFrameDuration, input: input, warn: configuration.warningHandler ?? { _ in },
                            found: configuration.scanHandler)
         if let truncation { warn("\(input): \(truncation); frames past that point are missing") }
