@@ -16,10 +16,11 @@ struct FieldEvidence {
         case progressive
         /// The fields are two instants, in this order.
         case interlaced(topFirst: Bool)
-        /// Combing everywhere alike (grain), or mixed signs.
+        /// Combing alike in all three weaves (grain), or measures that point no one way.
         case unclear
     }
 
+    /// Pairs that voted progressive, and interlaced in either field order.
     private(set) var progressive = 0
     private(set) var topFirst = 0
     private(set) var bottomFirst = 0
@@ -33,8 +34,8 @@ struct FieldEvidence {
     /// Progressive: the picture as it is combs less than a quarter as much as either
     /// mixed weave (which mix one instant with the next). Interlaced: it combs about as
     /// much as the weave with the nearer field (both are half a picture apart) and the
-    /// other weave (one and a half apart) combs half as much again as either, which is
-    /// what gives the field order. Vertical motion leaves few comb teeth as woven (the
+    /// other weave (one and a half apart) combs at least half as much again as both,
+    /// which is what gives the field order. Vertical motion leaves few comb teeth as woven (the
     /// fields are a few lines apart), but one mixed weave combs four times as much as the
     /// other, which progressive pictures (both weaves a whole picture apart) never do.
     /// Grain combs alike in all three and votes neither.
