@@ -1,7 +1,6 @@
 #include "vidfx_field_comb.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 // 8-bit thresholds: combing must exceed the grain of ordinary footage; motion, the
 // noise of a clean encode.
