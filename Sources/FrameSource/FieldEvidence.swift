@@ -45,11 +45,9 @@ struct FieldEvidence {
         let (near, far) = (min(nextTop, nextBottom), max(nextTop, nextBottom))
         if far < floor { return .noMotion }
         if asIs * 4 < near && near >= floor { return .progressive }
-        if far * 2 >= near * 3 && far * 2 >= asIs * 3 && asIs * 4 >= near && asIs * 4 >= floor {
-            return .interlaced(topFirst: nextTop < nextBottom)
-        }
-        if far >= near * 4 && far >= floor * 4 && asIs * 2 <= far { return .interlaced(topFirst: nextTop < nextBottom) }
-        return .unclear
+        let halfApart = far * 2 >= near * 3 && far * 2 >= asIs * 3 && asIs * 4 >= near && asIs * 4 >= floor
+        let vertical = far >= near * 4 && far >= floor * 4 && asIs * 2 <= far
+        return halfApart || vertical ? .interlaced(topFirst: nextTop < nextBottom) : .unclear
     }
 
     /// Combed pixels that are evidence, in pictures of `area` pixels.
@@ -85,7 +83,8 @@ struct FieldEvidence {
     /// all one way.
     var settled: Bool {
         let alike = pairs == 2 && (progressive == 2 || topFirst == 2 || bottomFirst == 2)
-        return (pairs == 1 && clearlyProgressive) || alike || (progressive >= 3 && interlaced == 0) || (max(topFirst, bottomFirst) >= 3 && progressive == 0)
+        let three = (progressive >= 3 && interlaced == 0) || (max(topFirst, bottomFirst) >= 3 && progressive == 0)
+        return (pairs == 1 && clearlyProgressive) || alike || three
     }
 
     /// The verdict: nil for progressive (or nothing to go on), else whether the top field

@@ -116,7 +116,7 @@ public final class Player: @unchecked Sendable {
             // Live: a frame here before its due time was queued behind a late first one
             // (the window opening, the device starting), and would keep every later
             // frame that late. The schedule follows the earliest arrival instead.
-            if options.live, now - tick * Int(frame.tick) < origin { origin = now - tick * Int(frame.tick) }
+            if options.live { origin = min(origin, now - tick * Int(frame.tick)) }
             self.origin = origin
             var due = origin + tick * Int(frame.tick)
             if now + renderCost >= due + tick {
