@@ -8,7 +8,7 @@ TARGET_CPU ?= $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo haswell)
 RELEASE := .build-release
 export LSAN_OPTIONS := suppressions=$(CURDIR)/.lsan-suppressions:print_suppressions=0
 
-.PHONY: setup build install demo test test-unit test-asan bench fuzz clean testmedia
+.PHONY: setup build install install-files demo test test-unit test-asan test-fuzz test-load bench fuzz soak clean testmedia
 
 setup:
 	@scripts/setup.sh
@@ -27,15 +27,22 @@ PREFIX ?= /usr/local
 MANUAL := $(RELEASE)/plugins/GenerateManual/outputs/vidfx/vidfx.1
 install: build
 	VIDFX_TARGET_CPU=$(TARGET_CPU) $(SWIFT) package --scratch-path $(RELEASE) plugin generate-manual --configuration release
-	install -Dm755 $(RELEASE)/release/vidfx $(DESTDIR)$(PREFIX)/bin/vidfx
-	install -Dm755 $(RELEASE)/release/lib$(FACENET).so $(DESTDIR)$(PREFIX)/lib/vidfx/lib$(FACENET).so
+	$(MAKE) --no-print-directory install-files
 	install -Dm644 $(MANUAL) $(DESTDIR)$(PREFIX)/share/man/man1/vidfx.1
-	install -Dm644 models/centerface.onnx $(DESTDIR)$(PREFIX)/share/vidfx/centerface.onnx
 	mkdir -p $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	$(RELEASE)/release/vidfx --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/vidfx
 	$(RELEASE)/release/vidfx --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_vidfx
 	$(RELEASE)/release/vidfx --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/vidfx.fish
 	@echo "installed vidfx, its face model, man page and completions under $(DESTDIR)$(PREFIX)"
+
+## install-files: what vidfx needs at run time, from the build in BIN_DIR: the binary, the
+## face network library and the face model, laid out as vidfx looks for them (the tests
+## install a test build this way to a scratch prefix).
+BIN_DIR ?= $(RELEASE)/release
+install-files:
+	install -Dm755 $(BIN_DIR)/vidfx $(DESTDIR)$(PREFIX)/bin/vidfx
+	install -Dm755 $(BIN_DIR)/lib$(FACENET).so $(DESTDIR)$(PREFIX)/lib/vidfx/lib$(FACENET).so
+	install -Dm644 models/centerface.onnx $(DESTDIR)$(PREFIX)/share/vidfx/centerface.onnx
 
 ## demo: redact a street crossing's faces (before/after), render a redacted clip, read a QR code, render the gallery.
 demo: build
@@ -49,17 +56,20 @@ demo: build
 	$(RELEASE)/release/vidfx detect testmedia/qr-moving.mp4 --duration 0.2
 	$(RELEASE)/release/vidfx effects --gallery demo-gallery.png -y --input testmedia/qr-moving.mp4 --at 1
 
-## test: the whole suite in debug (exclusivity checks on), then again under AddressSanitizer.
-## Each pass has two phases: every suite in parallel, except the suites that need the
-## real clock (named *RealClockTests: real-time playback, network timeouts, terminals),
-## which then run one test at a time, so that no other suite competes with them.
-test: setup test-unit test-asan
+## test: the whole suite in debug (exclusivity checks on), then again under AddressSanitizer,
+## then a fixed-seed fuzz of the ASan binary. Each pass has two phases: every suite in
+## parallel, except the suites that need the real clock (named *RealClockTests: real-time
+## playback, network timeouts, terminals), which then run one test at a time, so that no
+## other suite competes with them. scripts/check-tests.sh first checks the suite's rules:
+## no test blocks a cooperative thread, and time limits only on the real-clock suites.
+test: setup test-unit test-asan test-fuzz
 
 REALCLOCK := RealClockTests
 # Drops ASan's noise about symbols it cannot export from the test runner's output.
 ASAN_FILTER := grep -v "Cannot export local symbol '__asan"
 
 test-unit:
+	scripts/check-tests.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product $(FACENET)
 	$(SWIFT) test --skip-build --parallel --skip $(REALCLOCK)
@@ -72,6 +82,20 @@ test-asan:
 	  | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
 	$(SWIFT) test --skip-build --no-parallel --filter $(REALCLOCK) --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 \
 	  | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
+
+## test-fuzz: about 200 cases of bench/fuzz.py with a fixed seed through the ASan build
+## (make test builds it); any crash, hang or sanitizer report fails. The time limit is a
+## hang limit, far beyond what a case takes on a busy machine. The long fuzz: make fuzz.
+FUZZ_CI_CASES ?= 200
+FUZZ_CI_SEED ?= 2025
+test-fuzz:
+	python3 bench/fuzz.py --cases $(FUZZ_CI_CASES) --seed $(FUZZ_CI_SEED) --timeout 180 --binary $(ASAN_SCRATCH)/debug/vidfx
+
+## test-load: the parallel phase twice while busy loops hold every core: green both times.
+test-load: setup
+	$(SWIFT) build --build-tests
+	$(SWIFT) build --product $(FACENET)
+	scripts/test-load.sh
 
 bench: setup
 	python3 bench/decode.py

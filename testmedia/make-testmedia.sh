@@ -190,3 +190,7 @@ ff -f lavfi -i "testsrc2=s=160x120:r=60000/1001:d=0.5" -vf "interlace=scan=tff:l
   -c:v mpeg2video -q:v 2 -flags +ilme+ildct -top 1 interlaced.ts
 ff -f lavfi -i "testsrc2=s=160x120:d=0.5,format=yuva444p,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='if(lt(X,80),255,64)'" \
   -c:v libvpx-vp9 -pix_fmt yuva420p alpha-vp9.webm
+#   woven-upload.mp4: the crowd photograph panning, woven into top-field-first fields before
+#   encoding, as H.264 that says it is progressive (an upload that lost its field flags), 320x240, 0.5 s.
+ff -loop 1 -framerate 60000/1001 -i crowd.jpg -vf "format=rgb24,crop=320:240:x='3*n':y=150,format=yuv420p,interlace=scan=tff:lowpass=0" \
+  -frames:v 30 -c:v libx264 -crf 20 -preset veryfast woven-upload.mp4

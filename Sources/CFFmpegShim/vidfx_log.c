@@ -30,10 +30,19 @@ const char *vfx_last_network_error(void) { return has_last_network_error ? last_
 
 void vfx_forget_network_error(void) { has_last_network_error = 0; }
 
+// The HLS demuxer's word on each segment it asks for and each it gives up on, and HTTP's
+// on why: below the chosen level (verbose, warning), yet the only place that says which
+// URI a playlist lost and why. Recognised by their format strings, so other lines at
+// those levels cost nothing.
+static int is_segment_line(const char *fmt) {
+    return fmt && (!strncmp(fmt, "HLS request for url '", 21) || !strncmp(fmt, "Failed to open segment ", 23)
+                   || !strncmp(fmt, "HTTP error ", 11));
+}
+
 static void forward(void *avcl, int level, const char *fmt, va_list vl) {
     int network = level <= AV_LOG_ERROR && is_network_context(avcl);
     vfx_log_sink sink = atomic_load(&current_sink);
-    int wanted = sink && level <= atomic_load(&current_max);
+    int wanted = sink && (level <= atomic_load(&current_max) || (level <= AV_LOG_VERBOSE && is_segment_line(fmt)));
     if (!network && !wanted) return;
     char line[1024];
     int print_prefix = 0;  // no "[mov,mp4 @ 0x…]" context prefix: messages name the input themselves

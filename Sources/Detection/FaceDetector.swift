@@ -53,10 +53,12 @@ public final class FaceDetector: Detector {
 
     /// Where the model is looked for: `$VIDFX_FACE_MODEL`; beside an installed binary
     /// (`PREFIX/share/vidfx/centerface.onnx`); in the source tree's `models/` folder,
-    /// for a binary built there (`.build/debug/vidfx`).
-    public static func defaultModelPath(executable: String = CommandLine.arguments.first ?? "") -> String {
+    /// for a binary built there (`.build/debug/vidfx`). The binary's folder is the one
+    /// the running executable really is in (`/proc/self/exe`), so a vidfx called by
+    /// name from the `PATH`, or through a link, finds its model from any folder.
+    public static func defaultModelPath() -> String {
         if let path = ProcessInfo.processInfo.environment["VIDFX_FACE_MODEL"], !path.isEmpty { return path }
-        let exe = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        let exe = InstalledLocation.binDirectory
         let candidates = [
             exe.appendingPathComponent("../share/vidfx/centerface.onnx"),
             exe.appendingPathComponent("../../models/centerface.onnx"),

@@ -27,8 +27,7 @@ struct FaceNetLibrary: @unchecked Sendable {
     static func candidates() -> [String] {
         var paths: [String] = []
         if let path = ProcessInfo.processInfo.environment["VIDFX_FACENET_LIBRARY"], !path.isEmpty { paths.append(path) }
-        let exe = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
-            .resolvingSymlinksInPath().deletingLastPathComponent()
+        let exe = InstalledLocation.binDirectory
         paths.append(exe.appendingPathComponent(fileName).path)
         paths.append(exe.appendingPathComponent("../lib/vidfx/\(fileName)").standardizedFileURL.path)
         return paths

@@ -23,12 +23,22 @@ final class DecodeLoop: @unchecked Sendable {
 
     /// Plays the clip into the queue, then marks the queue finished (with the error, if one ended it).
     func run() {
+        FFmpegLog.collect(into: decoder.damage)
+        defer { FFmpegLog.collect(into: nil) }
         do {
             try play()
+            reportDamage()
             queue.finish(nil)
         } catch {
+            reportDamage()
             queue.finish(interrupt.stopRequested ? nil : error)
         }
+    }
+
+    /// One line at the end with what the input lost on the way, when it lost anything.
+    private func reportDamage() {
+        let summary = decoder.damage.damage.summary
+        if !summary.isEmpty { warn("\(decoder.input): \(summary)") }
     }
 
     /// The picture on screen: decoded frame, its times, and its BGRA once converted.
@@ -105,7 +115,7 @@ final class DecodeLoop: @unchecked Sendable {
                 backoff = backoff == Rational(0) ? Rational(1) : backoff * 2
                 if start - backoff > Rational(0), decoder.seek(toSeconds: start - backoff) { return }
                 // A seek to 0 can overshoot too: open the input again and read it from its first byte.
-                decoder = try VideoDecoder(input: decoder.media, configuration: configuration, interrupt: interrupt)
+                decoder = try VideoDecoder(input: decoder.media, configuration: configuration, interrupt: interrupt, damage: decoder.damage)
                 fromTop = true
             }
 
@@ -210,7 +220,7 @@ final class DecodeLoop: @unchecked Sendable {
         guard decoder.input != "-" else {
             throw FrameSourceError(input: decoder.input, kind: .invalidConfiguration, reason: "cannot loop: standard input cannot be rewound")
         }
-        decoder = try VideoDecoder(input: decoder.media, configuration: configuration, interrupt: interrupt)
+        decoder = try VideoDecoder(input: decoder.media, configuration: configuration, interrupt: interrupt, damage: decoder.damage)
         _ = decoder.seek(toSeconds: start)
     }
 }

@@ -11,25 +11,80 @@ enum FFmpegLog {
 
     /// Installs the sink once; later calls do nothing.
     static let installed: Void = {
-        let level: Int32
-        switch ProcessInfo.processInfo.environment["VIDFX_FFMPEG_LOG"] {
-        case "debug": level = AV_LOG_DEBUG
-        case "verbose": level = AV_LOG_VERBOSE
-        case "info": level = AV_LOG_INFO
-        case "warning": level = AV_LOG_WARNING
-        default: level = AV_LOG_ERROR
-        }
         vfx_install_log_sink({ level, line in
             guard let line else { return }
             let text = String(cString: line).trimmingCharacters(in: .whitespacesAndNewlines)
+            // The HLS demuxer's segment lines arrive whatever the level (see vidfx_log.c).
+            if text.hasPrefix("HLS request for url '") {
+                FFmpegLog.segmentRequested(text)
+            } else if text.hasPrefix("Failed to open segment ") {
+                FFmpegLog.segmentFailed()
+            } else if text.hasPrefix("HTTP error ") {
+                Thread.current.threadDictionary[FFmpegLog.segmentErrorKey] = text  // a warning, but the reason
+            }
             if level <= AV_LOG_ERROR, !text.isEmpty {
                 Thread.current.threadDictionary[FFmpegLog.threadKey] = text
+                Thread.current.threadDictionary[FFmpegLog.segmentErrorKey] = text
             }
-            if FFmpegLog.echo { FileHandle.standardError.write(Data(("[ffmpeg] " + text + "\n").utf8)) }
+            if FFmpegLog.echo && level <= FFmpegLog.level { FileHandle.standardError.write(Data(("[ffmpeg] " + text + "\n").utf8)) }
         }, level)
     }()
 
+    /// The level asked for with `VIDFX_FFMPEG_LOG` (errors only by default).
+    private static let level: Int32 = {
+        switch ProcessInfo.processInfo.environment["VIDFX_FFMPEG_LOG"] {
+        case "debug": return AV_LOG_DEBUG
+        case "verbose": return AV_LOG_VERBOSE
+        case "info": return AV_LOG_INFO
+        case "warning": return AV_LOG_WARNING
+        default: return AV_LOG_ERROR
+        }
+    }()
+
     private static let echo = ProcessInfo.processInfo.environment["VIDFX_FFMPEG_LOG"] != nil
+
+    private static let collectorKey = "vidfx.ffmpeg.damage"
+    private static let segmentKey = "vidfx.ffmpeg.segment"
+    private static let segmentErrorKey = "vidfx.ffmpeg.segmentError"
+
+    /// Names the collector of what the calling thread's reads drop (nil: none).
+    static func collect(into collector: DamageCollector?) {
+        _ = installed
+        if let collector { Thread.current.threadDictionary[collectorKey] = collector }
+        else { Thread.current.threadDictionary.removeObject(forKey: collectorKey) }
+    }
+
+    /// The calling thread's collector, if it named one.
+    static var collector: DamageCollector? { Thread.current.threadDictionary[collectorKey] as? DamageCollector }
+
+    /// "HLS request for url 'URI', offset …": the segment the demuxer tries next.
+    private static func segmentRequested(_ text: String) {
+        let rest = text.dropFirst("HLS request for url '".count)
+        guard let end = rest.range(of: "', offset", options: .backwards) else { return }
+        let thread = Thread.current.threadDictionary
+        thread[segmentKey] = String(rest[..<end.lowerBound])
+        thread.removeObject(forKey: segmentErrorKey)
+    }
+
+    /// "Failed to open segment N of playlist M": the demuxer skipped the segment it tried.
+    private static func segmentFailed() {
+        let thread = Thread.current.threadDictionary
+        guard let collector = thread[collectorKey] as? DamageCollector else { return }
+        let uri = thread[segmentKey] as? String ?? "(unknown)"
+        let error = thread[segmentErrorKey] as? String
+        let reason: String
+        if let error, let range = error.firstMatch(of: /Protocol '([^']+)' not on whitelist/) {
+            reason = "the '\(range.1)' protocol is not read from a remote input"
+        } else if let error {
+            reason = error
+        } else if !(uri.hasPrefix("http://") || uri.hasPrefix("https://")) {
+            // The demuxer refuses other schemes (concat:, subfile:…) without a word.
+            reason = "only http and https segments are read from a remote playlist"
+        } else {
+            reason = "it could not be opened"
+        }
+        collector.skipped(uri: uri, reason: reason)
+    }
 
     /// Forgets the calling thread's last error line (call before an operation).
     static func clear() {

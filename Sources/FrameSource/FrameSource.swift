@@ -36,6 +36,11 @@ public final class FrameSource: Sendable {
     private let pending: Mutex<DecodeLoop?>
     private let finished = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
+    private let damageCollector: DamageCollector
+
+    /// What reading has dropped so far: playlist segments skipped (each also warned
+    /// about when met), damaged and undecodable packets. Safe to read from any thread.
+    public var damage: InputDamage { damageCollector.damage }
 
     /// Reads the video of `input` and its headers. Decoding starts with the first pull.
     /// - Throws: ``FrameSourceError`` naming the input and the cause.
@@ -52,6 +57,7 @@ public final class FrameSource: Sendable {
         self.configuration = configuration
         let interrupt = InterruptFlag(timeout: input.network.timeout)
         let decoder = try VideoDecoder(input: input, configuration: configuration, interrupt: interrupt)
+        self.damageCollector = decoder.damage
         let queue = FrameQueue(capacity: configuration.prefetch)
         // Enough buffers for the queue, the frame being converted and a few held by the consumer.
         let pool = FramePool(capacity: configuration.prefetch + 2)

@@ -70,10 +70,21 @@ final class VideoDecoder {
         return pb.pointee.seekable & AVIO_SEEKABLE_NORMAL == 0
     }
     private let warn: @Sendable (String) -> Void
+    /// What reading drops (segments, damaged packets), gathered from FFmpeg's log lines.
+    let damage: DamageCollector
 
-    init(input media: MediaInput, configuration: FrameSource.Configuration, interrupt: InterruptFlag) throws(FrameSourceError) {
+    /// `damage` carries on what an earlier decoder of the same input gathered (reopened to loop).
+    init(input media: MediaInput, configuration: FrameSource.Configuration, interrupt: InterruptFlag,
+         damage: DamageCollector? = nil) throws(FrameSourceError) {
         _ = FFmpegLog.installed
         let input = media.location
+        let warn = configuration.warningHandler ?? { _ in }
+        let damage = damage ?? DamageCollector(input: input, warn: warn)
+        self.damage = damage
+        // Opening reads the first segment of a playlist: its losses count too.
+        let previous = FFmpegLog.collector
+        FFmpegLog.collect(into: damage)
+        defer { FFmpegLog.collect(into: previous) }
         if media.isStandardInput && isatty(STDIN_FILENO) != 0 {
             // Reading would wait for keystrokes; nobody types a video.
             throw FrameSourceError(input: input, kind: .invalidConfiguration,
@@ -82,7 +93,7 @@ final class VideoDecoder {
         self.input = input
         self.media = media
         self.interrupt = interrupt
-        self.warn = configuration.warningHandler ?? { _ in }
+        self.warn = warn
         // Allocate the context ourselves so the interrupt callback covers the open too.
         handles.interrupt = interrupt
         handles.format = avformat_alloc_context()
@@ -295,6 +306,7 @@ final class VideoDecoder {
             }
             interrupt.touch()
             defer { av_packet_unref(pkt) }
+            if pkt.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 && pkt.pointee.stream_index == streamIndex { damage.damagedPacket() }
             if !ready, let mender = handles.mender {
                 let tb = fmt.pointee.streams[Int(pkt.pointee.stream_index)]!.pointee.time_base
                 if vfx_mender_mend(mender, pkt, tb.num, tb.den) == 1 && vfx_mender_jumps(mender) == 1 {
@@ -423,6 +435,7 @@ final class VideoDecoder {
 
     private func noteDamage(_ code: Int32) {
         skippedDamage += 1
+        damage.undecodablePacket()
         if skippedDamage == 1 { warn("\(input): skipping damaged video data (\(FFmpegLog.message(code)))") }
     }
 

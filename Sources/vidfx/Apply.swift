@@ -147,7 +147,7 @@ struct Apply: ParsableCommand {
             stop.request()
         }
         let line = ProgressLine(style: render.progress.style, quiet: render.quiet, total: configuration.expectedTicks(for: source.info),
-                                frameRate: configuration.frameRate.seconds)
+                                frameRate: configuration.frameRate.seconds, damage: { source.damage })
         // Effects and the conversion to YUV run here while the sink's encode thread
         // compresses the previous frame; one YUV picture (3 MB at 1080p) waits in between.
         var rendered = 0

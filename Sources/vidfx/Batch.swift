@@ -10,10 +10,10 @@ struct Batch: ParsableCommand {
           vidfx batch clips/*.mp4 -o 'out/{name}.mp4' -e sepia --args "--crf 20"
           vidfx batch --jobs jobs.jsonl -j 2 --joblog batch.log --resume
         A job line: {"input": "a.mp4", "output": "out/a.mp4", "chain": "sepia", "command": "apply", "args": ["--crf", "20"]}
-        ("command" apply by default; "chain" and "args" optional). In -o, {name} is the input's file name without its \\
-        extension, {base} with it, {n} the job's number. Each job is `vidfx COMMAND INPUT -o OUTPUT [-e CHAIN] ARGS…` \\
-        in its own process, so outputs stay atomic and a crash stays in its job. The job log has GNU parallel's \\
-        columns (Seq, Host, Starttime, JobRuntime, Send, Receive, Exitval, Signal, Command); --resume skips jobs \\
+        ("command" apply by default; "chain" and "args" optional). In -o, {name} is the input's file name without its \
+        extension, {base} with it, {n} the job's number. Each job is `vidfx COMMAND INPUT -o OUTPUT [-e CHAIN] ARGS…` \
+        in its own process, so outputs stay atomic and a crash stays in its job. The job log has GNU parallel's \
+        columns (Seq, Host, Starttime, JobRuntime, Send, Receive, Exitval, Signal, Command); --resume skips jobs \
         the log says finished with exit value 0. Exit status: 0 when every job succeeded, 1 otherwise.
         """
     )
@@ -37,8 +37,10 @@ struct Batch: ParsableCommand {
     @Option(help: ArgumentHelp("Jobs as JSON Lines (one object a line).", valueName: "file.jsonl"))
     var jobs: String?
 
-    @Option(name: .shortAndLong, parsing: .unconditional, help: "Jobs at once (default: the number of cores).")
-    var j: Int?
+    // -j as GNU parallel and make spell it; the long name is not --jobs, which is the job file.
+    @Option(name: [.customShort("j"), .customLong("workers")], parsing: .unconditional,
+            help: ArgumentHelp("Jobs at once (default: the number of cores).", valueName: "n"))
+    var workers: Int?
 
     @Option(help: ArgumentHelp("Append each finished job to this log (GNU parallel's format).", valueName: "file"))
     var joblog: String?
@@ -68,7 +70,7 @@ struct Batch: ParsableCommand {
         if jobs == nil && inputs.isEmpty { throw ValidationError("give inputs with -o PATTERN, or --jobs FILE.jsonl") }
         if jobs != nil && (output != nil || !inputs.isEmpty) { throw ValidationError("--jobs takes its inputs and outputs from the file: no inputs or -o beside it") }
         if jobs == nil && output == nil { throw ValidationError("-o PATTERN is needed with inputs, e.g. -o 'out/{name}.mp4'") }
-        if let j, !(1...256).contains(j) { throw ValidationError("-j: must be 1…256") }
+        if let workers, !(1...256).contains(workers) { throw ValidationError("-j: must be 1…256") }
         if resume && joblog == nil { throw ValidationError("--resume needs --joblog") }
         guard ["apply", "dump"].contains(command) else { throw ValidationError("--command: apply or dump, not '\(command)'") }
     }
@@ -77,7 +79,7 @@ struct Batch: ParsableCommand {
         let list = try makeJobs()
         let done = resume ? try finishedInLog() : []
         let pending = list.enumerated().filter { !done.contains(Self.commandLine($0.element)) }
-        let workers = j ?? max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let workers = self.workers ?? max(1, ProcessInfo.processInfo.activeProcessorCount)
         let log = try joblog.map { try JobLog(path: $0) }
         let progress = BatchProgress(total: pending.count, skipped: list.count - pending.count, quiet: quiet)
         let interruption = Interruption()
@@ -186,7 +188,9 @@ final class JobPool: @unchecked Sendable {
     func run(_ jobs: [(seq: Int, job: Batch.Job)], done: @escaping (Int, Batch.Job, Result) -> Void) -> Int {
         var next = 0
         self.done = done
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        // The running binary itself (argv[0] is only `vidfx` when called from the PATH).
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map(URL.init(fileURLWithPath:))
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         condition.lock()
         while true {
             while running < workers && next < jobs.count && !stopped {

@@ -10,9 +10,9 @@ struct Concat: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Join segments rendered with `apply --segment I/N` (on one machine or many) into one video, with the source's audio.",
         discussion: """
-        The segments are joined by stream copy, in the order given, on one timeline; the audio is taken once \\
-        from --audio-from and cut as the whole render would cut it (give the same --start and --duration), so \\
-        there is no gap or click at the seams. With a lossless setting (--crf 0) the result decodes to the same \\
+        The segments are joined by stream copy, in the order given, on one timeline; the audio is taken once \
+        from --audio-from and cut as the whole render would cut it (give the same --start and --duration), so \
+        there is no gap or click at the seams. With a lossless setting (--crf 0) the result decodes to the same \
         frames as a render on one machine.
 
         Example, four machines:

@@ -135,7 +135,8 @@ struct Dump: ParsableCommand {
         } catch { throw CommandFailure(message: error.description) }
 
         let expected = times.isEmpty ? configuration.expectedTicks(for: source.info) : times.count
-        let line = ProgressLine(style: render.progress.style, quiet: render.quiet || output == "-", total: expected, frameRate: configuration.frameRate.seconds)
+        let line = ProgressLine(style: render.progress.style, quiet: render.quiet || output == "-", total: expected, frameRate: configuration.frameRate.seconds,
+                                damage: { source.damage })
         var count = 0
         var size: (Int, Int)?
         do {

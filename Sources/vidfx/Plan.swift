@@ -8,9 +8,9 @@ struct Plan: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the segments of a render as JSON, for a scheduler to run `apply --segment` on each.",
         discussion: """
-        The render's ticks (after --start, --duration and --loop) split into N segments on tick boundaries, \\
-        or into segments of about S seconds. Each entry has the `--segment` argument to pass and its ticks; \\
-        `concat` is the command that joins them (with the timeline options given here). \\
+        The render's ticks (after --start, --duration and --loop) split into N segments on tick boundaries, \
+        or into segments of about S seconds. Each entry has the `--segment` argument to pass and its ticks; \
+        `concat` is the command that joins them (with the timeline options given here). \
         scripts/render-parallel.sh and scripts/render-slurm.sbatch use it.
         """
     )

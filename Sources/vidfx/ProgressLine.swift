@@ -1,4 +1,5 @@
 import Foundation
+import FrameSource
 
 #if canImport(Glibc)
 import Glibc
@@ -17,9 +18,12 @@ final class ProgressLine {
     private let started = ContinuousClock.now
     private var lastDraw = ContinuousClock.now - .seconds(1)
     private var drew = false
+    private let damage: (() -> InputDamage)?
 
-    /// `total` is the expected frame count when known.
-    init(style: Style, quiet: Bool, total: Int?, frameRate: Double) {
+    /// `total` is the expected frame count when known; `damage`, what the input has lost
+    /// so far (segments skipped, damaged packets), goes into each JSON update.
+    init(style: Style, quiet: Bool, total: Int?, frameRate: Double, damage: (() -> InputDamage)? = nil) {
+        self.damage = damage
         if quiet { self.style = .none }
         else if style == .auto { self.style = isatty(STDERR_FILENO) != 0 ? .auto : .none }
         else { self.style = style }
@@ -44,6 +48,11 @@ final class ProgressLine {
             if let percent { fields.append("\"percent\": \(round(percent * 10) / 10)") }
             if let total { fields.append("\"total\": \(total)") }
             if let eta { fields.append("\"eta\": \(round(eta * 10) / 10)") }
+            if let damage = damage?() {
+                fields.append("\"skippedSegments\": \(damage.segmentsSkipped)")
+                fields.append("\"damagedPackets\": \(damage.damagedPackets)")
+                fields.append("\"undecodablePackets\": \(damage.undecodablePackets)")
+            }
             FileHandle.standardError.write(Data(("{" + fields.joined(separator: ", ") + "}\n").utf8))
         case .auto:
             var line = ""

@@ -6,11 +6,17 @@ import FrameSource
 /// `vidfx`: pull frames out of videos on a timed cadence, run effects, write them out.
 @main
 struct VidFX: AsyncParsableCommand {
+    /// Every command, in the order help lists them.
+    static let commands: [any ParsableCommand.Type] = [Apply.self, Dump.self, Preview.self, Probe.self, Detect.self, Plan.self,
+                                                       Concat.self, Batch.self, EffectsCommand.self]
+
+    // The overview names the commands from the list itself, so a new one is never left out.
     static let configuration = CommandConfiguration(
         commandName: "vidfx",
-        abstract: "Frames out of video on a timed cadence, through effect shaders: apply, dump, preview, probe, detect, effects.",
+        abstract: "Frames out of video on a timed cadence, through effect shaders: "
+            + commands.map { $0._commandName }.joined(separator: ", ") + ".",
         version: "0.1.0",
-        subcommands: [Apply.self, Dump.self, Preview.self, Probe.self, Detect.self, Plan.self, Concat.self, Batch.self, EffectsCommand.self]
+        subcommands: commands
     )
 
     /// Runs the command line; failures print one line on stderr and exit non-zero.

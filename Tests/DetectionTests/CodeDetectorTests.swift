@@ -98,19 +98,19 @@ enum Media {
         #expect(Double(read) >= 0.95 * Double(frames.count), "read on \(read) of \(frames.count) ticks")
     }
 
-    @Test func whatZbarimgReadsWeReadToo() throws {
+    @Test func whatZbarimgReadsWeReadToo() async throws {
         // The oracle: zbarimg on the same frames (PNG, as vidfx decodes them).
         let detector = CodeDetector()
         let frames = try Media.frames("qr-moving.mp4")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-zbar-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        _ = try Subprocess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-i", Media.path("qr-moving.mp4"), "-vf", "fps=30",
+        _ = try await Subprocess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-i", Media.path("qr-moving.mp4"), "-vf", "fps=30",
                                                    dir.appendingPathComponent("f%03d.png").path])
         var oracle = 0, ours = 0, disagreements: [Int] = []
         for (k, frame) in frames.enumerated() {
             let png = dir.appendingPathComponent(String(format: "f%03d.png", k + 1)).path
-            let (status, output) = try Subprocess.run("/usr/bin/env", ["zbarimg", "-q", "--raw", png])
+            let (status, output) = try await Subprocess.run("/usr/bin/env", ["zbarimg", "-q", "--raw", png])
             let theirs = status == 0 && String(decoding: output, as: UTF8.self).contains(Self.url)
             let mine = try detector.detect(frame).contains { $0.payload == Self.url }
             if theirs { oracle += 1 }

@@ -106,8 +106,9 @@ final class FailingDetector: Detector {
     }
 }
 
-/// Live detection never waits, and its boxes follow the motion between detections.
-@Suite(.timeLimit(.minutes(1))) struct LiveDetectionTests {
+/// Live detection never waits: its results come from a worker thread in its own time,
+/// so the test waits on the real clock, and a hang is the failure (the serialized phase).
+@Suite(.serialized, .timeLimit(.minutes(5))) struct LiveDetectionRealClockTests {
     @Test func observingNeverWaitsAndResultsArriveLater() async throws {
         let live = LiveDetection(detectors: [ScriptedDetector(bAppears: 1000)])
         defer { live.end() }
@@ -123,7 +124,10 @@ final class FailingDetector: Detector {
         #expect(seen.count == 1 && seen[0].trackID == 1)
         #expect(live.detections >= 1)
     }
+}
 
+/// Between detections, live boxes follow each track's motion: pure arithmetic, no limit.
+@Suite struct LiveDetectionCarryTests {
     @Test func boxesAreCarriedAlongEachTracksMotion() {
         let a0 = Observation(kind: .face, bounds: Rect(x: 0, y: 0, width: 10, height: 10), trackID: 1)
         var a1 = a0

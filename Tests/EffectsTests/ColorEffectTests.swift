@@ -22,9 +22,9 @@ import Testing
         if amount == 0 { #expect(Fixture.sameBytes(out, source)) }
     }
 
-    @Test func sepiaMatchesColorChannelMixer() throws {
+    @Test func sepiaMatchesColorChannelMixer() async throws {
         let out = try Fixture.apply("sepia", to: source)
-        let ref = try Fixture.ffmpeg(source, filter: "colorchannelmixer=rr=.393:rg=.769:rb=.189:gr=.349:gg=.686:gb=.168:br=.272:bg=.534:bb=.131")
+        let ref = try await Fixture.ffmpeg(source, filter: "colorchannelmixer=rr=.393:rg=.769:rb=.189:gr=.349:gg=.686:gb=.168:br=.272:bg=.534:bb=.131")
         #expect(Fixture.difference(out, ref) <= 1)
     }
 
@@ -40,22 +40,22 @@ import Testing
         if levels == 256 { #expect(Fixture.sameBytes(out, source)) }
     }
 
-    @Test func posterizeMatchesLutrgb() throws {
+    @Test func posterizeMatchesLutrgb() async throws {
         let out = try Fixture.apply("posterize=6", to: source)
         let e = "floor(floor(val/255*5+0.5)*255/5+0.5)"
-        #expect(Fixture.difference(out, try Fixture.ffmpeg(source, filter: "lutrgb=r='\(e)':g='\(e)':b='\(e)'")) == 0)
+        #expect(Fixture.difference(out, try await Fixture.ffmpeg(source, filter: "lutrgb=r='\(e)':g='\(e)':b='\(e)'")) == 0)
     }
 
     @Test(arguments: [0.5, 0.25, 0.9])
-    func thresholdIsExactAgainstGeq(t: Double) throws {
+    func thresholdIsExactAgainstGeq(t: Double) async throws {
         let out = try Fixture.apply("threshold=\(t)", to: source)
-        let ref = try Fixture.ffmpeg(source, filter: geq3("255*gte(0.2126*r(X,Y)+0.7152*g(X,Y)+0.0722*b(X,Y),\(255 * t))"))
+        let ref = try await Fixture.ffmpeg(source, filter: geq3("255*gte(0.2126*r(X,Y)+0.7152*g(X,Y)+0.0722*b(X,Y),\(255 * t))"))
         #expect(Fixture.difference(out, ref) == 0)
     }
 
-    @Test func solarizeWithoutLUTInvertsDarkPixels() throws {
+    @Test func solarizeWithoutLUTInvertsDarkPixels() async throws {
         let out = try Fixture.apply("solarize", to: source)
-        let ref = try Fixture.ffmpeg(source, filter: geq3("if(lte(0.2126*r(X,Y)+0.7152*g(X,Y)+0.0722*b(X,Y),127.5),255-ch(X,Y),ch(X,Y))"))
+        let ref = try await Fixture.ffmpeg(source, filter: geq3("if(lte(0.2126*r(X,Y)+0.7152*g(X,Y)+0.0722*b(X,Y),127.5),255-ch(X,Y),ch(X,Y))"))
         #expect(Fixture.difference(out, ref) == 0)
     }
 
@@ -119,11 +119,11 @@ import Testing
     }
 
     @Test(arguments: ["tetrahedral", "trilinear"])
-    func realCubeMatchesLut3d(interp: String) throws {
+    func realCubeMatchesLut3d(interp: String) async throws {
         let path = try writeCube(grade(size: 17))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let out = try Fixture.apply("lut:file=\(path):interp=\(interp)", to: source)
-        let ref = try Fixture.ffmpeg(source, filter: "lut3d=file=\(path):interp=\(interp)")
+        let ref = try await Fixture.ffmpeg(source, filter: "lut3d=file=\(path):interp=\(interp)")
         #expect(Fixture.difference(out, ref) <= 1)
     }
 

@@ -65,30 +65,30 @@ import Testing
         #expect(try Fixture.apply("hue=120", to: red).pixel(x: 0, y: 0) == (0, 255, 0, 255))
     }
 
-    @Test func matchFFmpegOracles() throws {
+    @Test func matchFFmpegOracles() async throws {
         let source = Fixture.random()
         let D = "if(lte(val/255,0.04045),val/255/12.92,pow((val/255+0.055)/1.055,2.4))"
         func encoded(_ x: String) -> String { "if(lte(\(x),0.0031308),\(x)*12.92,1.055*pow(\(x),1/2.4)-0.055)" }
         // Exposure, linear: exact against lutrgb.
         let e = "clip(floor(255*\(encoded("(\(D))*pow(2,0.7)"))+0.5),0,255)"
         #expect(Fixture.difference(try Fixture.apply("exposure=0.7:space=linear", to: source),
-                                   try Fixture.ffmpeg(source, filter: "lutrgb=r='\(e)':g='\(e)':b='\(e)'")) == 0)
+                                   try await Fixture.ffmpeg(source, filter: "lutrgb=r='\(e)':g='\(e)':b='\(e)'")) == 0)
         // Exposure, encoded: FFmpeg's exposure filter (±1, it truncates).
-        #expect(Fixture.difference(try Fixture.apply("exposure=0.7", to: source), try Fixture.ffmpeg(source, filter: "exposure=exposure=0.7")) <= 1)
+        #expect(Fixture.difference(try Fixture.apply("exposure=0.7", to: source), try await Fixture.ffmpeg(source, filter: "exposure=exposure=0.7")) <= 1)
         // Gamma: exact against lutrgb.
         let gm = "clip(floor(255*pow(val/255,1.8)+0.5),0,255)"
-        #expect(Fixture.difference(try Fixture.apply("gamma=1.8", to: source), try Fixture.ffmpeg(source, filter: "lutrgb=r='\(gm)':g='\(gm)':b='\(gm)'")) == 0)
+        #expect(Fixture.difference(try Fixture.apply("gamma=1.8", to: source), try await Fixture.ffmpeg(source, filter: "lutrgb=r='\(gm)':g='\(gm)':b='\(gm)'")) == 0)
         // Hue at 120°: colorchannelmixer with the rotation's entries.
         let c = cos(2 * Double.pi / 3), s = sin(2 * Double.pi / 3), k = (1 - c) / 3, q = s / 3.0.squareRoot()
         let mix = "colorchannelmixer=rr=\(c + k):rg=\(k - q):rb=\(k + q):gr=\(k + q):gg=\(c + k):gb=\(k - q):br=\(k - q):bg=\(k + q):bb=\(c + k)"
-        #expect(Fixture.difference(try Fixture.apply("hue=120", to: source), try Fixture.ffmpeg(source, filter: mix)) <= 1)
+        #expect(Fixture.difference(try Fixture.apply("hue=120", to: source), try await Fixture.ffmpeg(source, filter: mix)) <= 1)
         // Colour controls: the spec's geq (exact).
         let L = "(0.2126*r(X,Y)+0.7152*g(X,Y)+0.0722*b(X,Y))"
         let cc = geq3("clip(floor(((((\(L))+(ch(X,Y)-(\(L)))*1.4)/255+0.05-0.5)*1.3+0.5)*255+0.5),0,255)")
         #expect(Fixture.difference(try Fixture.apply("colorcontrols:saturation=1.4:brightness=0.05:contrast=1.3", to: source),
-                                   try Fixture.ffmpeg(source, filter: cc)) <= 1)
+                                   try await Fixture.ffmpeg(source, filter: cc)) <= 1)
         // Vibrance: FFmpeg's vibrance with Rec.709 weights (±1, it truncates).
         #expect(Fixture.difference(try Fixture.apply("vibrance=0.6", to: source),
-                                   try Fixture.ffmpeg(source, filter: "vibrance=intensity=0.6:alternate=1:rlum=0.2126:glum=0.7152:blum=0.0722")) <= 1)
+                                   try await Fixture.ffmpeg(source, filter: "vibrance=intensity=0.6:alternate=1:rlum=0.2126:glum=0.7152:blum=0.0722")) <= 1)
     }
 }

@@ -64,18 +64,18 @@ import Testing
         #expect(out.g == 100 && out.b == 50)
     }
 
-    @Test func colorMatrixMatchesFFmpeg() throws {
+    @Test func colorMatrixMatchesFFmpeg() async throws {
         let source = Fixture.random()
         let m = "rr=0.5:rg=0.3:rb=0.1:gr=0.1:gg=0.9:gb=-0.2:br=0.2:bg=0.1:bb=0.6"
         let chain = "colormatrix:r=0.5,0.3,0.1,0:g=0.1,0.9,-0.2,0:b=0.2,0.1,0.6,0"
         // ±2: FFmpeg's 8-bit mixer rounds each product separately (a negative term adds one rounding).
-        #expect(Fixture.difference(try Fixture.apply(chain, to: source), try Fixture.ffmpeg(source, filter: "colorchannelmixer=\(m)")) <= 2)
+        #expect(Fixture.difference(try Fixture.apply(chain, to: source), try await Fixture.ffmpeg(source, filter: "colorchannelmixer=\(m)")) <= 2)
         #expect(Fixture.difference(try Fixture.apply(chain + ":space=linear", to: source),
-                                   try Fixture.ffmpeg(source, filter: Self.linearChain("colorchannelmixer=\(m)"))) <= 1)
+                                   try await Fixture.ffmpeg(source, filter: Self.linearChain("colorchannelmixer=\(m)"))) <= 1)
         // With a bias: the spec's geq (one matrix row shared by all channels, as geq3 writes one expression).
         let grey = geq3("clip(floor(0.3*r(X,Y)+0.5*g(X,Y)+0.2*b(X,Y)+0.1*255+0.5),0,255)")
         let same = "colormatrix:r=0.3,0.5,0.2,0:g=0.3,0.5,0.2,0:b=0.3,0.5,0.2,0:bias=0.1,0.1,0.1,0"
-        #expect(Fixture.difference(try Fixture.apply(same, to: source), try Fixture.ffmpeg(source, filter: grey)) <= 1)
+        #expect(Fixture.difference(try Fixture.apply(same, to: source), try await Fixture.ffmpeg(source, filter: grey)) <= 1)
         // Core Image's known case: R-vector (0.5,0,0,0) in linear light turns red 255 into 187 or 188.
         let red = try Fixture.apply("colormatrix:r=0.5,0,0,0:space=linear", to: Self.solid(255, 0, 0)).pixel(x: 0, y: 0)
         #expect(red.r == 187 || red.r == 188)
@@ -179,7 +179,7 @@ import Testing
         }
     }
 
-    @Test func toneCurveFollowsTheSplineInBothSpaces() throws {
+    @Test func toneCurveFollowsTheSplineInBothSpaces() async throws {
         let points = [(0.0, 0.1), (0.2, 0.1), (0.45, 0.6), (0.8, 0.85), (1.0, 0.95)]
         let chain = "tonecurve:" + points.enumerated().map { "p\($0.offset)=\($0.element.0),\($0.element.1)" }.joined(separator: ":")
         let f = Self.spline(points)
@@ -195,12 +195,12 @@ import Testing
         #expect(worst <= 1)
         // Against FFmpeg's curves (±2: it starts segments at whole bytes and truncates).
         let pts = points.map { "\($0.0)/\($0.1)" }.joined(separator: " ")
-        #expect(Fixture.difference(try Fixture.apply(chain, to: source), try Fixture.ffmpeg(source, filter: "curves=all='\(pts)'")) <= 2)
+        #expect(Fixture.difference(try Fixture.apply(chain, to: source), try await Fixture.ffmpeg(source, filter: "curves=all='\(pts)'")) <= 2)
         // Inputs must increase.
         #expect(throws: EffectError.self) { try EffectChain(parsing: "tonecurve:p2=0.2,0.5") }
     }
 
-    @Test func noirMatchesItsCurveAndFFmpeg() throws {
+    @Test func noirMatchesItsCurveAndFFmpeg() async throws {
         let f = Self.spline([(0, 0), (0.25, 0.15), (0.5, 0.5), (0.75, 0.88), (1, 1)])
         let source = Fixture.random()
         let out = try Fixture.apply("noir", to: source)
@@ -219,12 +219,12 @@ import Testing
         let oracle = "colorchannelmixer=.2126:.7152:.0722:0:.2126:.7152:.0722:0:.2126:.7152:.0722,curves=all='0/0 0.25/0.15 0.5/0.5 0.75/0.88 1/1'"
         // The spec says ±2; measured 3. FFmpeg rounds the luma to a byte before the curve
         // (whose slope reaches 1.6), then truncates the curve's output.
-        #expect(Fixture.difference(out, try Fixture.ffmpeg(source, filter: oracle)) <= 3)
+        #expect(Fixture.difference(out, try await Fixture.ffmpeg(source, filter: oracle)) <= 3)
     }
 
     // MARK: White point (B9), monochrome (B12), false colour (B13), threshold (B14)
 
-    @Test func whitePointFormulaAndOracles() throws {
+    @Test func whitePointFormulaAndOracles() async throws {
         let (cr, cg, cb) = (1.0, 0xE0 / 255.0, 0xC0 / 255.0)
         for linear in [false, true] {
             let (kr, kg, kb) = linear ? (Self.dec(cr), Self.dec(cg), Self.dec(cb)) : (cr, cg, cb)
@@ -232,15 +232,15 @@ import Testing
         }
         let source = Fixture.random()
         #expect(Fixture.difference(try Fixture.apply("whitepoint=1,\(cg),\(cb)", to: source),
-                                   try Fixture.ffmpeg(source, filter: "colorchannelmixer=rr=1:gg=\(cg):bb=\(cb)")) <= 1)
+                                   try await Fixture.ffmpeg(source, filter: "colorchannelmixer=rr=1:gg=\(cg):bb=\(cb)")) <= 1)
         #expect(Fixture.difference(try Fixture.apply("whitepoint=#FFE0C0:space=linear", to: source),
-                                   try Fixture.ffmpeg(source, filter: Self.linearChain("colorchannelmixer=rr=1:gg=\(Self.dec(cg)):bb=\(Self.dec(cb))"))) <= 1)
+                                   try await Fixture.ffmpeg(source, filter: Self.linearChain("colorchannelmixer=rr=1:gg=\(Self.dec(cg)):bb=\(Self.dec(cb))"))) <= 1)
         // White becomes the colour.
         let white = try Fixture.apply("whitepoint=#FFE0C0:space=linear", to: Self.solid(255, 255, 255)).pixel(x: 0, y: 0)
         #expect(white.r == 0xFF && white.g == 0xE0 && white.b == 0xC0)
     }
 
-    @Test func monochromeAndFalseColor() throws {
+    @Test func monochromeAndFalseColor() async throws {
         let col = (0.6, 0.45, 0.3)
         for linear in [false, true] {
             let c = linear ? (Self.dec(col.0), Self.dec(col.1), Self.dec(col.2)) : col
@@ -260,17 +260,17 @@ import Testing
         let L = "(0.2126*r(X,Y)+0.7152*g(X,Y)+0.0722*b(X,Y))"
         func mono(_ k: Double) -> String { "floor(255*if(lt(\(L),127.5),2*\(L)/255*\(k),1-2*(1-\(L)/255)*(1-\(k)))+0.5)" }
         let monoOracle = "format=gbrp,geq=r='\(mono(0.6))':g='\(mono(0.45))':b='\(mono(0.3))':interpolation=nearest,format=bgra"
-        #expect(Fixture.difference(try Fixture.apply("monochrome", to: source), try Fixture.ffmpeg(source, filter: monoOracle)) <= 1)
+        #expect(Fixture.difference(try Fixture.apply("monochrome", to: source), try await Fixture.ffmpeg(source, filter: monoOracle)) <= 1)
         func fc(_ a: Double, _ b: Double) -> String { "floor(255*(\(a)+(\(b - a))*\(L)/255)+0.5)" }
         let fcOracle = "format=gbrp,geq=r='\(fc(0.3, 1))':g='\(fc(0, 0.9))':b='\(fc(0, 0.8))':interpolation=nearest,format=bgra"
-        #expect(Fixture.difference(try Fixture.apply("falsecolor", to: source), try Fixture.ffmpeg(source, filter: fcOracle)) <= 1)
+        #expect(Fixture.difference(try Fixture.apply("falsecolor", to: source), try await Fixture.ffmpeg(source, filter: fcOracle)) <= 1)
     }
 
-    @Test func colorThresholdPerChannel() throws {
+    @Test func colorThresholdPerChannel() async throws {
         let source = Fixture.random()
         let t = "255*gt(val,255*0.4)"
         #expect(Fixture.difference(try Fixture.apply("colorthreshold=0.4", to: source),
-                                   try Fixture.ffmpeg(source, filter: "lutrgb=r='\(t)':g='\(t)':b='\(t)'")) == 0)
+                                   try await Fixture.ffmpeg(source, filter: "lutrgb=r='\(t)':g='\(t)':b='\(t)'")) == 0)
         for linear in [false, true] {
             #expect(try C.error("colorthreshold=0.4", linear: linear) { r, g, b in (r > 0.4 ? 1 : 0, g > 0.4 ? 1 : 0, b > 0.4 ? 1 : 0) } == 0)
         }
@@ -329,12 +329,12 @@ import Testing
 
     // MARK: Geometry (B17, B20, B21, B22)
 
-    @Test func kaleidoscopeMatchesTheOracle() throws {
+    @Test func kaleidoscopeMatchesTheOracle() async throws {
         let source = Fixture.random()
         let oracle = try String(contentsOfFile: Self.oracle("kaleidoscope-count6-angle0.3.ffmpeg.txt"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let ours = try Fixture.apply("kaleidoscope:count=6:angle=0.3rad:sample=nearest", to: source)
-        #expect(Fixture.difference(ours, try Fixture.ffmpeg(source, filter: oracle + ",format=bgra")) == 0)
+        #expect(Fixture.difference(ours, try await Fixture.ffmpeg(source, filter: oracle + ",format=bgra")) == 0)
         // Bilinear against the formula with S_bil.
         let bil = try Fixture.apply("kaleidoscope:count=5:angle=20", to: source)
         let (cx, cy) = (Double(source.width) / 2, Double(source.height) / 2), sigma = 2 * Double.pi / 5, ang = 20 * Double.pi / 180
@@ -381,7 +381,7 @@ import Testing
         }
     }
 
-    @Test func straightenFollowsTheFormulaAndFFmpeg() throws {
+    @Test func straightenFollowsTheFormulaAndFFmpeg() async throws {
         let source = Fixture.random()
         let t = 12 * Double.pi / 180, w = Double(source.width), h = Double(source.height)
         let s = abs(cos(t)) + max(w / h, h / w) * abs(sin(t))
@@ -392,7 +392,7 @@ import Testing
         } <= 1)
         let e = "ch(W/2-0.5+((X+0.5-W/2)*cos(\(t))-(Y+0.5-H/2)*sin(\(t)))/\(s),H/2-0.5+((X+0.5-W/2)*sin(\(t))+(Y+0.5-H/2)*cos(\(t)))/\(s))"
         let oracle = geq3(e).replacingOccurrences(of: ":interpolation=nearest", with: "")
-        #expect(Fixture.difference(out, try Fixture.ffmpeg(source, filter: oracle), inset: 3) <= 1)
+        #expect(Fixture.difference(out, try await Fixture.ffmpeg(source, filter: oracle), inset: 3) <= 1)
         // Positive is counter-clockwise: the right end of a horizontal edge moves up.
         #expect(try EffectChain(parsing: "straighten=-12").apply(to: source).packedBytes() != out.packedBytes())
     }
@@ -439,7 +439,7 @@ import Testing
         return worst
     }
 
-    @Test func cropChangesTheSizeExactly() throws {
+    @Test func cropChangesTheSizeExactly() async throws {
         let source = Fixture.random()
         let chain = try EffectChain(parsing: "crop:rect=10.5,7,31.2,20,sepia")
         #expect(chain.outputSize(width: 96, height: 64) == (width: 32, height: 20))  // x 10…42 (origin down, size up)
@@ -447,11 +447,11 @@ import Testing
         #expect(out.width == 32 && out.height == 20)
         let sepia = try Fixture.apply("sepia", to: source)
         let plain = try Fixture.apply("crop:rect=10.5,7,31.2,20", to: source)
-        #expect(Fixture.sameBytes(plain, try Fixture.ffmpeg(source, filter: "crop=32:20:10:7", outputSize: (32, 20))))
+        #expect(Fixture.sameBytes(plain, try await Fixture.ffmpeg(source, filter: "crop=32:20:10:7", outputSize: (32, 20))))
         for y in 0..<20 { for x in 0..<32 { #expect(out.pixel(x: x, y: y) == sepia.pixel(x: x + 10, y: y + 7)) } }
         // Core Image's origin: y up from the bottom edge.
         let ci = try Fixture.apply("crop:rect=10,7,32,20:origin=bottom", to: source)
-        #expect(Fixture.sameBytes(ci, try Fixture.ffmpeg(source, filter: "crop=32:20:10:\(64 - 7 - 20)", outputSize: (32, 20))))
+        #expect(Fixture.sameBytes(ci, try await Fixture.ffmpeg(source, filter: "crop=32:20:10:\(64 - 7 - 20)", outputSize: (32, 20))))
         // A zero width or height reaches the edge; a rectangle past the frame is cut to it.
         #expect(try EffectChain(parsing: "crop:rect=90,60,0,0").outputSize(width: 96, height: 64) == (width: 6, height: 4))
         #expect(try EffectChain(parsing: "crop:rect=90,60,50,50").outputSize(width: 96, height: 64) == (width: 6, height: 4))
@@ -460,10 +460,10 @@ import Testing
 
     // MARK: Constant colour (B23) and overlay (B24)
 
-    @Test func constantColorFillsWithStraightAlpha() throws {
+    @Test func constantColorFillsWithStraightAlpha() async throws {
         let source = Fixture.random()
         let out = try Fixture.apply("constantcolor=#3366CC80", to: source)
-        let oracle = try Fixture.ffmpeg(source, filter: "color=c=0x3366CC@0.5:s=96x64,format=bgra[o]", complex: true, map: "[o]")
+        let oracle = try await Fixture.ffmpeg(source, filter: "color=c=0x3366CC@0.5:s=96x64,format=bgra[o]", complex: true, map: "[o]")
         #expect(Fixture.difference(out, oracle) == 0)
         #expect(out.pixel(x: 5, y: 5) == (b: 0xCC, g: 0x66, r: 0x33, a: 0x80))
         #expect(try Fixture.apply("constantcolor=0.2,0.4,0.8", to: source).pixel(x: 0, y: 0) == (b: 204, g: 102, r: 51, a: 255))
@@ -485,7 +485,7 @@ import Testing
         return f
     }
 
-    @Test func overlayIsPorterDuffOver() throws {
+    @Test func overlayIsPorterDuffOver() async throws {
         let source = Fixture.random(), image = Self.badge()
         let resources = EffectResources(loadImage: { _ in image })
         for (linear, opacity) in [(false, 1.0), (false, 0.6), (true, 0.6)] {
@@ -504,7 +504,7 @@ import Testing
         }
         // FFmpeg's overlay in RGB is the oracle (exact) for the encoded, opaque-background case.
         let out = try EffectChain(parsing: "overlay:file=b.png:x=50:y=30", resources: resources).apply(to: source)
-        let oracle = try Fixture.ffmpeg(source, filter: "[0:v][1:v]overlay=50:30:format=rgb,format=bgra", complex: true,
+        let oracle = try await Fixture.ffmpeg(source, filter: "[0:v][1:v]overlay=50:30:format=rgb,format=bgra", complex: true,
                                         extraFrames: [image])
         #expect(Fixture.difference(out, oracle) == 0)
         // Anchors place the image against a corner, offsets inwards; it is clipped at the edges.

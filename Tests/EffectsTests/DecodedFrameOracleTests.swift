@@ -26,10 +26,10 @@ import Testing
     ]
 
     @Test(arguments: cases)
-    func matchesFFmpeg(chain: String, filter: String, tolerance: Int) throws {
+    func matchesFFmpeg(chain: String, filter: String, tolerance: Int) async throws {
         let frame = DecodedFrameOracleTests.frame
         let ours = try Fixture.apply(chain, to: frame)
-        let theirs = try Fixture.ffmpeg(frame, filter: filter)
+        let theirs = try await Fixture.ffmpeg(frame, filter: filter)
         #expect(Fixture.difference(ours, theirs) <= tolerance)
     }
 }

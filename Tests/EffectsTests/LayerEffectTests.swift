@@ -12,16 +12,16 @@ import Testing
         ("topLeft", "if(lt(X,W/2),X,W-1-X)", "if(lt(Y,H/2),Y,H-1-Y)"),
         ("bottomRight", "if(gte(X,W/2),X,W-1-X)", "if(gte(Y,H/2),Y,H-1-Y)"),
     ])
-    func caleidoIsExact(quadrant: String, fx: String, fy: String) throws {
+    func caleidoIsExact(quadrant: String, fx: String, fy: String) async throws {
         for frame in [source, odd] {
             let out = try Fixture.apply("caleido=\(quadrant)", to: frame)
-            #expect(Fixture.difference(out, try Fixture.ffmpeg(frame, filter: geq3("ch(\(fx),\(fy))"))) == 0)
+            #expect(Fixture.difference(out, try await Fixture.ffmpeg(frame, filter: geq3("ch(\(fx),\(fy))"))) == 0)
         }
     }
 
-    @Test func pixelateSampleIsExact() throws {
+    @Test func pixelateSampleIsExact() async throws {
         let out = try Fixture.apply("pixelate=8", to: source)
-        #expect(Fixture.difference(out, try Fixture.ffmpeg(source, filter: geq3("ch(floor(X/8)*8,floor(Y/8)*8)"))) == 0)
+        #expect(Fixture.difference(out, try await Fixture.ffmpeg(source, filter: geq3("ch(floor(X/8)*8,floor(Y/8)*8)"))) == 0)
     }
 
     /// Averages weigh colours by alpha (Core Image's premultiplied maths): a block half
@@ -54,18 +54,18 @@ import Testing
         #expect(partial > 32, "alpha was not blurred: \(partial) partial pixels")
     }
 
-    @Test func pixelateAverageMatchesPixelize() throws {
+    @Test func pixelateAverageMatchesPixelize() async throws {
         for frame in [source, odd] {
             let out = try Fixture.apply("pixelate:size=8:mode=average", to: frame)
-            #expect(Fixture.difference(out, try Fixture.ffmpeg(frame, filter: "pixelize=w=8:h=8")) == 0)
+            #expect(Fixture.difference(out, try await Fixture.ffmpeg(frame, filter: "pixelize=w=8:h=8")) == 0)
         }
     }
 
     @Test(arguments: [2, 3])
-    func tiledIsExact(n: Int) throws {
+    func tiledIsExact(n: Int) async throws {
         for frame in [source, odd] {
             let out = try Fixture.apply("tiled=\(n)", to: frame)
-            let ref = try Fixture.ffmpeg(frame, filter: geq3("ch(floor(mod((X+0.5)*\(n),W)),floor(mod((Y+0.5)*\(n),H)))"))
+            let ref = try await Fixture.ffmpeg(frame, filter: geq3("ch(floor(mod((X+0.5)*\(n),W)),floor(mod((Y+0.5)*\(n),H)))"))
             #expect(Fixture.difference(out, ref) == 0)
         }
     }
@@ -96,7 +96,7 @@ import Testing
         }
     }
 
-    @Test func warholMatchesFFmpegGraph() throws {
+    @Test func warholMatchesFFmpegGraph() async throws {
         let k = "st(0,min(floor((0.2989*r(X,Y)+0.5870*g(X,Y)+0.1140*b(X,Y))/64),3))"
         func g(_ m: [(Int, Int, Int)]) -> String {
             func ch(_ i: Int) -> String {
@@ -108,7 +108,7 @@ import Testing
         let tl = [(0, 0, 255), (0, 255, 0), (255, 0, 0), (255, 255, 0)], tr = [(255, 255, 0), (255, 0, 0), (0, 255, 0), (40, 40, 255)]
         let bl = [(19, 31, 24), (76, 76, 76), (255, 255, 0), (255, 0, 255)], br = [(0, 100, 255), (165, 255, 0), (255, 0, 132), (255, 215, 140)]
         let filter = "format=gbrp,scale=iw/2:ih/2:flags=area,split=4[a][b][c][d];[a]\(g(tl))[A];[b]\(g(tr))[B];[c]\(g(bl))[C];[d]\(g(br))[D];[A][B][C][D]xstack=inputs=4:layout=0_0|w0_0|0_h0|w0_h0,format=bgra"
-        let ref = try Fixture.ffmpeg(source, filter: filter, complex: true)
+        let ref = try await Fixture.ffmpeg(source, filter: filter, complex: true)
         let out = try Fixture.apply("warhol", to: source)
         // area scaling equals the 2×2 mean ±1, so a band may flip exactly at a boundary
         var flips = 0

@@ -82,7 +82,7 @@ enum Fixture {
     /// `extraFrames` become further raw BGRA inputs; `outputSize` is the result's size
     /// when the filter changes it; `map` picks a labelled output of a complex graph.
     static func ffmpeg(_ frame: Frame, filter: String, complex: Bool = false, extraInputs: [String] = [], extraFrames: [Frame] = [],
-                       outputSize: (Int, Int)? = nil, map: String? = nil) throws -> Frame {
+                       outputSize: (Int, Int)? = nil, map: String? = nil) async throws -> Frame {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-fx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -95,7 +95,7 @@ enum Fixture {
             inputs += ["-f", "rawvideo", "-pix_fmt", "bgra", "-s", "\(extra.width)x\(extra.height)", "-i", path.path]
         }
         do {
-            _ = try Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "bgra",
+            _ = try await Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "bgra",
                                                        "-s", "\(frame.width)x\(frame.height)", "-i", input.path] + inputs
                 + [complex ? "-filter_complex" : "-vf", filter] + (map.map { ["-map", $0] } ?? []) + ["-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "bgra", output.path])
         } catch {

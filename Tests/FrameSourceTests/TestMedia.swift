@@ -36,7 +36,7 @@ enum TestMedia {
     }
 
     /// Raw BGRA from the ffmpeg CLI: `ffmpeg -i FILE -vf FILTERS -f rawvideo -`.
-    static func ffmpegFrames(_ name: String, filters: String) throws -> Data {
-        try Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", path(name), "-vf", filters, "-f", "rawvideo", "-"])
+    static func ffmpegFrames(_ name: String, filters: String) async throws -> Data {
+        try await Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", path(name), "-vf", filters, "-f", "rawvideo", "-"])
     }
 }

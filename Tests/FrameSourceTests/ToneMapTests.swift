@@ -15,16 +15,16 @@ import Testing
         func path(_ name: String) -> String { scratch.path(name) }
 
         /// The first frame of the crowd clip at 318x180 as BGRA, the SDR original.
-        func original() throws -> Data {
-            try Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", TestMedia.path("crowd.mp4"), "-frames:v", "1",
+        func original() async throws -> Data {
+            try await Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", TestMedia.path("crowd.mp4"), "-frames:v", "1",
                                                    "-vf", "scale=318:180,setsar=1,format=bgra", "-f", "rawvideo", "-"])
         }
 
         /// The crowd clip as 10-bit HEVC with `transfer` (arib-std-b67 or smpte2084).
         /// `tagFrames: false` leaves the bitstream untagged: only the container says HDR.
-        func make(_ name: String, transfer: String, tagFrames: Bool = true, extra: String = "") throws -> String {
+        func make(_ name: String, transfer: String, tagFrames: Bool = true, extra: String = "") async throws -> String {
             let tags = tagFrames ? "colorprim=bt2020:transfer=\(transfer):colormatrix=bt2020nc:" : ""
-            _ = try Subprocess.output("/usr/bin/env", [
+            _ = try await Subprocess.output("/usr/bin/env", [
                 "ffmpeg", "-nostdin", "-v", "error", "-y", "-i", TestMedia.path("crowd.mp4"), "-t", "0.2",
                 "-vf", "scale=318:180,setsar=1,format=yuv444p16le,zscale=tin=bt709:min=bt709:pin=bt709:rin=tv:t=\(transfer):m=bt2020nc:p=bt2020:r=tv:npl=203,format=yuv420p10le",
                 "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error:\(tags)\(extra)",
@@ -69,15 +69,15 @@ import Testing
     }
 
     @Test(arguments: ["arib-std-b67", "smpte2084"])
-    func tableMatchesTheLibavfilterReference(transfer: String) throws {
+    func tableMatchesTheLibavfilterReference(transfer: String) async throws {
         let clips = try Clips()
-        let clip = try clips.make("hdr.mkv", transfer: transfer)
+        let clip = try await clips.make("hdr.mkv", transfer: transfer)
         let table = try Self.firstFrame(clip)
         let reference = try Self.firstFrame(clip) { $0.toneMapEngine = .libavfilter }
         let inProcess = Self.psnr(table, Self.bgra(reference))
         #expect(inProcess >= 45, "table vs vidfx's libavfilter engine: \(inProcess) dB")
         // The same chain run by the ffmpeg CLI (whose last step to 8 bits is swscale's).
-        let cli = try Subprocess.output("/usr/bin/env", [
+        let cli = try await Subprocess.output("/usr/bin/env", [
             "ffmpeg", "-nostdin", "-v", "error", "-i", clip, "-frames:v", "1", "-vf",
             "zscale=t=linear:npl=203,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=mobius:desat=0:peak=\(1000.0 / 203),"
                 + "zscale=t=bt709:m=bt709:r=pc,format=bgra", "-f", "rawvideo", "-"])
@@ -86,10 +86,10 @@ import Testing
     }
 
     @Test(arguments: ["arib-std-b67", "smpte2084"])
-    func toneMappedFramesComeBackCloseToTheSDROriginal(transfer: String) throws {
+    func toneMappedFramesComeBackCloseToTheSDROriginal(transfer: String) async throws {
         let clips = try Clips()
-        let clip = try clips.make("hdr.mkv", transfer: transfer)
-        let original = try clips.original()
+        let clip = try await clips.make("hdr.mkv", transfer: transfer)
+        let original = try await clips.original()
         let mapped = Self.psnr(try Self.firstFrame(clip), original)
         let plain = Self.psnr(try Self.firstFrame(clip) { $0.toneMapping = .off }, original)
         // Measured at 1080p: 30 (HLG) and 29 dB (PQ) tone-mapped, 23 dB plain.
@@ -97,9 +97,9 @@ import Testing
         #expect(mapped >= plain + 3, "tone-mapped \(mapped) dB, plain \(plain) dB")
     }
 
-    @Test func everyOperatorRunsAndTheyDiffer() throws {
+    @Test func everyOperatorRunsAndTheyDiffer() async throws {
         let clips = try Clips()
-        let clip = try clips.make("pq.mkv", transfer: "smpte2084", extra: "max-cll=1000,400")
+        let clip = try await clips.make("pq.mkv", transfer: "smpte2084", extra: "max-cll=1000,400")
         var seen: [Data] = []
         for mapping in [FrameSource.ToneMapping.mobius, .hable, .reinhard, .clip] {
             let frame = Self.bgra(try Self.firstFrame(clip) { $0.toneMapping = mapping })
@@ -114,10 +114,10 @@ import Testing
         #expect(bright > dim + 2, "peak 400: \(bright), peak 4000: \(dim)")
     }
 
-    @Test func untaggedFramesTakeTheStreamTags() throws {
+    @Test func untaggedFramesTakeTheStreamTags() async throws {
         let clips = try Clips()
-        let tagged = try clips.make("tagged.mkv", transfer: "arib-std-b67")
-        let untagged = try clips.make("untagged.mkv", transfer: "arib-std-b67", tagFrames: false)
+        let tagged = try await clips.make("tagged.mkv", transfer: "arib-std-b67")
+        let untagged = try await clips.make("untagged.mkv", transfer: "arib-std-b67", tagFrames: false)
         let a = try Self.firstFrame(tagged), b = try Self.firstFrame(untagged)
         #expect(Self.psnr(a, Self.bgra(b)) >= 45)
         let plain = try Self.firstFrame(untagged) { $0.toneMapping = .off }

@@ -5,6 +5,7 @@ import FrameSource
 import Playback
 import Sinks
 import Synchronization
+import TestSupport
 import Testing
 
 let media = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -238,8 +239,8 @@ func source(_ name: String, loopForever: Bool = false, limit: Rational? = nil) t
 }
 
 /// The player on the real clock, stopped from another thread: the serialized phase.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct PlayerRealClockTests {
-    @Test func stopFromAnotherThreadEndsPlayback() throws {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct PlayerRealClockTests {
+    @Test func stopFromAnotherThreadEndsPlayback() async throws {
         let src = try source("h264-30fps.mp4", loopForever: true)
         defer { src.close() }
         let sink = RecordingSink()
@@ -247,13 +248,14 @@ func source(_ name: String, loopForever: Bool = false, limit: Rational? = nil) t
         options.passes = nil
         let player = Player(source: src, chain: LiveChain(nil), sinks: [sink], options: options)
         let stoppedAt = Mutex<ContinuousClock.Instant?>(nil)
-        let thread = Thread {
-            Thread.sleep(forTimeInterval: 0.5)
+        let stopper = Task {
+            try await Task.sleep(for: .milliseconds(500))
             stoppedAt.withLock { $0 = .now }
             player.stop()
         }
-        thread.start()
-        let report = try player.run()
+        // run() plays on the real clock until stopped: on a thread of its own, not the test's.
+        let report = try await Subprocess.offPool { try player.run() }
+        try await stopper.value
         // The clip loops forever, so run() may return only after stop(); the suite's
         // time limit catches a hang. How soon it returns is bench/'s business.
         #expect(stoppedAt.withLock { $0 } != nil, "run() returned before anyone stopped it")

@@ -6,7 +6,7 @@ import Testing
 import WindowSink
 
 /// The SDL window under the dummy video driver (software renderer, read back).
-@Suite(.serialized, .timeLimit(.minutes(2))) @MainActor struct WindowSinkRealClockTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) @MainActor struct WindowSinkRealClockTests {
     init() { setenv("SDL_VIDEODRIVER", "dummy", 1) }
 
     static func pattern(width: Int, height: Int) -> Frame {

@@ -26,12 +26,12 @@ import TestSupport
     }
 
     /// Decodes a PNG with the ffmpeg CLI to packed BGRA bytes.
-    static func decode(_ path: String) throws -> [UInt8] {
-        [UInt8](try Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "bgra", "-"]))
+    static func decode(_ path: String) async throws -> [UInt8] {
+        [UInt8](try await Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "bgra", "-"]))
     }
 
     @Test(arguments: [false, true])
-    func roundTripsExactly(alpha: Bool) throws {
+    func roundTripsExactly(alpha: Bool) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-png-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -42,7 +42,7 @@ import TestSupport
         let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(file[0..<8] == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         #expect(file[25] == (alpha ? 6 : 2), "colour type: RGBA only when the frame has transparency")
-        #expect(try Self.decode(path) == frame.packedBytes())
+        #expect(try await Self.decode(path) == frame.packedBytes())
         // No temporary file is left beside it.
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["f.png"])
         // In memory, the same bytes as on disk.

@@ -11,17 +11,31 @@ public final class LocalSlurmCluster: Sendable {
     /// What a client (sbatch, squeue, scontrol) needs in its environment to reach the cluster.
     public var environment: [String: String] { ["SLURM_CONF": directory.path("slurm.conf")] }
 
-    /// Starts the cluster with `script` (scripts/slurm-local.sh) and waits until its node is idle.
-    /// - Throws: ``Subprocess/Failure`` when it does not come up.
-    public init(script: String) throws {
-        directory = try ScratchDirectory("vidfx-slurm")
+    private init(script: String, directory: ScratchDirectory) {
         self.script = script
-        // Through Python (`closingLauncher`): the daemons outlive the script and must not
-        // hold Foundation's own descriptors for it, or waiting for the script waits for them.
-        _ = try Subprocess.output("/usr/bin/env", ["python3", "-c", Self.closingLauncher, script, "start", directory.url.path])
+        self.directory = directory
     }
 
-    deinit { _ = try? Subprocess.run("/usr/bin/env", ["python3", "-c", Self.closingLauncher, script, "stop", directory.url.path]) }
+    /// Starts the cluster with `script` (scripts/slurm-local.sh) and waits until its node is idle.
+    /// Call ``stop()`` when done with it.
+    /// - Throws: ``Subprocess/Failure`` when it does not come up.
+    public static func start(script: String) async throws -> LocalSlurmCluster {
+        let cluster = LocalSlurmCluster(script: script, directory: try ScratchDirectory("vidfx-slurm"))
+        // Through Python (`closingLauncher`): the daemons outlive the script and must not
+        // hold Foundation's own descriptors for it, or waiting for the script waits for them.
+        do {
+            _ = try await Subprocess.output("/usr/bin/env", ["python3", "-c", Self.closingLauncher, script, "start", cluster.directory.url.path])
+        } catch {
+            await cluster.stop()  // whatever did start
+            throw error
+        }
+        return cluster
+    }
+
+    /// Stops its daemons (before its folder goes with this object).
+    public func stop() async {
+        _ = try? await Subprocess.run("/usr/bin/env", ["python3", "-c", Self.closingLauncher, script, "stop", directory.url.path])
+    }
 
     /// The end of a daemon's log, for a failure message.
     public func log(_ daemon: String) -> String {

@@ -13,23 +13,28 @@ public final class LoopbackSSHServer: @unchecked Sendable {
     /// which a test's vidfx needs on the far side too).
     public static let forwardedEnvironment = ["ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"]
 
-    /// Starts sshd and waits (up to `timeout`) until a login works.
+    private init(directory: ScratchDirectory, sshLogin: String) {
+        self.directory = directory
+        self.sshLogin = sshLogin
+    }
+
+    /// Starts sshd and waits (up to `timeout`, a hang limit) until a login works.
     /// - Throws: ``Failure`` naming what is missing or what sshd said.
-    public init(timeout: Duration = .seconds(30)) throws {
-        directory = try ScratchDirectory("vidfx-sshd")
+    public static func start(timeout: Duration = .seconds(120)) async throws -> LoopbackSSHServer {
+        let directory = try ScratchDirectory("vidfx-sshd")
         let dir = directory.url.path
         for tool in ["/usr/sbin/sshd", "/usr/bin/ssh", "/usr/bin/ssh-keygen", "/usr/bin/rsync"]
         where !FileManager.default.isExecutableFile(atPath: tool) {
             throw Failure("\(tool) is missing (make setup installs openssh-server and rsync)")
         }
         for key in ["host_key", "client_key"] {
-            _ = try Subprocess.output("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", "\(dir)/\(key)"])
+            _ = try await Subprocess.output("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", "\(dir)/\(key)"])
         }
         try FileManager.default.copyItem(atPath: "\(dir)/client_key.pub", toPath: "\(dir)/authorized_keys")
         // sshd refuses to start without its privilege separation folder (root only can make it).
         try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
-        let port = try Self.freePort()
-        let user = String(decoding: try Subprocess.output("/usr/bin/id", ["-un"]), as: UTF8.self)
+        let port = try await Self.freePort()
+        let user = String(decoding: try await Subprocess.output("/usr/bin/id", ["-un"]), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let forwarded = Self.forwardedEnvironment.joined(separator: " ")
         try """
@@ -60,12 +65,12 @@ public final class LoopbackSSHServer: @unchecked Sendable {
               SendEnv \(forwarded)
 
             """.write(toFile: "\(dir)/ssh_config", atomically: true, encoding: .utf8)
-        sshLogin = "ssh -F \(dir)/ssh_config vidfx-loopback"
+        let server = LoopbackSSHServer(directory: directory, sshLogin: "ssh -F \(dir)/ssh_config vidfx-loopback")
 
         // sshd goes to the background itself (no -D): Foundation's Process takes a child
         // that closes every inherited descriptor, as sshd does, for one that has exited, and
         // then blocks in waitpid on it, stopping every other Process of the test run.
-        let started = try Subprocess.run("/usr/sbin/sshd", ["-f", "\(dir)/sshd_config", "-E", "\(dir)/sshd.log"])
+        let started = try await Subprocess.run("/usr/sbin/sshd", ["-f", "\(dir)/sshd_config", "-E", "\(dir)/sshd.log"])
         guard started.status == 0 else {
             let log = (try? String(contentsOfFile: "\(dir)/sshd.log", encoding: .utf8)) ?? ""
             throw Failure("sshd did not start (exit \(started.status)): \(log.suffix(400))")
@@ -73,14 +78,14 @@ public final class LoopbackSSHServer: @unchecked Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while true {
-            let probe = try Subprocess.run("/usr/bin/ssh", ["-F", "\(dir)/ssh_config", "vidfx-loopback", "true"])
-            if probe.status == 0 { break }
+            let probe = try await Subprocess.run("/usr/bin/ssh", ["-F", "\(dir)/ssh_config", "vidfx-loopback", "true"])
+            if probe.status == 0 { return server }
             if clock.now > deadline {
                 let log = (try? String(contentsOfFile: "\(dir)/sshd.log", encoding: .utf8)) ?? ""
-                stop()
+                server.stop()
                 throw Failure("sshd on 127.0.0.1:\(port) did not take a login: \(log.suffix(400))")
             }
-            Thread.sleep(forTimeInterval: 0.1)
+            try await Task.sleep(for: .milliseconds(100))
         }
     }
 
@@ -100,8 +105,8 @@ public final class LoopbackSSHServer: @unchecked Sendable {
     }
 
     /// A TCP port free on 127.0.0.1 right now (the kernel's pick).
-    private static func freePort() throws -> Int {
-        let out = try Subprocess.output("/usr/bin/env", ["python3", "-c",
+    private static func freePort() async throws -> Int {
+        let out = try await Subprocess.output("/usr/bin/env", ["python3", "-c",
             "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"])
         guard let port = Int(String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw Failure("could not pick a free port")

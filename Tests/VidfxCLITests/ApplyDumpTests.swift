@@ -24,8 +24,8 @@ struct Probe {
     var audio: [String: String] = [:]
     var formatDuration: Double?
 
-    init(_ path: String) throws {
-        let data = try CLIProcess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-count_frames", "-show_entries",
+    init(_ path: String) async throws {
+        let data = try await CLIProcess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-count_frames", "-show_entries",
             "stream=codec_type,codec_name,pix_fmt,width,height,avg_frame_rate,nb_read_frames,duration,color_space,color_range,color_primaries:format=duration",
             "-of", "json", path])
         let json = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
@@ -38,31 +38,22 @@ struct Probe {
 }
 
 enum CLIProcess {
-    static func output(_ executable: String, _ arguments: [String]) throws -> Data {
-        try Subprocess.run(executable, arguments).output
+    static func output(_ executable: String, _ arguments: [String]) async throws -> Data {
+        try await Subprocess.run(executable, arguments).output
     }
 
     /// Runs `script` with /bin/sh, `$0` being the vidfx executable and `$1`… `arguments`
     /// (for pipes, limits and redirections around the CLI).
-    static func shell(_ script: String, _ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", script, CLI.executable.path] + arguments
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let bytes = out.fileHandleForReading.readDataToEndOfFile()  // small stderr: read after
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        return (p.terminationStatus, bytes, message)
+    static func shell(_ script: String, _ arguments: [String]) async throws -> (status: Int32, stdout: Data, stderr: String) {
+        let r = try await Subprocess.outcome(URL(fileURLWithPath: "/bin/sh"), ["-c", script, CLI.executable.path] + arguments)
+        return (r.status, r.stdout, r.stderrText)
     }
 
     /// Where the video and the audio end on the file's timeline: the latest packet
     /// time + duration of each (encoder priming sits before the start, so this is what
     /// a player's sync sees).
-    static func ends(_ path: String) throws -> (video: Double, audio: Double) {
-        let csv = String(decoding: try output("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries",
+    static func ends(_ path: String) async throws -> (video: Double, audio: Double) {
+        let csv = await String(decoding: try output("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries",
             "packet=codec_type,pts_time,duration_time", "-of", "csv=p=0", path]), as: UTF8.self)
         var video = 0.0, audio = 0.0
         for line in csv.split(separator: "\n") {
@@ -76,8 +67,8 @@ enum CLIProcess {
 
     /// Where the video and the audio start on the file's timeline: the earliest packet
     /// time of each.
-    static func starts(_ path: String) throws -> (video: Double, audio: Double) {
-        let csv = String(decoding: try output("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries",
+    static func starts(_ path: String) async throws -> (video: Double, audio: Double) {
+        let csv = await String(decoding: try output("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries",
             "packet=codec_type,pts_time", "-of", "csv=p=0", path]), as: UTF8.self)
         var video = Double.infinity, audio = Double.infinity
         for line in csv.split(separator: "\n") {
@@ -90,42 +81,42 @@ enum CLIProcess {
 
     /// Checks that `path`'s audio and video start together and end together: within a
     /// frame (at 30 fps), plus what AAC and Opus priming puts before the start (25 ms).
-    static func expectInSync(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let starts = try CLIProcess.starts(path), ends = try CLIProcess.ends(path)
+    static func expectInSync(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let starts = try await CLIProcess.starts(path), ends = try await CLIProcess.ends(path)
         let slack = 1.0 / 30 + 0.025
         #expect(abs(starts.audio - starts.video) <= slack, "\(path): starts \(starts)", sourceLocation: sourceLocation)
         #expect(abs(ends.audio - ends.video) <= slack, "\(path): ends \(ends)", sourceLocation: sourceLocation)
     }
 
     /// Decoded audio length in seconds (ffmpeg decodes the whole stream).
-    static func audioSeconds(_ path: String) throws -> Double {
-        let data = try output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", path, "-map", "0:a", "-f", "s16le", "-ac", "1", "-ar", "48000", "-"])
+    static func audioSeconds(_ path: String) async throws -> Double {
+        let data = try await output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", path, "-map", "0:a", "-f", "s16le", "-ac", "1", "-ar", "48000", "-"])
         return Double(data.count / 2) / 48000
     }
 }
 
 @Suite struct ApplyTests {
-    @Test func mp4WithEffectAndAudioCopy() throws {
+    @Test func mp4WithEffectAndAudioCopy() async throws {
         let dir = Scratch()
         let out = dir.path("out.mp4")
-        let r = try CLI.run(["apply", CLI.media("h264-24fps.mp4"), "-e", "sepia", "-o", out, "-q"])
+        let r = try await CLI.run(["apply", CLI.media("h264-24fps.mp4"), "-e", "sepia", "-o", out, "-q"])
         #expect(r.status == 0, "\(r.stderr)")
-        let p = try Probe(out)
+        let p = try await Probe(out)
         #expect(p.video["codec_name"] == "h264" && p.video["pix_fmt"] == "yuv420p")
         #expect(p.video["avg_frame_rate"] == "30/1" && p.video["nb_read_frames"] == "90")
         #expect(p.video["color_space"] == "smpte170m" && p.video["color_range"] == "tv")
         #expect(p.audio["codec_name"] == "aac")
-        try CLIProcess.expectInSync(out)
+        try await CLIProcess.expectInSync(out)
         #expect(abs((Double(p.video["duration"] ?? "") ?? 0) - 3.0) < 1.0 / 30)
-        #expect(abs(try CLIProcess.audioSeconds(out) - 3.0) < 1.0 / 30)
+        #expect(abs(try await CLIProcess.audioSeconds(out) - 3.0) < 1.0 / 30)
         #expect(dir.contents == ["out.mp4"])  // no temporary left behind
     }
 
-    @Test func effectIsInThePixels() throws {
+    @Test func effectIsInThePixels() async throws {
         let dir = Scratch()
         let out = dir.path("fx.mp4")
         let chain = "posterize=5,pixelate=4"
-        let r = try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", chain, "-o", out, "--crf", "18", "-q", "--no-audio"])
+        let r = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", chain, "-o", out, "--crf", "18", "-q", "--no-audio"])
         #expect(r.status == 0, "\(r.stderr)")
         let effect = try EffectChain(parsing: chain)
         let rendered = FrameSource.self
@@ -159,106 +150,106 @@ enum CLIProcess {
         return mse == 0 ? 100 : 10 * log10(255 * 255 / mse)
     }
 
-    @Test func webmTranscodesAudioAndLoopsStayInSync() throws {
+    @Test func webmTranscodesAudioAndLoopsStayInSync() async throws {
         let dir = Scratch()
         let out = dir.path("loop.webm")
-        let r = try CLI.run(["apply", CLI.media("h264-25fps.mp4"), "-o", out, "--loop", "10", "-q"])
+        let r = try await CLI.run(["apply", CLI.media("h264-25fps.mp4"), "-o", out, "--loop", "10", "-q"])
         #expect(r.status == 0, "\(r.stderr)")
-        let p = try Probe(out)
+        let p = try await Probe(out)
         #expect(p.video["codec_name"] == "vp9" && p.audio["codec_name"] == "opus")
-        try CLIProcess.expectInSync(out)
+        try await CLIProcess.expectInSync(out)
         #expect(p.video["nb_read_frames"] == "900")
         // 10 × 3 s: audio ends within one frame of the video
-        let ends = try CLIProcess.ends(out)
+        let ends = try await CLIProcess.ends(out)
         #expect(abs(ends.video - ends.audio) < 1.0 / 30, "\(ends)")
-        #expect(abs(try CLIProcess.audioSeconds(out) - 30.0) < 2.0 / 30)
+        #expect(abs(try await CLIProcess.audioSeconds(out) - 30.0) < 2.0 / 30)
     }
 
-    @Test func trimmedLoopedAudioStaysInSync() throws {
+    @Test func trimmedLoopedAudioStaysInSync() async throws {
         let dir = Scratch()
         let out = dir.path("clip.mkv")
-        let r = try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-o", out, "--start", "0.5", "--duration", "1.5", "--loop", "10", "-q"])
+        let r = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-o", out, "--start", "0.5", "--duration", "1.5", "--loop", "10", "-q"])
         #expect(r.status == 0, "\(r.stderr)")
-        let p = try Probe(out)
+        let p = try await Probe(out)
         #expect(p.video["nb_read_frames"] == "450")
         #expect(r.stderr.isEmpty)
-        let ends = try CLIProcess.ends(out)
+        let ends = try await CLIProcess.ends(out)
         #expect(abs(ends.video - ends.audio) < 1.0 / 30, "\(ends)")
         let copy = dir.path("copy.mp4")
-        #expect(try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-o", copy, "-q"]).status == 0)
-        #expect(abs(try CLIProcess.audioSeconds(copy) - 3.0) < 1.0 / 30)
-        try CLIProcess.expectInSync(copy)
-        try CLIProcess.expectInSync(out)
-        #expect(abs(try CLIProcess.audioSeconds(out) - 15.0) < 2.0 / 30)
+        #expect(try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-o", copy, "-q"]).status == 0)
+        #expect(abs(try await CLIProcess.audioSeconds(copy) - 3.0) < 1.0 / 30)
+        try await CLIProcess.expectInSync(copy)
+        try await CLIProcess.expectInSync(out)
+        #expect(abs(try await CLIProcess.audioSeconds(out) - 15.0) < 2.0 / 30)
     }
 
-    @Test func sizeFitAndOddSizes() throws {
+    @Test func sizeFitAndOddSizes() async throws {
         let dir = Scratch()
         let fill = dir.path("fill.mp4")
-        #expect(try CLI.run(["apply", CLI.media("rotated90.mp4"), "-o", fill, "--size", "720p", "--fit", "fill", "-q"]).status == 0)
-        let p = try Probe(fill)
+        #expect(try await CLI.run(["apply", CLI.media("rotated90.mp4"), "-o", fill, "--size", "720p", "--fit", "fill", "-q"]).status == 0)
+        let p = try await Probe(fill)
         #expect(p.video["width"] == "1280" && p.video["height"] == "720" && p.video["color_space"] == "bt709")
         let odd = dir.path("odd.mp4")
-        let r = try CLI.run(["apply", CLI.media("odd-161x121-sar4x3.mp4"), "-o", odd])
+        let r = try await CLI.run(["apply", CLI.media("odd-161x121-sar4x3.mp4"), "-o", odd])
         #expect(r.stderr.contains("215x121 rounded to 214x120"))
-        #expect(try Probe(odd).video["width"] == "214")
+        #expect(try await Probe(odd).video["width"] == "214")
     }
 
-    @Test func refusesToOverwriteOrToWriteOverTheInput() throws {
+    @Test func refusesToOverwriteOrToWriteOverTheInput() async throws {
         let dir = Scratch()
         let out = dir.path("a.mp4")
         _ = FileManager.default.createFile(atPath: out, contents: Data("keep me".utf8))
-        let r = try CLI.run(["apply", CLI.media("one-frame.mp4"), "-o", out])
+        let r = try await CLI.run(["apply", CLI.media("one-frame.mp4"), "-o", out])
         #expect(r.status != 0 && r.stderr.contains("already exists"))
         #expect(FileManager.default.contents(atPath: out) == Data("keep me".utf8))
         // The input through a symlink, with -y: still refused.
         let input = dir.path("in.mp4")
         try FileManager.default.copyItem(atPath: CLI.testmedia.path + "/one-frame.mp4", toPath: input)
         try FileManager.default.createSymbolicLink(atPath: dir.path("link.mp4"), withDestinationPath: input)
-        let same = try CLI.run(["apply", input, "-o", dir.path("link.mp4"), "-y"])
+        let same = try await CLI.run(["apply", input, "-o", dir.path("link.mp4"), "-y"])
         #expect(same.status != 0 && same.stderr.contains("is the input file"))
         #expect(FileManager.default.contents(atPath: input) == FileManager.default.contents(atPath: CLI.testmedia.path + "/one-frame.mp4"))
     }
 
-    @Test func ctrlCFinalizesAPlayableFile() throws {
+    @Test func ctrlCFinalizesAPlayableFile() async throws {
         let dir = Scratch()
         let out = dir.path("long.mp4")
         let p = Process()
         p.executableURL = CLI.executable
         p.arguments = ["apply", CLI.testmedia.path + "/h264-30fps.mp4", "-o", out, "--loop", "2000", "-q"]
         p.standardError = FileHandle.nullDevice
-        try p.run()
+        let running = try Subprocess.Running(p)
         // Wait until encoded frames reach the temporary file (not a fixed delay: a loaded
         // machine running ASan may take seconds to get the encoder going).
         func partBytes() -> Int {
             guard let part = dir.contents.first(where: { $0.hasSuffix(".part") }) else { return 0 }
             return ((try? FileManager.default.attributesOfItem(atPath: dir.path(part)))?[.size] as? Int) ?? 0
         }
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, partBytes() < 200_000 { usleep(50_000) }
-        kill(p.processIdentifier, SIGINT)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 130)
+        let deadline = ContinuousClock.now + .seconds(300)  // a hang limit
+        while ContinuousClock.now < deadline, partBytes() < 200_000 { try await Task.sleep(for: .milliseconds(50)) }
+        running.signal(SIGINT)
+        let (status, _) = await running.exit()
+        #expect(status == 130)
         #expect(dir.contents == ["long.mp4"])
-        let probe = try Probe(out)
+        let probe = try await Probe(out)
         let frames = Int(probe.video["nb_read_frames"] ?? "") ?? 0
         #expect(frames > 0 && frames < 2000 * 90)
     }
 
     /// `-o -` streams: Matroska by default, fragmented MP4 or MPEG-TS when asked, audio kept.
     @Test(arguments: [(nil as String?, "matroska,webm"), ("mp4", "mov,mp4,m4a,3gp,3g2,mj2"), ("ts", "mpegts")])
-    func streamsToStandardOutput(container: String?, formatName: String) throws {
+    func streamsToStandardOutput(container: String?, formatName: String) async throws {
         let dir = Scratch()
-        let r = try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", "sepia", "-o", "-"] + (container.map { ["--container", $0] } ?? []))
+        let r = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", "sepia", "-o", "-"] + (container.map { ["--container", $0] } ?? []))
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("wrote stdout: 90 frames"), "\(r.stderr)")
         let out = dir.path("piped")
         try r.stdout.write(to: URL(fileURLWithPath: out))
-        let p = try Probe(out)
+        let p = try await Probe(out)
         #expect(p.video["codec_name"] == "h264" && p.video["pix_fmt"] == "yuv420p" && p.video["nb_read_frames"] == "90")
         #expect(p.audio["codec_name"] == "aac")
-        try CLIProcess.expectInSync(out)
-        let format = try CLIProcess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries", "format=format_name", "-of", "default=nw=1:nk=1", out])
+        try await CLIProcess.expectInSync(out)
+        let format = try await CLIProcess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries", "format=format_name", "-of", "default=nw=1:nk=1", out])
         #expect(String(decoding: format, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == formatName)
         #expect(dir.contents == ["piped"])
     }
@@ -267,40 +258,40 @@ enum CLIProcess {
     /// an MP4 with its index at the end, which FFmpeg alone cannot read from a pipe; and it
     /// loops, since the spool can be rewound.
     @Test(arguments: [([] as [String], 90, 3.0), (["--loop", "2"], 180, 6.0)])
-    func standardInputKeepsItsAudio(extra: [String], frames: Int, seconds: Double) throws {
+    func standardInputKeepsItsAudio(extra: [String], frames: Int, seconds: Double) async throws {
         let dir = Scratch()
         let out = dir.path("in.mp4")
-        let r = try CLIProcess.shell("f=$1 o=$2; shift 2; cat \"$f\" | \"$0\" apply - -e sepia -o \"$o\" -q \"$@\"",
+        let r = try await CLIProcess.shell("f=$1 o=$2; shift 2; cat \"$f\" | \"$0\" apply - -e sepia -o \"$o\" -q \"$@\"",
                                      [CLI.testmedia.path + "/h264-30fps.mp4", out] + extra)
         #expect(r.status == 0, "\(r.stderr)")
-        let probe = try Probe(out)
+        let probe = try await Probe(out)
         #expect(probe.video["nb_read_frames"] == String(frames))
         #expect(probe.audio["codec_name"] == "aac")
-        try CLIProcess.expectInSync(out)
-        #expect(abs(try CLIProcess.audioSeconds(out) - seconds) < 1.0 / 30)
+        try await CLIProcess.expectInSync(out)
+        #expect(abs(try await CLIProcess.audioSeconds(out) - seconds) < 1.0 / 30)
     }
 
     /// A player that quits early ends the render quietly: exit 0, and it is said.
-    @Test func readerClosingThePipeEndsQuietly() throws {
-        let r = try CLIProcess.shell("\"$0\" apply \"$1\" -o - --loop 50 | head -c 20000 > /dev/null",
+    @Test func readerClosingThePipeEndsQuietly() async throws {
+        let r = try await CLIProcess.shell("\"$0\" apply \"$1\" -o - --loop 50 | head -c 20000 > /dev/null",
                                      [CLI.testmedia.path + "/h264-30fps.mp4"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("the reader closed stdout after"), "\(r.stderr)")
         #expect(!r.stderr.contains("wrote stdout"))
     }
 
-    @Test func devicesAreWrittenStraightThrough() throws {
-        let r = try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-o", "/dev/null", "--duration", "1"])
+    @Test func devicesAreWrittenStraightThrough() async throws {
+        let r = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-o", "/dev/null", "--duration", "1"])
         #expect(r.status == 0 && r.stderr.contains("wrote /dev/null: 30 frames"), "\(r.stderr)")
-        let bad = try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-o", "out.avi"])
+        let bad = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-o", "out.avi"])
         #expect(bad.status != 0 && bad.stderr.contains("unknown container '.avi'"), "\(bad.stderr)")
     }
 
-    @Test func fullDiskLeavesNoFile() throws {
+    @Test func fullDiskLeavesNoFile() async throws {
         let dir = Scratch()
         let out = dir.path("big.mp4")
         // A 64 KiB file-size limit stands in for a full disk: writes fail with EFBIG.
-        let r = try CLIProcess.shell("ulimit -f 64; exec \"$0\" apply \"$1\" -o \"$2\" --loop 20 -q",
+        let r = try await CLIProcess.shell("ulimit -f 64; exec \"$0\" apply \"$1\" -o \"$2\" --loop 20 -q",
                                      [CLI.testmedia.path + "/h264-30fps.mp4", out])
         let message = r.stderr
         #expect(r.status == 1)
@@ -310,33 +301,33 @@ enum CLIProcess {
     }
 
     @Test(arguments: [("hevc", "mkv", "hevc", "yuv420p"), ("prores", "mov", "prores", "yuv422p10le"), ("av1", "mkv", "av1", "yuv420p")])
-    func otherCodecs(codec: String, ext: String, name: String, pixelFormat: String) throws {
+    func otherCodecs(codec: String, ext: String, name: String, pixelFormat: String) async throws {
         let dir = Scratch()
         let out = dir.path("c.\(ext)")
-        let r = try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "--duration", "0.5", "--codec", codec, "-o", out, "-q"])
+        let r = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "--duration", "0.5", "--codec", codec, "-o", out, "-q"])
         #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
-        let p = try Probe(out)
+        let p = try await Probe(out)
         #expect(p.video["codec_name"] == name && p.video["pix_fmt"] == pixelFormat && p.video["nb_read_frames"] == "15")
     }
 
-    @Test func corruptStretchIsSkippedWithAWarning() throws {
+    @Test func corruptStretchIsSkippedWithAWarning() async throws {
         let dir = Scratch()
         let out = dir.path("c.mp4")
-        let r = try CLI.run(["apply", CLI.media("corrupt-middle.mp4"), "-o", out])
+        let r = try await CLI.run(["apply", CLI.media("corrupt-middle.mp4"), "-o", out])
         #expect(r.status == 0)
         #expect(r.stderr.contains("warning: testmedia/corrupt-middle.mp4: skipping damaged video data"))
-        #expect(try Probe(out).video["nb_read_frames"] == "60")
+        #expect(try await Probe(out).video["nb_read_frames"] == "60")
     }
 
-    @Test func hdOutputIsTaggedAndDecodesBackClose() throws {
+    @Test func hdOutputIsTaggedAndDecodesBackClose() async throws {
         // 720p goes through the BT.709 path of our own BGRA→YUV conversion.
         let dir = Scratch()
         let src = dir.path("hd.mp4"), out = dir.path("hd-out.mp4")
-        _ = try CLIProcess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=0.5",
+        _ = try await CLIProcess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=0.5",
                                                    "-c:v", "libx264", "-crf", "12", "-pix_fmt", "yuv420p", src])
-        let r = try CLI.run(["apply", src, "-o", out, "--crf", "12", "-q"])
+        let r = try await CLI.run(["apply", src, "-o", out, "--crf", "12", "-q"])
         #expect(r.status == 0, "\(r.stderr)")
-        let p = try Probe(out)
+        let p = try await Probe(out)
         #expect(p.video["color_space"] == "bt709" && p.video["color_primaries"] == "bt709" && p.video["color_range"] == "tv")
         let a = try FrameSource(src), b = try FrameSource(out)
         defer { a.close(); b.close() }
@@ -344,9 +335,9 @@ enum CLIProcess {
         #expect(ApplyTests.psnr(fa, fb) > 38)
     }
 
-    @Test func badInputIsAnErrorAndWritesNothing() throws {
+    @Test func badInputIsAnErrorAndWritesNothing() async throws {
         let dir = Scratch()
-        let r = try CLI.run(["apply", CLI.media("truncated.mp4"), "-o", dir.path("x.mp4")])
+        let r = try await CLI.run(["apply", CLI.media("truncated.mp4"), "-o", dir.path("x.mp4")])
         #expect(r.status == 1 && r.stderr.contains("moov atom not found"))
         #expect(dir.contents.isEmpty)
     }
@@ -364,10 +355,10 @@ enum CLIProcess {
         try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: dir + "/manifest.json")))
     }
 
-    @Test func pngFolderWithManifest() throws {
+    @Test func pngFolderWithManifest() async throws {
         let dir = Scratch()
         let out = dir.path("frames")
-        let r = try CLI.run(["dump", CLI.media("h264-24fps.mp4"), "-o", out, "-q"])
+        let r = try await CLI.run(["dump", CLI.media("h264-24fps.mp4"), "-o", out, "-q"])
         #expect(r.status == 0, "\(r.stderr)")
         let names = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
         #expect(names.count == 91 && names.last == "manifest.json")
@@ -380,17 +371,17 @@ enum CLIProcess {
             #expect(abs(e.sourceTime - Double(k * 24 / 30) / 24) < 1e-9)
         }
         // PNGs decode back to the same pixels the raw dump gives.
-        let raw = try CLI.run(["dump", CLI.media("h264-24fps.mp4"), "--format", "bgra", "-o", "-", "-q", "--frames", "1"])
-        let png = try CLIProcess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-i", out + "/frame_000000.png", "-f", "rawvideo", "-pix_fmt", "bgra", "-"])
+        let raw = try await CLI.run(["dump", CLI.media("h264-24fps.mp4"), "--format", "bgra", "-o", "-", "-q", "--frames", "1"])
+        let png = try await CLIProcess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-i", out + "/frame_000000.png", "-f", "rawvideo", "-pix_fmt", "bgra", "-"])
         #expect(png == raw.stdout)
     }
 
-    @Test func jpgFramesAndAt() throws {
+    @Test func jpgFramesAndAt() async throws {
         let dir = Scratch()
         let out = dir.path("stills")
-        let r = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-o", out, "--format", "jpg", "--at", "0.5,1:00.0,2.25", "-q"])
+        let r = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-o", out, "--format", "jpg", "--at", "0.5,1:00.0,2.25", "-q"])
         #expect(r.status != 0)  // 60 s is past the end: a clear error
-        let ok = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-o", out, "--format", "jpg", "--at", "0.5,1,2.25", "-q"])
+        let ok = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-o", out, "--format", "jpg", "--at", "0.5,1,2.25", "-q"])
         #expect(ok.status == 0, "\(ok.stderr)")
         let m = try manifest(out)
         #expect(m.frames.map(\.file) == ["frame_000000.jpg", "frame_000001.jpg", "frame_000002.jpg"])
@@ -399,34 +390,34 @@ enum CLIProcess {
         #expect(m.frames.map(\.sourceTime) == [0.5, 1, 67.0 / 30])
     }
 
-    @Test func framesLimitAndPpm() throws {
+    @Test func framesLimitAndPpm() async throws {
         let dir = Scratch()
         let out = dir.path("ppm")
-        #expect(try CLI.run(["dump", CLI.media("h264-60fps.mp4"), "-o", out, "--format", "ppm", "--frames", "7", "-q"]).status == 0)
+        #expect(try await CLI.run(["dump", CLI.media("h264-60fps.mp4"), "-o", out, "--format", "ppm", "--frames", "7", "-q"]).status == 0)
         #expect(try manifest(out).frames.count == 7)
         let first = try #require(FileManager.default.contents(atPath: out + "/frame_000000.ppm"))
         #expect(first.starts(with: Data("P6\n320 240\n255\n".utf8)) && first.count == 15 + 320 * 240 * 3)
     }
 
-    @Test func nonEmptyFolderNeedsYes() throws {
+    @Test func nonEmptyFolderNeedsYes() async throws {
         let dir = Scratch()
         let out = dir.path("f")
-        #expect(try CLI.run(["dump", CLI.media("one-frame.mp4"), "-o", out, "-q"]).status == 0)
-        let again = try CLI.run(["dump", CLI.media("one-frame.mp4"), "-o", out, "-q"])
+        #expect(try await CLI.run(["dump", CLI.media("one-frame.mp4"), "-o", out, "-q"]).status == 0)
+        let again = try await CLI.run(["dump", CLI.media("one-frame.mp4"), "-o", out, "-q"])
         #expect(again.status != 0 && again.stderr.contains("not empty"))
-        #expect(try CLI.run(["dump", CLI.media("one-frame.mp4"), "-o", out, "-q", "-y"]).status == 0)
+        #expect(try await CLI.run(["dump", CLI.media("one-frame.mp4"), "-o", out, "-q", "-y"]).status == 0)
     }
 
-    @Test func failureLeavesNoFolder() throws {
+    @Test func failureLeavesNoFolder() async throws {
         let dir = Scratch()
-        let r = try CLI.run(["dump", CLI.media("audio-only.m4a"), "-o", dir.path("none")])
+        let r = try await CLI.run(["dump", CLI.media("audio-only.m4a"), "-o", dir.path("none")])
         #expect(r.status != 0)
         #expect(dir.contents.isEmpty)
     }
 
-    @Test func progressJSON() throws {
+    @Test func progressJSON() async throws {
         let dir = Scratch()
-        let r = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-o", dir.path("p"), "--progress", "json"])
+        let r = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-o", dir.path("p"), "--progress", "json"])
         #expect(r.status == 0)
         let last = try #require(r.stderr.split(separator: "\n").last { $0.hasPrefix("{") })
         let json = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])

@@ -1,5 +1,6 @@
 import Effects
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the built `vidfx` binary, as a user would.
@@ -20,28 +21,10 @@ struct CLI {
         var stderr: String
     }
 
-    static func run(_ arguments: [String]) throws -> Result {
-        let p = Process()
-        p.executableURL = executable
-        p.arguments = arguments
-        p.currentDirectoryURL = directory
-        let out = Pipe()
-        p.standardOutput = out
-        // stderr goes to a file so that a chatty child can never block on a full pipe.
-        let errURL = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errURL) }
-        let errHandle = try FileHandle(forWritingTo: errURL)
-        p.standardError = errHandle
-        try p.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        try errHandle.close()
-        // (FileHandle, not Data(contentsOf:): the latter leaks on empty files in this Foundation.)
-        let reader = try FileHandle(forReadingFrom: errURL)
-        let errText = String(decoding: try reader.readToEnd() ?? Data(), as: UTF8.self)
-        try reader.close()
-        return Result(status: p.terminationStatus, stdout: outData, stderr: errText)
+    /// Runs vidfx in the repository's folder; awaits its exit without holding a thread.
+    static func run(_ arguments: [String], environment: [String: String]? = nil) async throws -> Result {
+        let outcome = try await Subprocess.outcome(executable, arguments, in: directory, environment: environment)
+        return Result(status: outcome.status, stdout: outcome.stdout, stderr: outcome.stderrText)
     }
 
     static func media(_ name: String) -> String { "testmedia/" + name }
@@ -55,16 +38,16 @@ struct CLI {
                            "bars-untagged.mp4", "still.png", "still.jpg", "corrupt-middle.mp4"]
 
     @Test(arguments: playable)
-    func probesEveryClip(file: String) throws {
-        let r = try CLI.run(["probe", CLI.media(file)])
+    func probesEveryClip(file: String) async throws {
+        let r = try await CLI.run(["probe", CLI.media(file)])
         #expect(r.status == 0, "\(r.stderr)")
         let text = String(decoding: r.stdout, as: UTF8.self)
         #expect(text.contains("size"))
         #expect(r.stderr.isEmpty)
     }
 
-    @Test func jsonHasTheDocumentedFields() throws {
-        let r = try CLI.run(["probe", "--json", CLI.media("h264-2997fps.mp4")])
+    @Test func jsonHasTheDocumentedFields() async throws {
+        let r = try await CLI.run(["probe", "--json", CLI.media("h264-2997fps.mp4")])
         #expect(r.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
         #expect(json["width"] as? Int == 320)
@@ -79,11 +62,11 @@ struct CLI {
         #expect(audio.count == 1 && audio[0]["codec"] as? String == "aac")
     }
 
-    @Test func jsonRotationAndColour() throws {
-        let r = try CLI.run(["probe", "--json", CLI.media("rotated90.mp4")])
+    @Test func jsonRotationAndColour() async throws {
+        let r = try await CLI.run(["probe", "--json", CLI.media("rotated90.mp4")])
         let json = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
         #expect(json["rotation"] as? Int == 270 && json["width"] as? Int == 240)
-        let bars = try CLI.run(["probe", "--json", CLI.media("bars-bt709-full.mp4")])
+        let bars = try await CLI.run(["probe", "--json", CLI.media("bars-bt709-full.mp4")])
         let video = try #require((try JSONSerialization.jsonObject(with: bars.stdout) as? [String: Any])?["video"] as? [String: Any])
         #expect(video["colorMatrix"] as? String == "bt709" && video["colorRange"] as? String == "full")
     }
@@ -95,8 +78,8 @@ struct CLI {
         ("truncated-faststart.mp4", "truncated"),
         ("audio-only.m4a", "no video stream"),
     ])
-    func failsClearlyOnBrokenInput(file: String, cause: String) throws {
-        let r = try CLI.run(["probe", CLI.media(file)])
+    func failsClearlyOnBrokenInput(file: String, cause: String) async throws {
+        let r = try await CLI.run(["probe", CLI.media(file)])
         #expect(r.status != 0)
         let lines = r.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(r.stderr)")
@@ -106,60 +89,60 @@ struct CLI {
 }
 
 @Suite struct DumpCommandTests {
-    @Test func rawBGRAToStdout() throws {
-        let r = try CLI.run(["dump", CLI.media("h264-24fps.mp4"), "--format", "bgra", "-o", "-"])
+    @Test func rawBGRAToStdout() async throws {
+        let r = try await CLI.run(["dump", CLI.media("h264-24fps.mp4"), "--format", "bgra", "-o", "-"])
         #expect(r.status == 0)
         #expect(r.stdout.count == 90 * 320 * 240 * 4)
         #expect(r.stderr.contains("90 frames, 320x240 bgra"))
     }
 
-    @Test func fpsStartAndDurationApply() throws {
-        let r = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--format", "bgra", "-o", "-", "-q",
+    @Test func fpsStartAndDurationApply() async throws {
+        let r = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--format", "bgra", "-o", "-", "-q",
                              "--fps", "10", "--start", "0:01", "--duration", "1.5"])
         #expect(r.status == 0)
         #expect(r.stdout.count == 15 * 320 * 240 * 4)
         #expect(r.stderr.isEmpty)
     }
 
-    @Test func writesAFileAndRefusesToOverwrite() throws {
+    @Test func writesAFileAndRefusesToOverwrite() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("frames.bgra").path
-        let first = try CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", out, "-q"])
+        let first = try await CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", out, "-q"])
         #expect(first.status == 0)
         #expect((try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) == 320 * 240 * 4)
-        let again = try CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", out, "-q"])
+        let again = try await CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", out, "-q"])
         #expect(again.status != 0 && again.stderr.contains("already exists"))
-        let forced = try CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", out, "-q", "-y"])
+        let forced = try await CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", out, "-q", "-y"])
         #expect(forced.status == 0)
         // No temporary files left behind.
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["frames.bgra"])
     }
 
-    @Test func failedInputLeavesNoOutput() throws {
+    @Test func failedInputLeavesNoOutput() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let r = try CLI.run(["dump", CLI.media("garbage.mp4"), "--format", "bgra", "-o", dir.appendingPathComponent("x.bgra").path])
+        let r = try await CLI.run(["dump", CLI.media("garbage.mp4"), "--format", "bgra", "-o", dir.appendingPathComponent("x.bgra").path])
         #expect(r.status != 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 
     /// Standard input is spooled: even an MP4 with its index at the end (which FFmpeg
     /// cannot read from a pipe) dumps, loops, and gives stills at several times.
-    @Test func standardInput() throws {
-        func run(_ command: String) throws -> (status: Int32, bytes: Data, message: String) {
-            let r = try CLIProcess.shell("cat \"$1\" | \"$0\" \(command)", [CLI.testmedia.path + "/h264-30fps.mp4"])
+    @Test func standardInput() async throws {
+        func run(_ command: String) async throws -> (status: Int32, bytes: Data, message: String) {
+            let r = try await CLIProcess.shell("cat \"$1\" | \"$0\" \(command)", [CLI.testmedia.path + "/h264-30fps.mp4"])
             return (r.status, r.stdout, r.stderr)
         }
-        let looped = try run("dump - --format bgra -o - --loop 2")
+        let looped = try await run("dump - --format bgra -o - --loop 2")
         #expect(looped.status == 0, "\(looped.message)")
         #expect(looped.bytes.count == 180 * 320 * 240 * 4)
-        let stills = try run("dump - --format bgra -o - --at 0.5,2")
+        let stills = try await run("dump - --format bgra -o - --at 0.5,2")
         #expect(stills.status == 0, "\(stills.message)")
         #expect(stills.bytes.count == 2 * 320 * 240 * 4)
-        let probe = try run("probe --json -")
+        let probe = try await run("probe --json -")
         #expect(probe.status == 0 && String(decoding: probe.bytes, as: UTF8.self).contains("\"width\" : 320"), "\(probe.message)")
     }
 
@@ -169,39 +152,32 @@ struct CLI {
                       ("apply - -o never.mp4", "standard input is a terminal, not a video"),
                       ("apply testmedia/h264-30fps.mp4 -o -", "standard output is a terminal"),
                       ("dump testmedia/h264-30fps.mp4 --format bgra -o -", "standard output is a terminal")])
-    func terminalsAreRefused(arguments: String, message: String) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+    func terminalsAreRefused(arguments: String, message: String) async throws {
         // script runs the command on a pseudo-terminal: stdin and stdout are ttys there.
-        p.arguments = ["-qec", "\"\(CLI.executable.path)\" \(arguments)", "/dev/null"]
-        p.currentDirectoryURL = CLI.directory
-        p.standardInput = FileHandle.nullDevice
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus != 0)
+        let r = try await Subprocess.outcome(URL(fileURLWithPath: "/usr/bin/script"),
+                                             ["-qec", "\"\(CLI.executable.path)\" \(arguments)", "/dev/null"],
+                                             in: CLI.directory, captureStandardError: false)
+        let text = String(decoding: r.stdout, as: UTF8.self)
+        #expect(r.status != 0)
         #expect(text.contains(message), "\(text)")
         #expect(!FileManager.default.fileExists(atPath: CLI.directory.appendingPathComponent("never.mp4").path))
     }
 
-    @Test func rawToADevice() throws {
-        let r = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--format", "bgra", "-o", "/dev/null"])
+    @Test func rawToADevice() async throws {
+        let r = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--format", "bgra", "-o", "/dev/null"])
         #expect(r.status == 0 && r.stderr.contains("90 frames"))
     }
 
-    @Test func badArgumentsAreRejected() throws {
-        let r = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--format", "bgra", "-o", "-", "--fps", "0"])
+    @Test func badArgumentsAreRejected() async throws {
+        let r = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--format", "bgra", "-o", "-", "--fps", "0"])
         #expect(r.status != 0)
         #expect(r.stdout.isEmpty)
     }
 }
 
 @Suite struct EffectsCommandTests {
-    @Test func listsEveryEffect() throws {
-        let r = try CLI.run(["effects"])
+    @Test func listsEveryEffect() async throws {
+        let r = try await CLI.run(["effects"])
         #expect(r.status == 0)
         let text = String(decoding: r.stdout, as: UTF8.self)
         for name in ["caleido", "oldtimes", "pixelate", "posterize", "sepia", "solarize", "threshold", "tiled", "warhol", "zoomblur", "lut"] {
@@ -209,8 +185,8 @@ struct CLI {
         }
     }
 
-    @Test func jsonHasTheDocumentedShape() throws {
-        let r = try CLI.run(["effects", "--json"])
+    @Test func jsonHasTheDocumentedShape() async throws {
+        let r = try await CLI.run(["effects", "--json"])
         let list = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [[String: Any]])
         #expect(list.count == EffectRegistry.all.count && list.count >= 16)
         let sepia = try #require(list.first { $0["name"] as? String == "sepia" })
@@ -227,31 +203,31 @@ struct CLI {
         #expect(!(amount["help"] as? String ?? "").isEmpty)
     }
 
-    @Test func oneEffectAndUnknownEffect() throws {
-        let one = try CLI.run(["effects", "pixelate"])
+    @Test func oneEffectAndUnknownEffect() async throws {
+        let one = try await CLI.run(["effects", "pixelate"])
         #expect(one.status == 0 && String(decoding: one.stdout, as: UTF8.self).hasPrefix("pixelate (layer, stylize)"))
-        let bad = try CLI.run(["effects", "sepai"])
+        let bad = try await CLI.run(["effects", "sepai"])
         #expect(bad.status != 0 && bad.stderr.contains("did you mean 'sepia'?"))
     }
 
-    @Test func galleryWritesAPNG() throws {
+    @Test func galleryWritesAPNG() async throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-gallery-\(UUID().uuidString).png").path
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let r = try CLI.run(["effects", "--gallery", out, "--input", CLI.media("h264-30fps.mp4"), "--at", "1"])
+        let r = try await CLI.run(["effects", "--gallery", out, "--input", CLI.media("h264-30fps.mp4"), "--at", "1"])
         #expect(r.status == 0, "\(r.stderr)")
         let head = try #require(FileManager.default.contents(atPath: out)).prefix(8)
         #expect(Array(head) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
     }
 
-    @Test func dumpAppliesTheChain() throws {
-        let plain = try CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", "-", "-q"])
-        let inked = try CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", "-", "-q", "-e", "threshold=0.5"])
+    @Test func dumpAppliesTheChain() async throws {
+        let plain = try await CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", "-", "-q"])
+        let inked = try await CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", "-", "-q", "-e", "threshold=0.5"])
         #expect(inked.status == 0 && inked.stdout.count == plain.stdout.count)
         // Ink leaves only black and white.
         let bytes = [UInt8](inked.stdout)
         #expect(stride(from: 0, to: bytes.count, by: 4).allSatisfy { (bytes[$0] == 0 || bytes[$0] == 255) && bytes[$0] == bytes[$0 + 1] })
         #expect(bytes != [UInt8](plain.stdout))
-        let bad = try CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", "-", "-e", "sepia=3"])
+        let bad = try await CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", "-", "-e", "sepia=3"])
         #expect(bad.status == 2)
         #expect(bad.stderr == "vidfx: -e: sepia: amount 3 is out of range 0…1\n")
         #expect(bad.stdout.isEmpty)
@@ -260,17 +236,17 @@ struct CLI {
 
 /// probe names alpha, interlacing and HDR, on clips made here with ffmpeg.
 @Suite struct ProbeScanAlphaHDRTests {
-    @Test func alphaInterlacingAndHDRAreNamed() throws {
+    @Test func alphaInterlacingAndHDRAreNamed() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-probe-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        func make(_ name: String, _ args: [String]) throws -> String {
+        func make(_ name: String, _ args: [String]) async throws -> String {
             let path = dir.appendingPathComponent(name).path
-            _ = try CLIProcess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=s=320x240:d=0.5"] + args + [path])
+            _ = try await CLIProcess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=s=320x240:d=0.5"] + args + [path])
             return path
         }
-        func rows(_ path: String) throws -> [String: String] {
-            let r = try CLI.run(["probe", path])
+        func rows(_ path: String) async throws -> [String: String] {
+            let r = try await CLI.run(["probe", path])
             var out: [String: String] = [:]
             for line in String(decoding: r.stdout, as: UTF8.self).split(separator: "\n") {
                 let parts = line.split(separator: " ", maxSplits: 1)
@@ -278,13 +254,13 @@ struct CLI {
             }
             return out
         }
-        let alpha = try rows(make("alpha.webm", ["-vf", "format=yuva420p", "-c:v", "libvpx-vp9", "-pix_fmt", "yuva420p"]))
+        let alpha = try await rows(make("alpha.webm", ["-vf", "format=yuva420p", "-c:v", "libvpx-vp9", "-pix_fmt", "yuva420p"]))
         #expect(alpha["alpha"]?.hasPrefix("yes") == true && alpha["scan"] == "progressive")
-        let interlaced = try rows(make("fields.ts", ["-c:v", "mpeg2video", "-flags", "+ilme+ildct", "-top", "1"]))
+        let interlaced = try await rows(make("fields.ts", ["-c:v", "mpeg2video", "-flags", "+ilme+ildct", "-top", "1"]))
         #expect(interlaced["scan"] == "interlaced (top field first)" && interlaced["alpha"] == "no")
-        let hlg = try rows(make("hlg.mkv", ["-c:v", "libx265", "-x265-params", "log-level=error:colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc",
+        let hlg = try await rows(make("hlg.mkv", ["-c:v", "libx265", "-x265-params", "log-level=error:colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc",
                                               "-pix_fmt", "yuv420p10le"]))
         #expect(hlg["hdr"]?.hasPrefix("HLG, tone-mapped to SDR BT.709 (mobius, peak 1000 nits)") == true)
-        #expect(try rows(CLI.media("h264-30fps.mp4"))["hdr"] == nil)
+        #expect(try await rows(CLI.media("h264-30fps.mp4"))["hdr"] == nil)
     }
 }

@@ -10,54 +10,54 @@ import Testing
     /// A virtual display, gone when this is.
     final class Display: @unchecked Sendable {
         let number: Int
-        private let server: Process
+        private let server: Subprocess.Running
 
-        init() throws {
+        private init(number: Int, server: Subprocess.Running) {
+            self.number = number
+            self.server = server
+        }
+
+        /// Starts Xvfb on a free display number and waits until it takes drawing.
+        static func start() async throws -> Display {
             // A display number nobody uses: no lock file, no socket.
             var n = 90 + Int(getpid() % 50)
             while FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock") || FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") { n += 1 }
-            number = n
-            server = Process()
+            let server = Process()
             server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             // -noreset: otherwise the server resets when its last client leaves, and
             // xsetroot's colour goes with it.
             server.arguments = ["Xvfb", ":\(n)", "-screen", "0", "160x120x24", "-nolisten", "tcp", "-noreset"]
             server.standardOutput = FileHandle.nullDevice
             server.standardError = FileHandle.nullDevice
-            try server.run()
+            let display = Display(number: n, server: try Subprocess.Running(server))
             // Ready when xsetroot can talk to it (a hang limit, not a timing check).
-            for _ in 0..<200 {
-                if (try? paint("#000000")) == true { return }
-                usleep(50_000)
+            for _ in 0..<600 {
+                if (try? await display.paint("#000000")) == true { return display }
+                try await Task.sleep(for: .milliseconds(50))
             }
             throw NoDisplay(number: n)
         }
 
         deinit {
-            // SIGKILL: Xvfb can sit on SIGTERM, and nothing of it needs saving.
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
+            // SIGKILL: Xvfb can sit on SIGTERM, and nothing of it needs saving. Not waited
+            // for (a deinit cannot await): Foundation reaps it.
+            server.signal(SIGKILL)
         }
 
         /// Paints the whole screen one colour; true when the display took it.
         @discardableResult
-        func paint(_ colour: String) throws -> Bool {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            p.arguments = ["xsetroot", "-display", ":\(number)", "-solid", colour]
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            p.waitUntilExit()
-            return p.terminationStatus == 0
+        func paint(_ colour: String) async throws -> Bool {
+            try await Subprocess.outcome(URL(fileURLWithPath: "/usr/bin/env"), ["xsetroot", "-display", ":\(number)", "-solid", colour],
+                                         captureStandardError: false).status == 0
         }
     }
 
     struct NoDisplay: Error { var number: Int }
 
-    @Test(.timeLimit(.minutes(2)))
-    func captureFollowsTheScreen() throws {
-        let display = try Display()
-        try display.paint("#FF0000")
+    @Test(.timeLimit(.minutes(5)))
+    func captureFollowsTheScreen() async throws {
+        let display = try await Display.start()
+        try await display.paint("#FF0000")
         let p = Process()
         p.executableURL = CLI.executable
         // Without the pointer, which Xvfb puts in the middle of the screen.
@@ -66,22 +66,20 @@ import Testing
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
-        try p.run()
+        let running = try Subprocess.Running(p)
         let frameBytes = 160 * 120 * 4
         var data = Data()
         var painted = false
-        while true {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
+        for await chunk in Subprocess.chunks(out.fileHandleForReading) {
             data.append(chunk)
             // Blue once vidfx has shown three red frames: the change lands mid-capture.
             if !painted && data.count >= 3 * frameBytes {
-                try display.paint("#0000FF")
+                try await display.paint("#0000FF")
                 painted = true
             }
         }
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
+        let (status, _) = await running.exit()
+        #expect(status == 0)
         #expect(data.count == 90 * frameBytes, "\(data.count / frameBytes) frames for 3 s at 30 fps")
         // Each frame is one colour: red until the change, blue after, never back.
         var colours: [String] = []
@@ -95,31 +93,31 @@ import Testing
         #expect(changes == 1 && !colours.contains("other"), "\(colours)")
     }
 
-    @Test(.timeLimit(.minutes(2)))
-    func applyWritesAPlayableCaptureAndLiveLimitsAreNamed() throws {
-        let display = try Display()
-        try display.paint("#00FF00")
+    @Test(.timeLimit(.minutes(5)))
+    func applyWritesAPlayableCaptureAndLiveLimitsAreNamed() async throws {
+        let display = try await Display.start()
+        try await display.paint("#00FF00")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-capture-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let output = dir.appendingPathComponent("screen.mp4").path
-        let r = try CLI.run(["apply", "x11grab::\(display.number)", "--duration", "1", "-e", "sepia", "-o", output])
+        let r = try await CLI.run(["apply", "x11grab::\(display.number)", "--duration", "1", "-e", "sepia", "-o", output])
         #expect(r.status == 0, "\(r.stderr)")
-        let probe = String(decoding: try Subprocess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v",
+        let probe = String(decoding: try await Subprocess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v",
                                                                            "-show_entries", "stream=nb_read_frames,width,height", "-of", "csv=p=0", output]), as: UTF8.self)
         #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "160,120,30", "\(probe)")
         for (option, words) in [(["--loop", "2"], "a live capture cannot loop"), (["--start", "1"], "a live capture cannot start later")] {
-            let bad = try CLI.run(["dump", "x11grab::\(display.number)", "-o", dir.appendingPathComponent("x").path] + option)
+            let bad = try await CLI.run(["dump", "x11grab::\(display.number)", "-o", dir.appendingPathComponent("x").path] + option)
             #expect(bad.status != 0 && bad.stderr.contains(words) && bad.stderr.split(separator: "\n").count == 1, "\(bad.stderr)")
         }
         // preview plays it once (a capture has no end to loop from) at its own pace.
-        let preview = try CLI.run(["preview", "x11grab::\(display.number)", "--sink", "y4m", "--duration", "1"])
+        let preview = try await CLI.run(["preview", "x11grab::\(display.number)", "--sink", "y4m", "--duration", "1"])
         #expect(preview.status == 0, "\(preview.stderr)")
         let y4mFrames = String(decoding: preview.stdout, as: UTF8.self).components(separatedBy: "FRAME").count - 1
         #expect(y4mFrames >= 1 && y4mFrames <= 30, "\(y4mFrames) frames in 1 s")
-        let looped = try CLI.run(["preview", "x11grab::\(display.number)", "--sink", "y4m", "--loop", "2"])
+        let looped = try await CLI.run(["preview", "x11grab::\(display.number)", "--sink", "y4m", "--loop", "2"])
         #expect(looped.status != 0 && looped.stderr.contains("a live capture cannot loop"), "\(looped.stderr)")
-        let noDisplay = try CLI.run(["probe", "x11grab::\(display.number + 1000)"])
+        let noDisplay = try await CLI.run(["probe", "x11grab::\(display.number + 1000)"])
         #expect(noDisplay.status != 0 && noDisplay.stderr.hasPrefix("vidfx: x11grab::\(display.number + 1000):"), "\(noDisplay.stderr)")
     }
 }

@@ -4,7 +4,7 @@ import Testing
 /// `-e @FILE`: a chain in a file, with comments, keyframes and ranges, renders exactly as
 /// the same chain on the command line.
 @Suite struct ChainFileTests {
-    @Test func aChainFileRendersAsTheSameChainGivenInline() throws {
+    @Test func aChainFileRendersAsTheSameChainGivenInline() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-chain-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -15,8 +15,8 @@ import Testing
 
         pixelate:size=4@1,24@2:ease=inout:enable=0:01-0:02
         """.write(to: file, atomically: true, encoding: .utf8)
-        let fromFile = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-e", "@" + file.path, "--format", "bgra", "-o", "-", "-q"])
-        let inline = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-e", "sepia:amount=0@0,1@2s,pixelate:size=4@1,24@2:ease=inout:enable=0:01-0:02",
+        let fromFile = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-e", "@" + file.path, "--format", "bgra", "-o", "-", "-q"])
+        let inline = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-e", "sepia:amount=0@0,1@2s,pixelate:size=4@1,24@2:ease=inout:enable=0:01-0:02",
                                   "--format", "bgra", "-o", "-", "-q"])
         #expect(fromFile.status == 0 && inline.status == 0, "\(fromFile.stderr) \(inline.stderr)")
         #expect(fromFile.stdout.count == 90 * 320 * 240 * 4)
@@ -30,8 +30,8 @@ import Testing
         ("@/nonexistent.chain", "-e: @/nonexistent.chain: cannot read the chain file"),
         ("sepia:amount=0@0,1@soon", "-e: sepia: amount: 'soon' is not a time"),
     ])
-    func badChainsAreOneLine(chain: String, message: String) throws {
-        let r = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-e", chain, "--format", "bgra", "-o", "-"])
+    func badChainsAreOneLine(chain: String, message: String) async throws {
+        let r = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-e", chain, "--format", "bgra", "-o", "-"])
         #expect(r.status == 2)
         #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains(message), "\(r.stderr)")
     }

@@ -7,9 +7,9 @@ import TestSupport
 @Suite struct DamagedAudioTests {
     /// The 3 s clip's audio packets 40…69 overwritten with noise (positions from ffprobe);
     /// the noise is a fixed xorshift sequence, so every run damages them alike.
-    static func damagedClip(in dir: URL) throws -> URL {
+    static func damagedClip(in dir: URL) async throws -> URL {
         let source = CLI.testmedia.appendingPathComponent("h264-30fps.mp4")
-        let json = try Subprocess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-select_streams", "a", "-show_entries", "packet=pos,size",
+        let json = try await Subprocess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-select_streams", "a", "-show_entries", "packet=pos,size",
                                                           "-of", "json", source.path])
         let packets = (try JSONSerialization.jsonObject(with: json) as? [String: Any])?["packets"] as? [[String: Any]] ?? []
         #expect(packets.count > 70)
@@ -28,24 +28,24 @@ import TestSupport
     }
 
     /// ffmpeg's complaints decoding `path`'s audio (empty when it is clean).
-    static func audioErrors(_ path: String) throws -> String {
-        String(decoding: try CLIProcess.shell("ffmpeg -nostdin -v error -i \"$1\" -map 0:a -f null - 2>&1", [path]).stdout, as: UTF8.self)
+    static func audioErrors(_ path: String) async throws -> String {
+        String(decoding: try await CLIProcess.shell("ffmpeg -nostdin -v error -i \"$1\" -map 0:a -f null - 2>&1", [path]).stdout, as: UTF8.self)
     }
 
     @Test(arguments: [["-o", "out.mp4"], ["-o", "out.mkv"], ["-o", "out.webm"], ["-o", "out.mp4", "--start", "0.5"]])
-    func damagedAudioIsSkippedNotCopied(arguments: [String]) throws {
+    func damagedAudioIsSkippedNotCopied(arguments: [String]) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-badaudio-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let input = try Self.damagedClip(in: dir)
-        #expect(!(try Self.audioErrors(input.path)).isEmpty, "the input's audio really is damaged")
+        let input = try await Self.damagedClip(in: dir)
+        #expect(!(try await Self.audioErrors(input.path)).isEmpty, "the input's audio really is damaged")
         let out = dir.appendingPathComponent(arguments[1]).path
-        let r = try CLI.run(["apply", input.path] + [arguments[0], out] + arguments.dropFirst(2))
+        let r = try await CLI.run(["apply", input.path] + [arguments[0], out] + arguments.dropFirst(2))
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(try Self.audioErrors(out).isEmpty, "the output's audio decodes cleanly")
-        let probe = try Probe(out)
+        #expect(try await Self.audioErrors(out).isEmpty, "the output's audio decodes cleanly")
+        let probe = try await Probe(out)
         #expect(probe.audio["codec_name"] != nil, "audio kept")
-        try CLIProcess.expectInSync(out)
+        try await CLIProcess.expectInSync(out)
         if arguments[1] != "out.webm" && arguments.count == 2 {
             #expect(r.stderr.contains("dropped 30 damaged packets"), "\(r.stderr)")
         }

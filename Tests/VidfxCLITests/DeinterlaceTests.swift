@@ -14,31 +14,31 @@ import Testing
         let scratch: ScratchDirectory
         init() throws { scratch = try ScratchDirectory("vidfx-fields") }
         func path(_ name: String) -> String { scratch.path(name) }
-        func ffmpeg(_ a: [String]) throws -> Data { try Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-y"] + a) }
+        func ffmpeg(_ a: [String]) async throws -> Data { try await Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-y"] + a) }
 
         /// `fields.ts` (flagged), `unflagged.webm` (no scan information), `progressive.mp4`.
-        func make() throws {
-            _ = try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=60000/1001:d=2", "-vf", "interlace=scan=tff:lowpass=0,setfield=tff",
+        func make() async throws {
+            _ = try await ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=60000/1001:d=2", "-vf", "interlace=scan=tff:lowpass=0,setfield=tff",
                             "-c:v", "mpeg2video", "-q:v", "2", "-flags", "+ilme+ildct", "-top", "1", path("fields.ts")])
-            _ = try ffmpeg(["-i", path("fields.ts"), "-c:v", "libvpx-vp9", "-b:v", "3M", "-deadline", "realtime", "-cpu-used", "8", path("unflagged.webm")])
-            _ = try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=2", "-c:v", "libx264", "-preset", "ultrafast", path("progressive.mp4")])
+            _ = try await ffmpeg(["-i", path("fields.ts"), "-c:v", "libvpx-vp9", "-b:v", "3M", "-deadline", "realtime", "-cpu-used", "8", path("unflagged.webm")])
+            _ = try await ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=2", "-c:v", "libx264", "-preset", "ultrafast", path("progressive.mp4")])
             // RGB before the crop, so that it moves by odd columns too.
             let photo = ["-loop", "1", "-framerate", "60000/1001", "-i", CLI.testmedia.path + "/crowd.jpg"]
             let pan = "format=rgb24,crop=320:240:x='3*n':y=150,format=yuv420p"
             for order in ["tff", "bff"] {
                 // B-pictures nothing refers to, which a seek skips on its way to the target.
-                _ = try ffmpeg(photo + ["-vf", "\(pan),interlace=scan=\(order):lowpass=0", "-frames:v", "60", "-c:v", "libx264", "-crf", "18",
+                _ = try await ffmpeg(photo + ["-vf", "\(pan),interlace=scan=\(order):lowpass=0", "-frames:v", "60", "-c:v", "libx264", "-crf", "18",
                                         "-preset", "veryfast", "-bf", "3", "-x264-params", "b-pyramid=none", path("woven-\(order).mp4")])
             }
-            _ = try ffmpeg(["-loop", "1", "-framerate", "30000/1001", "-i", CLI.testmedia.path + "/crowd.jpg", "-vf",
+            _ = try await ffmpeg(["-loop", "1", "-framerate", "30000/1001", "-i", CLI.testmedia.path + "/crowd.jpg", "-vf",
                             "format=rgb24,crop=320:240:x=n:y=150,noise=alls=20:allf=t,format=yuv420p", "-frames:v", "30",
                             "-c:v", "libx264", "-crf", "18", "-preset", "veryfast", path("grainy.mp4")])
         }
 
         /// vidfx's frames as raw BGRA.
-        func vidfx(_ input: String, _ options: [String] = []) throws -> (frames: Data, stderr: String) {
+        func vidfx(_ input: String, _ options: [String] = []) async throws -> (frames: Data, stderr: String) {
             let out = path("out-\(UUID().uuidString).bgra")
-            let r = try CLI.run(["dump", path(input), "--format", "bgra", "-o", out] + options)
+            let r = try await CLI.run(["dump", path(input), "--format", "bgra", "-o", out] + options)
             #expect(r.status == 0, "\(r.stderr)")
             let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: out))
             defer { try? handle.close() }
@@ -68,12 +68,12 @@ import Testing
     }
 
     @Test(arguments: [("fields.ts", "tff"), ("unflagged.webm", "tff"), ("woven-tff.mp4", "tff"), ("woven-bff.mp4", "bff")])
-    func interlacedPicturesComeOutWithoutCombing(clip: String, parity: String) throws {
+    func interlacedPicturesComeOutWithoutCombing(clip: String, parity: String) async throws {
         let clips = try Clips()
-        try clips.make()
-        let auto = try clips.vidfx(clip)
-        let woven = try clips.vidfx(clip, ["--deinterlace", "off"])
-        let reference = try clips.ffmpeg(["-i", clips.path(clip), "-vf", "bwdif=mode=send_frame:parity=\(parity):deint=all,fps=30:round=up,format=bgra",
+        try await clips.make()
+        let auto = try await clips.vidfx(clip)
+        let woven = try await clips.vidfx(clip, ["--deinterlace", "off"])
+        let reference = try await clips.ffmpeg(["-i", clips.path(clip), "-vf", "bwdif=mode=send_frame:parity=\(parity):deint=all,fps=30:round=up,format=bgra",
                                           "-f", "rawvideo", "-"])
         let frames = auto.frames.count / (320 * 240 * 4)
         #expect(auto.frames.count % (320 * 240 * 4) == 0 && [60, 61].contains(frames), "\(frames) frames")
@@ -92,46 +92,46 @@ import Testing
     }
 
     @Test(arguments: ["progressive.mp4", "grainy.mp4"])
-    func progressiveVideoIsLeftAloneUnlessAsked(clip: String) throws {
+    func progressiveVideoIsLeftAloneUnlessAsked(clip: String) async throws {
         let clips = try Clips()
-        try clips.make()
-        let auto = try clips.vidfx(clip)
-        let off = try clips.vidfx(clip, ["--deinterlace", "off"])
-        let on = try clips.vidfx(clip, ["--deinterlace", "on"])
+        try await clips.make()
+        let auto = try await clips.vidfx(clip)
+        let off = try await clips.vidfx(clip, ["--deinterlace", "off"])
+        let on = try await clips.vidfx(clip, ["--deinterlace", "on"])
         #expect(auto.frames == off.frames)
         #expect(!auto.stderr.contains("warning"), "\(auto.stderr)")
         #expect(on.frames != off.frames && on.frames.count == off.frames.count)
     }
 
     /// probe tells what the pictures show where the stream is wrong or silent, and only there.
-    @Test func probeSaysWhatTheFirstPicturesShow() throws {
+    @Test func probeSaysWhatTheFirstPicturesShow() async throws {
         let clips = try Clips()
-        try clips.make()
-        func scan(_ clip: String, _ options: [String] = []) throws -> String {
-            let r = try CLI.run(["probe", clips.path(clip)] + options)
+        try await clips.make()
+        func scan(_ clip: String, _ options: [String] = []) async throws -> String {
+            let r = try await CLI.run(["probe", clips.path(clip)] + options)
             #expect(r.status == 0, "\(r.stderr)")
             return String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("scan") }.map(String.init) ?? ""
         }
-        #expect(try scan("woven-bff.mp4").hasSuffix("progressive by the stream; interlaced (bottom field first) by its first pictures: deinterlaced (--deinterlace off to keep it as it is)"))
-        #expect(try scan("woven-bff.mp4", ["--deinterlace", "off"]) == "scan        progressive")
-        #expect(try scan("progressive.mp4") == "scan        progressive")
-        #expect(try scan("fields.ts") == "scan        interlaced (top field first)")
-        let json = try CLI.run(["probe", clips.path("woven-tff.mp4"), "--json"])
+        #expect(try await scan("woven-bff.mp4").hasSuffix("progressive by the stream; interlaced (bottom field first) by its first pictures: deinterlaced (--deinterlace off to keep it as it is)"))
+        #expect(try await scan("woven-bff.mp4", ["--deinterlace", "off"]) == "scan        progressive")
+        #expect(try await scan("progressive.mp4") == "scan        progressive")
+        #expect(try await scan("fields.ts") == "scan        interlaced (top field first)")
+        let json = try await CLI.run(["probe", clips.path("woven-tff.mp4"), "--json"])
         let video = try #require((try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])?["video"] as? [String: Any])
         #expect(video["measuredScan"] as? String == "interlaced (top field first)" && video["scan"] as? String == "progressive")
     }
 
-    @Test func seeksIntoDeinterlacedVideoLandOnTheSamePicture() throws {
+    @Test func seeksIntoDeinterlacedVideoLandOnTheSamePicture() async throws {
         let clips = try Clips()
-        try clips.make()
+        try await clips.make()
         let size = 320 * 240 * 4
         // The wrongly flagged clip is decided on its first pictures however it is entered:
         // after a seek, skipped B-pictures leave gaps, and pictures two or more apart
         // measure progressive.
         for (clip, ticks) in [("fields.ts", [0, 12, 13, 31, 47]), ("woven-tff.mp4", [0, 1, 29, 50])] {
-            let all = try clips.vidfx(clip).frames
+            let all = try await clips.vidfx(clip).frames
             for k in ticks {
-                let one = try clips.vidfx(clip, ["--at", "\(k)/30"]).frames
+                let one = try await clips.vidfx(clip, ["--at", "\(k)/30"]).frames
                 #expect(one == all.subdata(in: (k * size)..<((k + 1) * size)), "\(clip) --at tick \(k)")
             }
         }

@@ -17,17 +17,17 @@ import Testing
         return chain.apply(to: try source.nextFrame()!)
     }
 
-    @Test func cropThroughApplyDropsTheOddColumnAndRow() throws {
+    @Test func cropThroughApplyDropsTheOddColumnAndRow() async throws {
         let dir = Scratch()
         let out = dir.path("crop.mp4")
-        let r = try CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", "crop:rect=40,30,161,101,sepia", "-o", out, "--crf", "18", "--duration", "1"])
+        let r = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", "crop:rect=40,30,161,101,sepia", "-o", out, "--crf", "18", "--duration", "1"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("161x101 rounded to 160x100"), "\(r.stderr)")
-        let probe = try Probe(out)
+        let probe = try await Probe(out)
         #expect(probe.video["width"] == "160" && probe.video["height"] == "100" && probe.video["pix_fmt"] == "yuv420p")
         #expect(probe.video["nb_read_frames"] == "30")
         #expect(probe.audio["codec_name"] != nil, "audio kept")
-        try CLIProcess.expectInSync(out)
+        try await CLIProcess.expectInSync(out)
         // The picture is the crop itself (not rescaled): its top-left 160×100 matches.
         let encoded = try FrameSource(out)
         defer { encoded.close() }
@@ -42,9 +42,9 @@ import Testing
         #expect(psnr > 35, "PSNR \(psnr) dB")
     }
 
-    @Test func cropThroughDumpKeepsTheExactSize() throws {
+    @Test func cropThroughDumpKeepsTheExactSize() async throws {
         let dir = Scratch()
-        let r = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-e", "crop:rect=40,30,161,101", "-o", dir.path("frames"),
+        let r = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-e", "crop:rect=40,30,161,101", "-o", dir.path("frames"),
                              "--frames", "3", "--format", "bgra", "-q"])
         #expect(r.status == 0, "\(r.stderr)")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path("frames")).filter { $0.hasSuffix(".bgra") }.sorted()
@@ -54,28 +54,28 @@ import Testing
         let want = try Self.expected(40, 30, 161, 101)
         #expect(bytes == want.packedBytes(), "byte for byte the crop of the decoded frame")
         // PNG too: the image is 161×101.
-        let png = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-e", "crop:rect=40,30,161,101", "-o", dir.path("png"), "--frames", "1", "-q"])
+        let png = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-e", "crop:rect=40,30,161,101", "-o", dir.path("png"), "--frames", "1", "-q"])
         #expect(png.status == 0, "\(png.stderr)")
-        let size = try CLIProcess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0",
+        let size = try await CLIProcess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0",
                                                           dir.path("png/frame_000000.png")])
         #expect(String(decoding: size, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "161,101")
     }
 
-    @Test func cropThroughPreview() throws {
-        let r = try CLI.run(["preview", CLI.media("h264-30fps.mp4"), "-e", "crop:rect=0,0,160,120", "--sink", "y4m", "--duration", "1"])
+    @Test func cropThroughPreview() async throws {
+        let r = try await CLI.run(["preview", CLI.media("h264-30fps.mp4"), "-e", "crop:rect=0,0,160,120", "--sink", "y4m", "--duration", "1"])
         #expect(r.status == 0, "\(r.stderr)")
         let y4m = try Y4M(r.stdout)
         #expect(y4m.width == 160 && y4m.height == 120)
         #expect(y4m.frames.count == 30)
     }
 
-    @Test func overlayReadsAlphaFromAPNG() throws {
+    @Test func overlayReadsAlphaFromAPNG() async throws {
         let dir = Scratch()
         // A 32×32 half-transparent red badge, written by FFmpeg.
         let badge = dir.path("badge.png")
-        _ = try CLIProcess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "color=c=0xFF0000@0.5:s=32x32,format=rgba",
+        _ = try await CLIProcess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "color=c=0xFF0000@0.5:s=32x32,format=rgba",
                                                    "-frames:v", "1", badge])
-        let r = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-e", "overlay:file=\(badge):anchor=bottomright:x=8:y=4", "-o", dir.path("f"),
+        let r = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-e", "overlay:file=\(badge):anchor=bottomright:x=8:y=4", "-o", dir.path("f"),
                              "--frames", "1", "--format", "bgra", "-q"])
         #expect(r.status == 0, "\(r.stderr)")
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.path("f/frame_000000.bgra"))))
@@ -91,7 +91,7 @@ import Testing
         #expect(abs(got.1 - Int((Double(under.g) * (1 - a)).rounded())) <= 2)
         #expect(px(5, 5) == (Int(plain.pixel(x: 5, y: 5).r), Int(plain.pixel(x: 5, y: 5).g), Int(plain.pixel(x: 5, y: 5).b)))
         // A missing image is a one-line error naming it.
-        let missing = try CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-e", "overlay:file=\(dir.path("nope.png"))", "-o", dir.path("g"), "-q"])
+        let missing = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-e", "overlay:file=\(dir.path("nope.png"))", "-o", dir.path("g"), "-q"])
         #expect(missing.status != 0 && missing.stderr.contains("nope.png"), "\(missing.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.path("g")))
     }

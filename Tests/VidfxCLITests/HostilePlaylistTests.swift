@@ -12,11 +12,11 @@ import TestSupport
     /// Local files the playlists point at: a 2 s red MPEG-TS clip and an AES key.
     let secrets: URL
 
-    init() throws {
-        server = try MediaServer()
+    init() async throws {
+        server = try await MediaServer()
         secrets = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-secrets-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
-        try Self.ffmpeg(["-f", "lavfi", "-i", "color=red:s=320x240:r=30:d=2", "-f", "lavfi", "-i", "sine=d=2",
+        try await Self.ffmpeg(["-f", "lavfi", "-i", "color=red:s=320x240:r=30:d=2", "-f", "lavfi", "-i", "sine=d=2",
                          "-c:v", "libx264", "-c:a", "aac", "-f", "mpegts", secrets.appendingPathComponent("secret.ts").path])
         try FileManager.default.createDirectory(at: server.root.appendingPathComponent("evil"), withIntermediateDirectories: true)
         // A local playlist of local segments, for the variant route.
@@ -31,12 +31,12 @@ import TestSupport
         try "file://\(key.path)\n\(key.path)\n".write(to: info, atomically: true, encoding: .utf8)
         let enc = server.root.appendingPathComponent("evil-aes")
         try FileManager.default.createDirectory(at: enc, withIntermediateDirectories: true)
-        try Self.ffmpeg(["-i", CLI.testmedia.appendingPathComponent("h264-30fps.mp4").path, "-c", "copy", "-f", "hls", "-hls_time", "1",
+        try await Self.ffmpeg(["-i", CLI.testmedia.appendingPathComponent("h264-30fps.mp4").path, "-c", "copy", "-f", "hls", "-hls_time", "1",
                          "-hls_playlist_type", "vod", "-hls_key_info_file", info.path, enc.appendingPathComponent("index.m3u8").path])
     }
 
-    private static func ffmpeg(_ arguments: [String]) throws {
-        let r = try Subprocess.run("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments)
+    private static func ffmpeg(_ arguments: [String]) async throws {
+        let r = try await Subprocess.run("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments)
         guard r.status == 0 else { throw CocoaError(.fileWriteUnknown) }
     }
 
@@ -86,30 +86,55 @@ import TestSupport
         }
     }
 
+    /// A playlist that mixes allowed and refused segments renders the allowed ones and says
+    /// what it left out: one warning per refused URI, naming it and why, a count at the end,
+    /// and the count in `--progress json`. A segment the server does not have is named too.
+    @Test func droppedSegmentsAreNamedOnceAndCounted() async throws {
+        let secret = "file://\(secrets.path)/secret.ts"
+        let remote = server.url("files/hls/index0.ts")
+        let missing = server.url("files/hls/nowhere.ts")
+        let url = try serve("named", playlist([remote, secret, remote, secret, missing, remote]))
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-named-\(UUID().uuidString).mkv")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let r = try await CLI.run(["apply", url, "-o", out.path, "--timeout", "5", "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stderr.split(separator: "\n").map(String.init)
+        let named = lines.filter { $0.contains("skipped playlist segment \(secret)") }
+        #expect(named.count == 1, "one warning for the refused URI, however often it is listed: \(r.stderr)")
+        #expect(named.first?.contains("'file' protocol is not read from a remote input") == true, "\(r.stderr)")
+        let lost = lines.filter { $0.contains("skipped playlist segment \(missing)") }
+        #expect(lost.count == 1 && lost[0].contains("404"), "\(r.stderr)")
+        #expect(lines.contains { $0.hasPrefix("vidfx: warning: \(url): 3 playlist segments skipped") }, "\(r.stderr)")
+        let progress = lines.filter { $0.hasPrefix("{") }.last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(progress?["skippedSegments"] as? Int == 3, "\(lines.filter { $0.hasPrefix("{") }.last ?? "no progress line")")
+        let frames = Int((try await Probe(out.path)).video["nb_read_frames"] ?? "") ?? 0
+        #expect(frames > 0 && frames <= 93, "the three allowed seconds, no more: \(frames)")
+    }
+
     static let routes = ["file-segment", "init-section", "local-variant", "mixed", "key", "concat", "subfile", "data"]
 
     @Test(arguments: routes)
-    func applyWithAudioReadsNoLocalFile(route name: String) throws {
+    func applyWithAudioReadsNoLocalFile(route name: String) async throws {
         let (url, allowed) = try route(name)
         for extra in [[], ["--no-audio"]] {
             let out = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-hostile-\(UUID().uuidString).mkv")
             defer { try? FileManager.default.removeItem(at: out) }
-            let r = try CLI.run(["apply", url, "-o", out.path, "-q", "--timeout", "5"] + extra)
-            let frames = FileManager.default.fileExists(atPath: out.path) ? Int((try? Probe(out.path))?.video["nb_read_frames"] ?? "0") ?? 0 : 0
+            let r = try await CLI.run(["apply", url, "-o", out.path, "-q", "--timeout", "5"] + extra)
+            let frames = await FileManager.default.fileExists(atPath: out.path) ? Int((try? Probe(out.path))?.video["nb_read_frames"] ?? "0") ?? 0 : 0
             #expect(r.status != 0 || frames <= allowed, "\(name) \(extra): \(frames) frames rendered; \(r.stderr)")
             #expect(!r.stderr.contains("Cannot allocate memory"), "\(r.stderr)")
         }
     }
 
     @Test(arguments: routes)
-    func dumpAndProbeReadNoLocalFile(route name: String) throws {
+    func dumpAndProbeReadNoLocalFile(route name: String) async throws {
         let (url, allowed) = try route(name)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-hostile-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let r = try CLI.run(["dump", url, "-o", dir.path, "-q", "--timeout", "5"])
+        let r = try await CLI.run(["dump", url, "-o", dir.path, "-q", "--timeout", "5"])
         let pngs = ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(".png") }
         #expect(r.status != 0 || pngs.count <= allowed, "\(name): \(pngs.count) frames dumped; \(r.stderr)")
-        let probe = try CLI.run(["probe", url, "--timeout", "5"])
+        let probe = try await CLI.run(["probe", url, "--timeout", "5"])
         if allowed == 0 { #expect(probe.status != 0 || !String(decoding: probe.stdout, as: UTF8.self).contains("h264"), "\(name): \(probe.stderr)") }
     }
 }

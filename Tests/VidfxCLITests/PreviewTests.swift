@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A parsed YUV4MPEG2 stream.
@@ -59,9 +60,9 @@ struct Y4M {
 
 /// Real-time playback through the CLI: the real clock, so this runs in the serialized
 /// phase (`make test`), and checks only what load cannot change.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct PreviewRealClockTests {
-    @Test func overlaysAreDetectedLiveWithoutHoldingPlayback() throws {
-        let r = try CLI.run(["preview", CLI.media("qr-moving.mp4"), "-e", "qrbox:color=#FF00FF:caption=0", "--sink", "y4m", "--duration", "2"])
+@Suite(.serialized, .timeLimit(.minutes(5))) struct PreviewRealClockTests {
+    @Test func overlaysAreDetectedLiveWithoutHoldingPlayback() async throws {
+        let r = try await CLI.run(["preview", CLI.media("qr-moving.mp4"), "-e", "qrbox:color=#FF00FF:caption=0", "--sink", "y4m", "--duration", "2"])
         #expect(r.status == 0, "\(r.stderr)")
         let y4m = try Y4M(r.stdout)
         #expect(y4m.frames.count == 60, "the timeline is whole")
@@ -75,8 +76,8 @@ struct Y4M {
         #expect((30..<60).filter(outlined).count >= 10, "\(r.stderr)")
     }
 
-    @Test func y4mForTwoSecondsIsExactlySixtyFrames() throws {
-        let r = try CLI.run(["preview", CLI.media("h264-30fps.mp4"), "-e", "sepia", "--sink", "y4m", "--duration", "2"])
+    @Test func y4mForTwoSecondsIsExactlySixtyFrames() async throws {
+        let r = try await CLI.run(["preview", CLI.media("h264-30fps.mp4"), "-e", "sepia", "--sink", "y4m", "--duration", "2"])
         #expect(r.status == 0, "\(r.stderr)")
         let y4m = try Y4M(r.stdout)
         #expect(y4m.header.contains("F30:1") && y4m.header.contains("C420jpeg") && y4m.header.contains("Ip"))
@@ -97,8 +98,8 @@ struct Y4M {
         #expect(cr.contains { $0 > 135 }, "and visibly so somewhere")
     }
 
-    @Test func y4mLoopsThreeTimesWithSeamlessSeams() throws {
-        let r = try CLI.run(["preview", CLI.media("h264-noaudio.mp4"), "--sink", "y4m", "--loop", "3", "--size", "160x120"])
+    @Test func y4mLoopsThreeTimesWithSeamlessSeams() async throws {
+        let r = try await CLI.run(["preview", CLI.media("h264-noaudio.mp4"), "--sink", "y4m", "--loop", "3", "--size", "160x120"])
         #expect(r.status == 0, "\(r.stderr)")
         let y4m = try Y4M(r.stdout)
         #expect(y4m.width == 160 && y4m.frames.count == 180)
@@ -109,26 +110,26 @@ struct Y4M {
         #expect(bad.isEmpty, "ticks \(bad): \((0..<y4m.frames.count).map(y4m.number)), \(dropped) dropped")
     }
 
-    @Test func y4mToATerminalIsRefusedAndBadInputFailsClearly() throws {
-        let r = try CLI.run(["preview", CLI.media("garbage.mp4"), "--sink", "y4m"])
+    @Test func y4mToATerminalIsRefusedAndBadInputFailsClearly() async throws {
+        let r = try await CLI.run(["preview", CLI.media("garbage.mp4"), "--sink", "y4m"])
         #expect(r.status != 0)
         #expect(r.stderr.contains("garbage.mp4"))
         #expect(r.stdout.isEmpty)
     }
 
-    @Test func bareLoopFlagMeansForever() throws {
+    @Test func bareLoopFlagMeansForever() async throws {
         // --loop with no count, stopped by --duration: longer than the clip.
-        let r = try CLI.run(["preview", "--loop", CLI.media("h264-noaudio.mp4"), "--sink", "y4m", "--duration", "3", "--size", "64x48"])
+        let r = try await CLI.run(["preview", "--loop", CLI.media("h264-noaudio.mp4"), "--sink", "y4m", "--duration", "3", "--size", "64x48"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try Y4M(r.stdout).frames.count == 90)
     }
 }
 
 /// The terminal sink inside a real terminal emulator: tmux, on its own socket.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct TerminalSinkRealClockTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct TerminalSinkRealClockTests {
     let socket = "vidfx-test-\(UUID().uuidString.prefix(8))"
 
-    func tmux(_ args: [String]) throws -> String {
+    func tmux(_ args: [String]) async throws -> String {
         // posix_spawn and waitpid rather than Process: the tmux server that the first
         // call starts inherits the client's descriptors, and Foundation's Process then
         // never sees the client exit.
@@ -136,12 +137,15 @@ struct Y4M {
         defer { try? FileManager.default.removeItem(at: url) }
         let quoted = (["tmux", "-L", socket] + args).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         let script = quoted.joined(separator: " ") + " > '\(url.path)' 2>/dev/null"
-        var pid: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(script), nil]
-        defer { for a in argv { free(a) } }
-        guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { throw CocoaError(.executableLoad) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // waitpid blocks: on a thread of its own, not the test's.
+        try await Subprocess.offPool {
+            var pid: pid_t = 0
+            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(script), nil]
+            defer { for a in argv { free(a) } }
+            guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { throw CocoaError(.executableLoad) }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
         return Self.read(url)
     }
 
@@ -155,65 +159,77 @@ struct Y4M {
 
     /// Starts `vidfx ARGS` in an 80×24 tmux pane; the pane stays after it exits and the
     /// exit status lands in the returned file.
-    func start(_ args: [String]) throws -> URL {
+    func start(_ args: [String]) async throws -> URL {
         let status = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-tmux-\(UUID().uuidString)")
         let command = ([CLI.executable.path] + args).map { "'\($0)'" }.joined(separator: " ")
-        _ = try tmux(["new-session", "-d", "-x", "80", "-y", "24", "-c", CLI.directory.path,
+        _ = try await tmux(["new-session", "-d", "-x", "80", "-y", "24", "-c", CLI.directory.path,
                       "\(command) 2>/dev/null; echo $? > '\(status.path)'; sleep 60"])
         return status
     }
 
     /// Waits until the pane shows the picture (the sink is up), at most `seconds`.
-    func waitForPicture(seconds: Double = 10) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try tmux(["capture-pane", "-p"]).contains("▀") { return }
-            Thread.sleep(forTimeInterval: 0.05)
+    func waitForPicture(seconds: Int = 60) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if try await tmux(["capture-pane", "-p"]).contains("▀") { return }
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 
-    func waitForExit(_ status: URL, seconds: Double) -> String? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
+    func waitForExit(_ status: URL, seconds: Int) async throws -> String? {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
             let s = Self.read(status)
             if s.hasSuffix("\n") { try? FileManager.default.removeItem(at: status); return s.trimmingCharacters(in: .whitespacesAndNewlines) }
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
         }
         return nil
     }
 
-    @Test func drawsColouredCellsAndRestoresTheTerminal() throws {
-        defer { _ = try? tmux(["kill-server"]) }
-        let status = try start(["preview", CLI.media("h264-30fps.mp4"), "-e", "sepia", "--sink", "terminal", "--duration", "2"])
-        try waitForPicture()
-        let during = try tmux(["capture-pane", "-p", "-e"])
-        let modes = try tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"])
-        #expect(during.contains("\u{1B}[38;2;") && during.contains("\u{1B}[48;2;"), "24-bit colours")
-        #expect(during.contains("▀"), "half-block cells")
-        #expect(modes.hasPrefix("1 0"), "alternate screen, cursor hidden while playing: \(modes)")
-        #expect(waitForExit(status, seconds: 10) == "0")
-        let after = try tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"])
-        #expect(after.hasPrefix("0 1"), "normal screen and cursor back: \(after)")
-        #expect(!(try tmux(["capture-pane", "-p"])).contains("▀"), "the picture is gone with the alternate screen")
+    /// Runs `body`, then stops this test's tmux server whatever happened.
+    func session(_ body: () async throws -> Void) async throws {
+        do { try await body() } catch {
+            _ = try? await tmux(["kill-server"])
+            throw error
+        }
+        _ = try? await tmux(["kill-server"])
+    }
+
+    @Test func drawsColouredCellsAndRestoresTheTerminal() async throws {
+        try await session {
+            let status = try await start(["preview", CLI.media("h264-30fps.mp4"), "-e", "sepia", "--sink", "terminal", "--duration", "2"])
+            try await waitForPicture()
+            let during = try await tmux(["capture-pane", "-p", "-e"])
+            let modes = try await tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"])
+            #expect(during.contains("\u{1B}[38;2;") && during.contains("\u{1B}[48;2;"), "24-bit colours")
+            #expect(during.contains("▀"), "half-block cells")
+            #expect(modes.hasPrefix("1 0"), "alternate screen, cursor hidden while playing: \(modes)")
+            #expect(try await waitForExit(status, seconds: 60) == "0")
+            let after = try await tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"])
+            #expect(after.hasPrefix("0 1"), "normal screen and cursor back: \(after)")
+            #expect(!(try await tmux(["capture-pane", "-p"])).contains("▀"), "the picture is gone with the alternate screen")
+        }
     }
 
     // One tmux server per test (each test gets its own socket): starting a session
     // right after kill-server on the same socket can race the dying server.
-    @Test func qQuitsAForeverLoop() throws {
-        defer { _ = try? tmux(["kill-server"]) }
-        let status = try start(["preview", CLI.media("h264-30fps.mp4"), "--sink", "terminal", "--loop"])
-        try waitForPicture()
-        _ = try tmux(["send-keys", "q"])
-        #expect(waitForExit(status, seconds: 5) == "0", "q ends a forever loop")
-        #expect(try tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"]).hasPrefix("0 1"))
+    @Test func qQuitsAForeverLoop() async throws {
+        try await session {
+            let status = try await start(["preview", CLI.media("h264-30fps.mp4"), "--sink", "terminal", "--loop"])
+            try await waitForPicture()
+            _ = try await tmux(["send-keys", "q"])
+            #expect(try await waitForExit(status, seconds: 60) == "0", "q ends a forever loop")
+            #expect(try await tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"]).hasPrefix("0 1"))
+        }
     }
 
-    @Test func ctrlCStopsCleanly() throws {
-        defer { _ = try? tmux(["kill-server"]) }
-        let status = try start(["preview", CLI.media("h264-30fps.mp4"), "--sink", "terminal", "--loop"])
-        try waitForPicture()
-        _ = try tmux(["send-keys", "C-c"])
-        #expect(waitForExit(status, seconds: 5) == "130", "Ctrl-C: 128 + SIGINT")
-        #expect(try tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"]).hasPrefix("0 1"), "terminal restored after Ctrl-C")
+    @Test func ctrlCStopsCleanly() async throws {
+        try await session {
+            let status = try await start(["preview", CLI.media("h264-30fps.mp4"), "--sink", "terminal", "--loop"])
+            try await waitForPicture()
+            _ = try await tmux(["send-keys", "C-c"])
+            #expect(try await waitForExit(status, seconds: 60) == "130", "Ctrl-C: 128 + SIGINT")
+            #expect(try await tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"]).hasPrefix("0 1"), "terminal restored after Ctrl-C")
+        }
     }
 }
