@@ -8,7 +8,7 @@ TARGET_CPU ?= $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo haswell)
 RELEASE := .build-release
 export LSAN_OPTIONS := suppressions=$(CURDIR)/.lsan-suppressions:print_suppressions=0
 
-.PHONY: setup build install install-files demo test test-unit test-asan test-fuzz test-load bench fuzz soak clean testmedia
+.PHONY: setup build install install-files demo test test-unit test-examples test-asan test-fuzz test-load bench fuzz soak clean testmedia
 
 setup:
 	@scripts/setup.sh
@@ -56,13 +56,13 @@ demo: build
 	$(RELEASE)/release/vidfx detect testmedia/qr-moving.mp4 --duration 0.2
 	$(RELEASE)/release/vidfx effects --gallery demo-gallery.png -y --input testmedia/qr-moving.mp4 --at 1
 
-## test: the whole suite in debug (exclusivity checks on), then again under AddressSanitizer,
-## then a fixed-seed fuzz of the ASan binary. Each pass has two phases: every suite in
+## test: the whole suite in debug (exclusivity checks on), the example package built and run,
+## the suite again under AddressSanitizer, then a fixed-seed fuzz of the ASan binary. Each pass has two phases: every suite in
 ## parallel, except the suites that need the real clock (named *RealClockTests: real-time
 ## playback, network timeouts, terminals), which then run one test at a time, so that no
 ## other suite competes with them. scripts/check-tests.sh first checks the suite's rules:
 ## no test blocks a cooperative thread, and time limits only on the real-clock suites.
-test: setup test-unit test-asan test-fuzz
+test: setup test-unit test-examples test-asan test-fuzz
 
 REALCLOCK := RealClockTests
 # Drops ASan's noise about symbols it cannot export from the test runner's output.
@@ -82,6 +82,12 @@ test-asan:
 	  | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
 	$(SWIFT) test --skip-build --no-parallel --filter $(REALCLOCK) --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 \
 	  | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
+
+## test-examples: Examples/Thumbnails, a package of its own that uses vidfx's library
+## products by path (as a user's package would), built and run on a test clip.
+test-examples:
+	$(SWIFT) build --package-path Examples/Thumbnails --scratch-path .build-examples
+	scripts/check-examples.sh .build-examples/debug/thumbnails
 
 ## test-fuzz: about 200 cases of bench/fuzz.py with a fixed seed through the ASan build
 ## (make test builds it); any crash, hang or sanitizer report fails. The time limit is a
