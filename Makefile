@@ -8,7 +8,7 @@ TARGET_CPU ?= $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo haswell)
 RELEASE := .build-release
 export LSAN_OPTIONS := suppressions=$(CURDIR)/.lsan-suppressions:print_suppressions=0
 
-.PHONY: setup build install install-files demo test test-unit test-examples test-asan test-fuzz test-load bench fuzz soak clean testmedia
+.PHONY: setup build install install-files docs demo test test-unit test-examples test-asan test-fuzz test-load bench fuzz soak clean testmedia
 
 setup:
 	@scripts/setup.sh
@@ -35,6 +35,17 @@ install: build
 	$(RELEASE)/release/vidfx --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/vidfx.fish
 	@echo "installed vidfx, its face model, man page and completions under $(DESTDIR)$(PREFIX)"
 
+## docs: the libraries' API and articles (writing an effect, a sink; a thumbnail tool) as a
+## static site in dist/docs, with swift-docc-plugin; any DocC warning fails it.
+DOC_TARGETS := FrameCore MediaInput FrameSource Effects Sinks Detection
+docs:
+	rm -rf dist/docs && mkdir -p dist
+	$(SWIFT) package --scratch-path .build-docs --allow-writing-to-directory dist/docs generate-documentation \
+	  $(foreach t,$(DOC_TARGETS),--target $(t)) --enable-experimental-combined-documentation \
+	  --transform-for-static-hosting --output-path dist/docs --warnings-as-errors
+	@test -f dist/docs/index.html || { echo "docs: no site in dist/docs (see docc's output above)" >&2; exit 1; }
+	@echo "wrote dist/docs (open dist/docs/index.html through a web server, or python3 -m http.server -d dist/docs)"
+
 ## install-files: what vidfx needs at run time, from the build in BIN_DIR: the binary, the
 ## face network library and the face model, laid out as vidfx looks for them (the tests
 ## install a test build this way to a scratch prefix).
@@ -57,12 +68,13 @@ demo: build
 	$(RELEASE)/release/vidfx effects --gallery demo-gallery.png -y --input testmedia/qr-moving.mp4 --at 1
 
 ## test: the whole suite in debug (exclusivity checks on), the example package built and run,
-## the suite again under AddressSanitizer, then a fixed-seed fuzz of the ASan binary. Each pass has two phases: every suite in
+## the API docs built with no DocC warning, the suite again under AddressSanitizer, then a
+## fixed-seed fuzz of the ASan binary. Each pass has two phases: every suite in
 ## parallel, except the suites that need the real clock (named *RealClockTests: real-time
 ## playback, network timeouts, terminals), which then run one test at a time, so that no
 ## other suite competes with them. scripts/check-tests.sh first checks the suite's rules:
 ## no test blocks a cooperative thread, and time limits only on the real-clock suites.
-test: setup test-unit test-examples test-asan test-fuzz
+test: setup test-unit test-examples docs test-asan test-fuzz
 
 REALCLOCK := RealClockTests
 # Drops ASan's noise about symbols it cannot export from the test runner's output.

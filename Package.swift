@@ -34,6 +34,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // `make docs`: the libraries' API as a static site (a command plugin; no target uses it).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // FFmpeg's C libraries. The modulemap's `link` lines do the linking: Debian's

@@ -2,7 +2,7 @@ public import FrameCore
 
 /// Finds things in a frame: codes, faces. A detector is used by one thread at a time
 /// (zbar's scanner and a network's buffers are not shared); run several for several
-/// threads. Coordinates are the frame's pixels, as ``Observation`` describes them.
+/// threads. Coordinates are the frame's pixels, as `Observation` (FrameCore) describes them.
 public protocol Detector: AnyObject {
     /// What it finds, for messages and summaries ("codes", "faces").
     var name: String { get }

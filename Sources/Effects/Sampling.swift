@@ -70,7 +70,7 @@ enum FastTrig {
 /// Entries pack the top-left bilinear tap (x0, y0) and the fractions (fx, fy) in
 /// 1/65536ths, 16 bits each; x0 = 0xFFFF marks a position outside the source.
 ///
-/// Written only by ``build(width:height:fill:)`` from the effect's `prepare`, which the
+/// Written only by `build(width:height:fill:)` from the effect's `prepare`, which the
 /// chain calls on its own thread before any render of that size starts; renders only
 /// read. So no lock: the bands that render are started after the build returns.
 public final class SourceMap: @unchecked Sendable {

@@ -86,6 +86,9 @@ public final class MediaInput: Sendable {
 
     /// Describes an input; nothing is opened until a reader asks.
     /// - Parameters:
+    ///   - location: a path, an `http(s)` URL, or `-` for standard input.
+    ///   - access: how the readers may read it (``Access``).
+    ///   - network: timeout, headers and the like for a remote input.
     ///   - format: libavdevice's input format to read `location` with (`x11grab`,
     ///     `v4l2`…); nil to tell by the location.
     ///   - formatOptions: options for that format (`video_size=1280x720`).

@@ -2,7 +2,7 @@ import Synchronization
 
 /// A request to stop, for a sink's own blocking reads (the audio it copies or
 /// transcodes from the input): set from any thread (a Ctrl-C handler), polled by
-/// FFmpeg through ``poll`` while a read waits on the network or a pipe.
+/// FFmpeg through `poll` while a read waits on the network or a pipe.
 public final class StopSignal: Sendable {
     private let requested = Atomic<Bool>(false)
 
