@@ -3,9 +3,10 @@ import CFFmpegShim
 import Foundation
 
 /// Routes FFmpeg's log lines: the last error line on each thread is kept so that
-/// an error can say *why* (FFmpeg's "moov atom not found" beats "Invalid data"),
-/// and everything is echoed to stderr when `VIDFX_FFMPEG_LOG` is set
-/// (`error`, `warning`, `info`, `verbose` or `debug`).
+/// an error can say *why* (FFmpeg's "moov atom not found" beats "Invalid data"); the
+/// HLS demuxer's segment lines tell the thread's `DamageCollector` which playlist
+/// segment was skipped and why; and everything is echoed to stderr when
+/// `VIDFX_FFMPEG_LOG` is set (`error`, `warning`, `info`, `verbose` or `debug`).
 enum FFmpegLog {
     private static let threadKey = "vidfx.ffmpeg.lastError"
 
