@@ -36,6 +36,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // `make docs`: the libraries' API as a static site (a command plugin; no target uses it).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The studio's web server and its live preview's WebSocket.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         // FFmpeg's C libraries. The modulemap's `link` lines do the linking: Debian's
@@ -80,10 +83,22 @@ let package = Package(
         .target(name: "WindowSink", dependencies: ["CSDL2", "Sinks", "FrameCore"], swiftSettings: strict),
         // Real-time playback of a source through effects to preview sinks.
         .target(name: "Playback", dependencies: ["FrameSource", "Effects", "Sinks", "FrameCore"], swiftSettings: strict),
+        // `vidfx studio`: a web page that previews and steers the same Player, EffectChain
+        // and sinks (a control surface, not a second pipeline); its page is inside the binary.
+        .target(
+            name: "Studio",
+            dependencies: [
+                "Playback", "FrameSource", "MediaInput", "Effects", "Sinks", "FrameCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
+            exclude: ["Assets"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "vidfx",
             dependencies: [
-                "MediaInput", "FrameSource", "Effects", "Sinks", "FrameCore", "Playback", "WindowSink", "Detection",
+                "MediaInput", "FrameSource", "Effects", "Sinks", "FrameCore", "Playback", "WindowSink", "Detection", "Studio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -91,7 +106,7 @@ let package = Package(
         // Benchmark driver (bench/effects.py runs it beside ffmpeg); not a test.
         .executableTarget(name: "effects-bench", dependencies: ["Effects", "FrameCore"], path: "Benchmarks/EffectsBench", swiftSettings: strict),
         // Process running shared by the test targets.
-        .target(name: "TestSupport", path: "Tests/Support", exclude: ["media_server.py", "browser_seams.py"], swiftSettings: strict),
+        .target(name: "TestSupport", path: "Tests/Support", exclude: ["media_server.py", "browser_seams.py", "cdp.py"], swiftSettings: strict),
         .testTarget(name: "FrameCoreTests", dependencies: ["FrameCore"], swiftSettings: strict),
         .testTarget(name: "EffectsTests", dependencies: ["Effects", "FrameCore", "FrameSource", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "WindowSink", "CSDL2", "Sinks", "Effects", "FrameSource", "FrameCore", "TestSupport"],

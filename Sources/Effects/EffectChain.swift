@@ -110,6 +110,30 @@ public final class EffectChain: Sendable {
     /// `sepia=0.8,pixelate:size=12:mode=average`, `lut:file=grade.cube`.
     public convenience init(parsing text: String, resources: EffectResources = EffectResources(), fuse: Bool = true) throws(EffectError) {
         var entries: [Entry] = []
+        for item in try Self.parse(text) {
+            entries.append(Entry(effect: try item.type.init(parameters: item.parameters, resources: resources), parameters: item.parameters,
+                                 enable: item.enable))
+        }
+        self.init(entries, fuse: fuse, resources: resources)
+    }
+
+    /// The values of the file parameters in `text` (LUT images, overlays), found by the
+    /// chain syntax's own rules and without opening any file: what a caller checks
+    /// before ``init(parsing:resources:fuse:)`` loads them (the studio keeps them inside
+    /// its folder).
+    public static func files(in text: String) throws(EffectError) -> [String] {
+        try parse(text).flatMap { item in
+            item.type.descriptor.parameters.compactMap { spec -> String? in
+                guard case .file = spec.type else { return nil }
+                let value = item.parameters.text(spec.name)
+                return value.isEmpty ? nil : value
+            }
+        }
+    }
+
+    /// The chain syntax: each effect's type, parameters and enable ranges, nothing built.
+    private static func parse(_ text: String) throws(EffectError) -> [(type: any Effect.Type, parameters: Parameters, enable: TimeRanges?)] {
+        var parsed: [(type: any Effect.Type, parameters: Parameters, enable: TimeRanges?)] = []
         // Commas separate effects, but also the components of colours and vectors
         // (`whitepoint:color=1,0.9,0.8`) and keyframes (`amount=0@0,1@2s`,
         // `color=#FF0000@0,#0000FF@2`): a piece that does not start with a letter cannot
@@ -173,10 +197,9 @@ public final class EffectChain: Sendable {
                 }
                 ease = e
             }
-            let parameters = try Parameters(parsing: given, for: descriptor, ease: ease)
-            entries.append(Entry(effect: try type.init(parameters: parameters, resources: resources), parameters: parameters, enable: enable))
+            parsed.append((type, try Parameters(parsing: given, for: descriptor, ease: ease), enable))
         }
-        self.init(entries, fuse: fuse, resources: resources)
+        return parsed
     }
 
     /// The size of the frames the chain makes from frames of `width`×`height`.

@@ -60,6 +60,8 @@ public final class Player: @unchecked Sendable {
     private let sinks: [any PreviewSink]
     private let options: Options
     private let stopped = Atomic<Bool>(false)
+    /// A chain handed over by ``replaceChain(_:)``, taken at the next tick.
+    private let pendingChain = Mutex<LiveChain?>(nil)
 
     // Playback state, touched only by run().
     private var origin: Duration?
@@ -95,6 +97,12 @@ public final class Player: @unchecked Sendable {
     }
 
     private var isStopped: Bool { stopped.load(ordering: .acquiring) }
+
+    /// Replaces the effects from the next tick on; a paused picture is redrawn with
+    /// them at once. Safe from any thread (a control surface calls it as the user edits).
+    public func replaceChain(_ chain: LiveChain) {
+        pendingChain.withLock { $0 = chain }
+    }
 
     /// Plays until the clip (or the requested passes) ends, a sink's viewer goes
     /// away, a quit key, or ``stop()``.
@@ -164,6 +172,10 @@ public final class Player: @unchecked Sendable {
 
     /// Applies every pending control; false when one asks to quit.
     private func handleControls() throws -> Bool {
+        if let next = pendingChain.withLock({ pending -> LiveChain? in defer { pending = nil }; return pending }) {
+            live = next
+            if paused { try redrawPaused() }
+        }
         for sink in sinks {
             for control in sink.pollControls() {
                 switch control {
@@ -171,15 +183,11 @@ public final class Player: @unchecked Sendable {
                     stopped.store(true, ordering: .releasing)
                     return false
                 case .togglePause:
-                    paused.toggle()
-                    if paused {
-                        pausedAt = options.clock.now()
-                        setCaption("paused")
-                    } else {
-                        if let at = pausedAt, let o = origin { origin = o + (options.clock.now() - at) }
-                        pausedAt = nil
-                        setCaption("playing")
-                    }
+                    setPaused(!paused)
+                case .pause:
+                    setPaused(true)
+                case .resume:
+                    setPaused(false)
                 case .previousEffect, .nextEffect:
                     try live.step(control == .nextEffect ? 1 : -1)
                     setCaption(live.caption)
@@ -195,10 +203,24 @@ public final class Player: @unchecked Sendable {
                         setCaption("loop on")
                     }
                 }
-                if paused, control != .togglePause { try redrawPaused() }
+                if paused, ![.togglePause, .pause, .resume].contains(control) { try redrawPaused() }
             }
         }
         return true
+    }
+
+    private func setPaused(_ pause: Bool) {
+        guard pause != paused else { return }
+        paused = pause
+        if paused {
+            pausedAt = options.clock.now()
+            setCaption("paused")
+        } else {
+            // The clock stood still while paused: later ticks are due that much later.
+            if let at = pausedAt, let o = origin { origin = o + (options.clock.now() - at) }
+            pausedAt = nil
+            setCaption("playing")
+        }
     }
 
     private func setCaption(_ text: String) {
@@ -214,6 +236,7 @@ public final class Player: @unchecked Sendable {
     /// While paused, a changed effect is shown on the paused picture at once.
     private func redrawPaused() throws {
         guard var frame = lastSource else { return }
+        options.annotate?(&frame)
         live.chain?.apply(to: &frame)
         for sink in sinks where sink.isVisible { _ = try sink.show(frame, caption: captionText(at: options.clock.now())) }
     }

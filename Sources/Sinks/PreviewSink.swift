@@ -44,6 +44,8 @@ public enum PreviewControl: Sendable, Equatable {
     case quit
     /// Space.
     case togglePause
+    /// Pause, or play on, whatever the current state (a page's play and pause buttons).
+    case pause, resume
     /// ← and →: the previous or next effect (of the chain, or of the preset list).
     case previousEffect, nextEffect
     /// ↑ and ↓: the current effect's first parameter, one step up or down its range.

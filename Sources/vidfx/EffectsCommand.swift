@@ -52,9 +52,7 @@ struct EffectsCommand: ParsableCommand {
         let descriptors = types.map { $0.descriptor }
         let kinds = Dictionary(uniqueKeysWithValues: types.map { ($0.descriptor.name, $0.kind) })
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            FileHandle.standardOutput.write(try encoder.encode(types.map(EffectJSON.init)))
+            FileHandle.standardOutput.write(try EffectCatalog.json(types))
             FileHandle.standardOutput.write(Data("\n".utf8))
             return
         }
@@ -96,75 +94,6 @@ extension EffectsCommand {
         let sheet = try Gallery.render(frame, time: time)
         try ImageWriter.write(sheet, to: path, as: .png)
         Console.note("wrote \(path) (\(sheet.width)x\(sheet.height))")
-    }
-}
-
-/// The JSON shape of one effect for `vidfx effects --json`.
-struct EffectJSON: Encodable {
-    struct Parameter: Encodable {
-        var name: String
-        var type: String
-        var `default`: String?
-        var min: Double?
-        var max: Double?
-        var sliderMin: Double?
-        var sliderMax: Double?
-        var unit: String?
-        var options: [String]?
-        var help: String
-        /// Whether it takes keyframes (`0@0,1@2s`).
-        var animatable: Bool
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(name, forKey: .name)
-            try c.encode(type, forKey: .type)
-            // Numbers stay numbers in JSON; words and paths stay strings.
-            if let d = `default` {
-                if type == "float" || type == "int", let v = Double(d) {
-                    try c.encode(v, forKey: .default)
-                } else if type == "color" || type == "vector" {
-                    try c.encode(d.split(separator: ",").compactMap { Double($0) }, forKey: .default)
-                } else {
-                    try c.encode(d, forKey: .default)
-                }
-            } else {
-                try c.encodeNil(forKey: .default)
-            }
-            try c.encode(min, forKey: .min)
-            try c.encode(max, forKey: .max)
-            try c.encodeIfPresent(sliderMin, forKey: .sliderMin)
-            try c.encodeIfPresent(sliderMax, forKey: .sliderMax)
-            try c.encodeIfPresent(unit, forKey: .unit)
-            try c.encodeIfPresent(options, forKey: .options)
-            try c.encode(help, forKey: .help)
-            try c.encode(animatable, forKey: .animatable)
-        }
-
-        enum CodingKeys: String, CodingKey { case name, type, `default`, min, max, sliderMin, sliderMax, unit, options, help, animatable }
-    }
-
-    var name: String
-    var kind: String
-    var category: String
-    var summary: String
-    var parameters: [Parameter]
-    var example: String?
-
-    init(_ type: any Effect.Type) {
-        let d = type.descriptor
-        name = d.name
-        kind = type.kind.rawValue
-        category = d.category.rawValue
-        summary = d.summary
-        example = d.example
-        parameters = d.parameters.map { p in
-            var options: [String]?
-            if case .choice(let o) = p.type { options = o }
-            return Parameter(name: p.name, type: p.type.name, default: p.defaultValue?.description, min: p.min, max: p.max,
-                             sliderMin: p.sliderMin, sliderMax: p.sliderMax, unit: p.unit, options: options, help: p.help,
-                             animatable: p.isAnimatable)
-        }
     }
 }
 

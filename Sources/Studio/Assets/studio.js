@@ -1,0 +1,504 @@
+// vidfx studio: the page. Everything it shows comes from the server's API; the chain
+// is the one string the command line takes, kept in the URL's fragment.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+const state = {
+  effects: [], byName: {}, info: null,
+  chain: [],            // [{name, values: {param: text}, enable: text|null, ease: text|null}]
+  playing: true, tick: 0, ticks: 1, rate: [30, 1],
+  edit: 0, sentAt: new Map(), latencies: [],
+  outputs: [], render: null, stillSeq: 0, stillShown: null, scrubbing: false, ws: null,
+};
+// For tests and scripts: the state, and promises for what the page is about to show.
+const stillWaiters = [];
+window.studio = { state, nextStill: () => new Promise((r) => stillWaiters.push(r)) };
+
+// MARK: numbers and times
+
+function fmt(x) {
+  if (Number.isInteger(x)) return String(x);
+  return String(Number(x.toFixed(6)));
+}
+// The time given to `dump --at` for a tick: k/N rounded up to the microsecond, so the
+// frame on screen then is tick k's (k/N itself may not be a whole microsecond).
+function tickTime(tick) {
+  const [n, d] = state.rate;
+  const micro = Math.ceil((tick * d * 1e6) / n - 1e-6);
+  return (micro / 1e6).toFixed(6).replace(/\.?0+$/, '') || '0';
+}
+
+// MARK: the chain's text (the command line's syntax: see EffectChain(parsing:))
+
+function defaultText(p) {
+  if (p.default === null || p.default === undefined) return null;
+  if (Array.isArray(p.default)) return p.default.map(fmt).join(',');
+  return typeof p.default === 'number' ? fmt(p.default) : String(p.default);
+}
+
+function effectText(item) {
+  const d = state.byName[item.name];
+  const parts = [item.name];
+  for (const p of d.parameters) {
+    const v = item.values[p.name];
+    if (v === undefined || v === null || v === '' || v === defaultText(p)) continue;
+    parts.push(`${p.name}=${v}`);
+  }
+  if (item.ease) parts.push(`ease=${item.ease}`);
+  if (item.enable) parts.push(`enable=${item.enable}`);
+  return parts.join(':');
+}
+
+function chainText() { return state.chain.map(effectText).join(','); }
+
+function parseChain(text) {
+  if (text.trim() === '') return [];
+  // A comma piece that does not start with a letter continues the effect before it
+  // (colour components, keyframes).
+  const items = [];
+  for (const piece of text.split(',')) {
+    const t = piece.trim();
+    if (t && !/^\p{L}/u.test(t) && items.length) items[items.length - 1] += ',' + t;
+    else items.push(piece);
+  }
+  return items.map((raw) => {
+    const item = raw.trim();
+    if (!item) throw new Error(`empty effect in chain '${text}'`);
+    const parts = [];
+    for (const piece of item.split(':')) {
+      // Times hold colons too (enable=0:10-0:20, 2@1:30).
+      const last = parts[parts.length - 1];
+      if (/^\p{N}/u.test(piece) && !piece.includes('=') && last !== undefined && last.includes('=')
+          && (parts.length > 1 || last.includes('@') || last.startsWith('enable='))) parts[parts.length - 1] += ':' + piece;
+      else parts.push(piece);
+    }
+    let head = parts.shift();
+    let positional = null;
+    const eq = head.indexOf('=');
+    if (eq >= 0) { positional = head.slice(eq + 1); head = head.slice(0, eq); }
+    const d = state.byName[head];
+    if (!d) throw new Error(`unknown effect '${head}'`);
+    const out = { name: head, values: {}, enable: null, ease: null };
+    const own = (k) => d.parameters.some((p) => p.name === k);
+    parts.forEach((part, i) => {
+      const e = part.indexOf('=');
+      if (e >= 0) {
+        const k = part.slice(0, e), v = part.slice(e + 1);
+        if (k === 'enable' && !own(k)) out.enable = v;
+        else if (k === 'ease' && !own(k)) out.ease = v;
+        else if (!own(k)) throw new Error(`${head}: no parameter '${k}'`);
+        else out.values[k] = v;
+      } else if (i === 0 && positional === null) {
+        positional = part;
+      } else {
+        throw new Error(`${head}: '${part}' is not name=value`);
+      }
+    });
+    if (positional !== null) {
+      if (!d.parameters.length) throw new Error(`${head}: takes no parameters`);
+      out.values[d.parameters[0].name] = positional;
+    }
+    return out;
+  });
+}
+
+// MARK: keyframes (numbers only in the controls; any keys can be typed in the chain)
+
+function keysOf(text) {
+  if (!text || !text.includes('@')) return null;
+  return text.split(',').map((k) => { const [v, t] = k.split('@'); return { v, t: parseFloat(t) }; });
+}
+function setKey(text, time, value) {
+  const keys = (keysOf(text) || []).filter((k) => Math.abs(k.t - time) > 1e-6);
+  keys.push({ v: value, t: time });
+  keys.sort((a, b) => a.t - b.t);
+  return keys.map((k) => `${k.v}@${fmt(k.t)}`).join(',');
+}
+function valueAt(text, time) {
+  const keys = keysOf(text);
+  if (!keys) return text;
+  let best = keys[0];
+  for (const k of keys) if (k.t <= time + 1e-9) best = k;
+  return best.v;
+}
+
+// MARK: the effect panel, generated from the descriptors
+
+function control(item, index, p) {
+  const row = document.createElement('div');
+  row.className = 'param';
+  const label = document.createElement('label');
+  label.textContent = p.name + (p.unit ? ` (${p.unit})` : '');
+  label.title = p.help;
+  row.append(label);
+  const current = item.values[p.name] ?? defaultText(p) ?? '';
+  const set = (v) => { item.values[p.name] = v; changed(false); };
+  const attrs = (el) => { el.dataset.effect = index; el.dataset.param = p.name; return el; };
+  const box = document.createElement('div');
+  box.className = 'value';
+  if (p.type === 'float' || p.type === 'int') {
+    const lo = p.sliderMin ?? p.min ?? 0, hi = p.sliderMax ?? p.max ?? Math.max(1, 2 * (Number(current) || 1));
+    const range = attrs(document.createElement('input'));
+    range.type = 'range'; range.min = lo; range.max = hi;
+    range.step = p.type === 'int' ? 1 : (hi - lo) / 200;
+    const number = attrs(document.createElement('input'));
+    number.type = 'number'; number.step = range.step;
+    const shown = valueAt(current, Number(tickTime(state.tick)));
+    range.value = shown; number.value = shown;
+    const put = (v) => {
+      const keyed = keysOf(item.values[p.name]);
+      set(keyed ? setKey(item.values[p.name], Number(tickTime(state.tick)), v) : v);
+    };
+    range.addEventListener('input', () => { number.value = range.value; put(fmt(Number(range.value))); });
+    number.addEventListener('change', () => { range.value = number.value; put(fmt(Number(number.value))); });
+    box.append(range);
+    row.append(box, number);
+    if (p.animatable) {
+      const key = document.createElement('button');
+      key.type = 'button'; key.textContent = '◆'; key.title = 'Set a key at the playhead';
+      key.dataset.key = p.name; key.dataset.effect = index;
+      key.addEventListener('click', () => set(setKey(item.values[p.name] ?? defaultText(p), Number(tickTime(state.tick)), fmt(Number(range.value)))));
+      row.append(key);
+      if (keysOf(current)) {
+        const keys = document.createElement('div');
+        keys.className = 'keys'; keys.textContent = 'keys: ' + current;
+        row.append(keys);
+      }
+    }
+    return row;
+  }
+  if (p.type === 'choice') {
+    const select = attrs(document.createElement('select'));
+    for (const o of p.options) select.append(new Option(o, o, false, o === current));
+    select.addEventListener('change', () => set(select.value));
+    box.append(select);
+  } else if (p.type === 'color') {
+    const parts = current.split(',').map(Number);
+    const picker = attrs(document.createElement('input'));
+    picker.type = 'color';
+    picker.value = '#' + parts.slice(0, 3).map((c) => Math.round(Math.min(1, Math.max(0, c || 0)) * 255).toString(16).padStart(2, '0')).join('');
+    picker.addEventListener('input', () => {
+      const rgb = [1, 3, 5].map((i) => parseInt(picker.value.slice(i, i + 2), 16) / 255);
+      set([...rgb, parts[3] ?? 1].map(fmt).join(','));
+    });
+    box.append(picker);
+  } else if (p.type === 'vector') {
+    const parts = current.split(',');
+    const vector = document.createElement('div');
+    vector.className = 'vector';
+    const inputs = parts.map((v, i) => {
+      const n = attrs(document.createElement('input'));
+      n.type = 'number'; n.step = 0.05; n.value = v; n.dataset.component = i;
+      n.addEventListener('change', () => set(inputs.map((x) => fmt(Number(x.value))).join(',')));
+      return n;
+    });
+    vector.append(...inputs);
+    box.append(vector);
+  } else if (p.type === 'file') {
+    const select = attrs(document.createElement('select'));
+    select.append(new Option('(choose a file in the outputs folder)', ''));
+    for (const o of state.outputs) select.append(new Option(o.name, o.name, false, o.name === current));
+    if (current && !state.outputs.some((o) => o.name === current)) select.append(new Option(current, current, false, true));
+    select.addEventListener('change', () => set(select.value));
+    box.append(select);
+  }
+  row.append(box);
+  return row;
+}
+
+function renderPanel() {
+  const list = $('chain-list');
+  list.replaceChildren();
+  state.chain.forEach((item, index) => {
+    const d = state.byName[item.name];
+    const li = document.createElement('li');
+    li.className = 'effect'; li.dataset.name = item.name;
+    const head = document.createElement('div');
+    head.className = 'head';
+    const title = document.createElement('strong');
+    title.textContent = item.name; title.title = d.summary;
+    const button = (text, tip, act) => {
+      const b = document.createElement('button');
+      b.type = 'button'; b.textContent = text; b.title = tip; b.dataset.action = tip; b.dataset.effect = index;
+      b.addEventListener('click', act);
+      return b;
+    };
+    const move = (delta) => () => {
+      const j = index + delta;
+      if (j < 0 || j >= state.chain.length) return;
+      [state.chain[index], state.chain[j]] = [state.chain[j], state.chain[index]];
+      changed(true);
+    };
+    head.append(title, button('↑', 'up', move(-1)), button('↓', 'down', move(1)),
+      button('✕', 'remove', () => { state.chain.splice(index, 1); changed(true); }));
+    li.append(head);
+    for (const p of d.parameters) li.append(control(item, index, p));
+    const enable = document.createElement('div');
+    enable.className = 'param';
+    const label = document.createElement('label');
+    label.textContent = 'enable';
+    label.title = 'When the effect runs: seconds, start-end, comma-separated (0-2.5,4-)';
+    const input = document.createElement('input');
+    input.type = 'text'; input.value = item.enable ?? ''; input.placeholder = 'always';
+    input.dataset.effect = index; input.dataset.param = 'enable';
+    input.addEventListener('change', () => { item.enable = input.value.trim() || null; changed(false); });
+    enable.append(label, input);
+    li.append(enable);
+    list.append(li);
+  });
+}
+
+// MARK: changes go everywhere: text, fragment, commands, the live player, the still
+
+function commandOptions() { return (state.info.commandOptions || []).map(quote).join(' '); }
+function quote(word) {
+  return /^[\w\-./:=,@%+]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+function commands() {
+  const text = chainText();
+  const effects = text ? ` -e ${quote(text)}` : '';
+  const extra = commandOptions() ? ' ' + commandOptions() : '';
+  const input = quote(state.info.input);
+  $('command').textContent = `vidfx apply ${input}${effects} -o ${quote($('render-name').value || 'out.mp4')}${extra}`;
+  $('still-command').textContent = `vidfx dump ${input} --at ${tickTime(state.tick)}${effects} -o frame${extra}`;
+}
+
+function changed(rebuild) {
+  const text = chainText();
+  if (rebuild) renderPanel();
+  $('chain-text').value = text;
+  $('chain-error').textContent = '';
+  history.replaceState(null, '', '#chain=' + encodeURIComponent(text));
+  commands();
+  sendChain(text);
+  if (!state.playing) requestStill();
+}
+
+function sendChain(text) {
+  state.edit += 1;
+  state.sentAt.set(state.edit, performance.now());
+  send({ chain: text, edit: state.edit });
+}
+
+function send(message) {
+  if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify(message));
+}
+
+// MARK: the picture: live frames while playing, exact stills while paused
+
+const screen = $('screen');
+const context2d = screen.getContext('2d', { willReadFrequently: true });
+
+function draw(bitmap, before) {
+  if (screen.width !== bitmap.width || screen.height !== bitmap.height) {
+    screen.width = bitmap.width; screen.height = bitmap.height;
+  }
+  context2d.drawImage(bitmap, 0, 0);
+  if (before && before.width === bitmap.width) {
+    const w = Math.round(bitmap.width * Number($('split').value));
+    if (w > 0) context2d.drawImage(before, 0, 0, w, before.height, 0, 0, w, before.height);
+  }
+}
+
+async function fetchStill(tick, text) {
+  const url = `/api/frame?t=${tickTime(tick)}&chain=${encodeURIComponent(text)}`;
+  const response = await fetch(url);
+  if (!response.ok) throw new Error((await response.json()).error);
+  return createImageBitmap(await response.blob(), { colorSpaceConversion: 'none', premultiplyAlpha: 'none' });
+}
+
+async function requestStill() {
+  const seq = ++state.stillSeq, tick = state.tick, text = chainText();
+  const wipe = $('split-on').checked;
+  try {
+    const [after, before] = await Promise.all([fetchStill(tick, text), wipe ? fetchStill(tick, '') : null]);
+    if (seq !== state.stillSeq || state.playing) return;
+    draw(after, before);
+    state.stillShown = { tick, time: tickTime(tick), chain: text, wipe };
+    setStatus(`frame ${tick} (exact)`);
+    while (stillWaiters.length) stillWaiters.shift()(state.stillShown);
+  } catch (error) {
+    if (seq === state.stillSeq) $('chain-error').textContent = String(error.message || error);
+  }
+}
+
+async function onFrame(buffer) {
+  const view = new DataView(buffer);
+  const length = view.getUint32(0);
+  const header = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 4, length)));
+  if (!state.playing) return;
+  const bitmap = await createImageBitmap(new Blob([new Uint8Array(buffer, 4 + length)], { type: 'image/jpeg' }));
+  if (!state.playing) return;
+  draw(bitmap, null);
+  state.tick = header.tick;
+  showTick();
+  // The first frame rendered by an edit: how long the edit took to show.
+  for (const [edit, at] of state.sentAt) {
+    if (edit <= header.edit) {
+      if (edit === header.edit) {
+        const ms = performance.now() - at;
+        state.latencies.push(ms);
+        $('latency').textContent = `edit → frame ${ms.toFixed(0)} ms`;
+      }
+      state.sentAt.delete(edit);
+    }
+  }
+}
+
+function showTick() {
+  if (!state.scrubbing) $('scrub').value = state.tick;
+  $('counter').textContent = `${state.tick + 1} / ${state.ticks}`;
+  commands();
+}
+
+function setStatus(text) { $('status').textContent = text; }
+
+// MARK: transport
+
+function setPlaying(playing) {
+  state.playing = playing;
+  $('play').textContent = playing ? 'Pause' : 'Play';
+  send({ play: playing });
+  if (!playing) requestStill();
+}
+
+$('play').addEventListener('click', () => setPlaying(!state.playing));
+document.addEventListener('keydown', (e) => {
+  if (e.key === ' ' && e.target === document.body) { e.preventDefault(); setPlaying(!state.playing); }
+});
+$('scrub').addEventListener('input', () => {
+  state.scrubbing = true;
+  if (state.playing) setPlaying(false);
+  state.tick = Number($('scrub').value);
+  showTick();
+  requestStill();
+});
+$('scrub').addEventListener('change', () => {
+  state.scrubbing = false;
+  state.tick = Number($('scrub').value);
+  send({ seek: state.tick });
+});
+$('split-on').addEventListener('change', () => {
+  $('split').disabled = !$('split-on').checked;
+  send({ split: $('split-on').checked ? Number($('split').value) : null });
+  if (!state.playing) requestStill();
+});
+$('split').addEventListener('input', () => {
+  send({ split: Number($('split').value) });
+  if (!state.playing) requestStill();
+});
+
+// MARK: the chain text, the effect list, copying
+
+$('add-effect').addEventListener('change', () => {
+  const name = $('add-effect').value;
+  $('add-effect').value = '';
+  if (!name) return;
+  state.chain.push({ name, values: {}, enable: null, ease: null });
+  changed(true);
+});
+$('chain-text').addEventListener('change', () => {
+  try {
+    state.chain = parseChain($('chain-text').value);
+    changed(true);
+  } catch (error) {
+    $('chain-error').textContent = error.message;
+  }
+});
+async function copy(id) {
+  const text = $(id).textContent;
+  try { await navigator.clipboard.writeText(text); setStatus('copied'); } catch { setStatus('select the command and copy it'); }
+  state.copied = text;
+  return text;
+}
+$('copy').addEventListener('click', () => copy('command'));
+$('copy-still').addEventListener('click', () => copy('still-command'));
+$('render-name').addEventListener('input', commands);
+
+// MARK: renders
+
+async function startRender() {
+  const body = { chain: chainText(), output: $('render-name').value };
+  $('render-result').textContent = '';
+  const response = await fetch('/api/render', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const answer = await response.json();
+  if (!response.ok) { $('render-state').textContent = answer.error; return; }
+  state.render = { id: answer.id, progress: [] };
+  $('cancel').disabled = false;
+  $('render').disabled = true;
+  pollRender(answer.id);
+}
+
+async function pollRender(id) {
+  const s = await (await fetch(`/api/render/${id}`)).json();
+  if (!state.render || state.render.id !== id) return;
+  state.render.last = s;
+  state.render.progress.push(s.progress);
+  $('render-progress').value = s.progress;
+  const eta = s.eta !== undefined ? ` · ETA ${Math.ceil(s.eta)} s` : '';
+  $('render-state').textContent = `${s.state} ${(100 * s.progress).toFixed(0)}%${s.state === 'running' ? eta : ''}${s.error ? ' · ' + s.error : ''}`;
+  if (s.state === 'running') { setTimeout(() => pollRender(id), 250); return; }
+  $('cancel').disabled = true;
+  $('render').disabled = false;
+  if (s.state === 'done') {
+    const a = document.createElement('a');
+    a.href = `/outputs/${encodeURIComponent(s.output)}`; a.textContent = s.output; a.download = s.output;
+    const video = document.createElement('video');
+    video.src = a.href; video.controls = true; video.style.width = '100%';
+    $('render-result').replaceChildren(a, video);
+    loadOutputs();
+  }
+}
+
+$('render').addEventListener('click', startRender);
+$('cancel').addEventListener('click', () => { if (state.render) fetch(`/api/render/${state.render.id}`, { method: 'DELETE' }); });
+
+async function loadOutputs() {
+  state.outputs = await (await fetch('/api/outputs')).json();
+}
+
+// MARK: start
+
+function connect() {
+  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`);
+  ws.binaryType = 'arraybuffer';
+  ws.onopen = () => {
+    state.ws = ws;
+    send({ chain: chainText(), edit: ++state.edit });
+    send({ play: state.playing });
+    setStatus('live');
+  };
+  ws.onmessage = (e) => {
+    if (typeof e.data === 'string') {
+      const m = JSON.parse(e.data);
+      if (m.type === 'chain' && !m.ok) $('chain-error').textContent = m.error;
+    } else {
+      onFrame(e.data);
+    }
+  };
+  ws.onclose = () => { state.ws = null; setStatus('disconnected: reload the page'); };
+}
+
+async function start() {
+  const [effects, info] = await Promise.all([(await fetch('/api/effects')).json(), (await fetch('/api/info')).json()]);
+  await loadOutputs();
+  state.effects = effects;
+  state.info = info;
+  for (const e of effects) state.byName[e.name] = e;
+  const [n, d] = String(info.frameRate).split('/').map(Number);
+  state.rate = [n, d || 1];
+  state.ticks = info.ticks || 1;
+  $('scrub').max = state.ticks - 1;
+  $('input-name').textContent = `${info.input} · ${info.width}×${info.height} · ${info.fps.toFixed(3).replace(/\.?0+$/, '')} fps`;
+  const select = $('add-effect');
+  for (const e of effects) select.append(new Option(`${e.name} — ${e.summary}`, e.name));
+  const fragment = new URLSearchParams(location.hash.slice(1)).get('chain') || '';
+  try { state.chain = parseChain(fragment); } catch (error) { $('chain-error').textContent = error.message; }
+  renderPanel();
+  $('chain-text').value = chainText();
+  commands();
+  showTick();
+  connect();
+  document.body.dataset.ready = 'true';
+}
+window.studio.ready = start();

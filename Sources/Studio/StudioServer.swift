@@ -1,0 +1,342 @@
+public import Effects
+import Foundation
+public import FrameCore
+public import FrameSource
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import Synchronization
+
+/// `vidfx studio`: a web page served by vidfx that previews the input through a chain
+/// live and steers it. It is a control surface over the same pieces as the command
+/// line: the ``Player`` with a preview sink of its own for the live view, and the vidfx
+/// binary itself (`dump --at`, `apply`) for exact stills and renders.
+public final class StudioServer: Sendable {
+    /// What the studio serves and how.
+    public struct Configuration: Sendable {
+        /// The input, as vidfx commands take it (an absolute path or a URL).
+        public var input: String
+        /// The input as the page's command lines show it.
+        public var inputForCommands: String
+        /// Where renders go and file parameters come from.
+        public var folder: OutputFolder
+        /// The address to listen on.
+        public var host = "127.0.0.1"
+        /// The port; 0 picks a free one.
+        public var port = 0
+        /// Whether a non-loopback address may be listened on and named in Host.
+        public var allowRemote = false
+        /// The session's secret (see ``StudioAccess``).
+        public var token = StudioAccess.newToken()
+        /// The vidfx binary that renders stills and outputs.
+        public var executable: String
+        /// The cadence.
+        public var frameRate: Rational
+        /// Options given to every `dump` and `apply` the studio runs (`--fps 25`).
+        public var commandOptions: [String] = []
+        /// The input's size and length, for the page.
+        public var width: Int
+        /// The input's height.
+        public var height: Int
+        /// The input's duration in seconds, nil when unknown.
+        public var duration: Double?
+        /// A source on the input from `start`, looping forever or playing once.
+        public var openSource: @Sendable (_ start: Rational, _ loopForever: Bool) throws -> FrameSource
+        /// Builds a chain from its text (loading LUT and overlay images); nil for none.
+        public var parseChain: @Sendable (String) throws -> EffectChain?
+        /// The live detection a chain needs (nil when it needs none).
+        public var detection: @Sendable (EffectChain?) throws -> LiveAnnotation? = { _ in nil }
+        /// Resources the live chains are built with.
+        public var resources = EffectResources()
+        /// Where one-line warnings go.
+        public var warn: @Sendable (String) -> Void = { _ in }
+
+        /// The required parts; the rest have defaults.
+        public init(input: String, inputForCommands: String, folder: OutputFolder, executable: String, frameRate: Rational,
+                    width: Int, height: Int, duration: Double?,
+                    openSource: @escaping @Sendable (Rational, Bool) throws -> FrameSource,
+                    parseChain: @escaping @Sendable (String) throws -> EffectChain?) {
+            self.input = input
+            self.inputForCommands = inputForCommands
+            self.folder = folder
+            self.executable = executable
+            self.frameRate = frameRate
+            self.width = width
+            self.height = height
+            self.duration = duration
+            self.openSource = openSource
+            self.parseChain = parseChain
+        }
+    }
+
+    /// The configuration served.
+    public let configuration: Configuration
+    private let access: StudioAccess
+    private let playback: StudioPlayback
+    private let renders: RenderJobs
+    private let edits = EditCounter()
+
+    /// - Parameter configuration: what to serve.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        access = StudioAccess(token: configuration.token, listenHost: configuration.host, allowRemote: configuration.allowRemote)
+        playback = StudioPlayback(setup: .init(frameRate: configuration.frameRate, openSource: configuration.openSource,
+                                               detection: configuration.detection, resources: configuration.resources,
+                                               warn: configuration.warn))
+        renders = RenderJobs(executable: configuration.executable, folder: configuration.folder)
+    }
+
+    /// The page's address with its token, for a bound port.
+    public func address(port: Int) -> String {
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        let shown = ["0.0.0.0", "[::]"].contains(host) ? "127.0.0.1" : host
+        return "http://\(shown):\(port)/?token=\(configuration.token)"
+    }
+
+    /// Serves until the task is cancelled; `ready` gets the page's address once listening.
+    public func run(ready: @escaping @Sendable (String) -> Void) async throws {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.add(middleware: StudioAccessMiddleware(access: access))
+        addRoutes(router)
+        let sockets = Router(context: BasicWebSocketRequestContext.self)
+        sockets.add(middleware: StudioAccessMiddleware(access: access))
+        sockets.ws("/ws") { _, _ in .upgrade([:]) } onUpgrade: { [self] inbound, outbound, _ in
+            try await live(inbound: inbound, outbound: outbound)
+        }
+        var logger = Logger(label: "vidfx.studio")
+        logger.logLevel = .critical
+        let app = Application(
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: sockets, configuration: .init(ws: .init(maxFrameSize: 1 << 20))),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vidfx studio"),
+            onServerRunning: { [self] channel in ready(address(port: channel.localAddress?.port ?? configuration.port)) },
+            logger: logger
+        )
+        playback.start()
+        do {
+            try await app.run()
+        } catch {
+            await shutDown()
+            throw error
+        }
+        await shutDown()
+    }
+
+    private func shutDown() async {
+        await renders.cancelAll()
+        await playback.stop()
+    }
+
+    // MARK: Routes
+
+    private func addRoutes(_ router: Router<BasicWebSocketRequestContext>) {
+        router.get("/") { _, _ in StudioResponse.bytes(Array(StudioAssets.page.utf8), type: "text/html; charset=utf-8") }
+        router.get("/studio.js") { _, _ in StudioResponse.bytes(Array(StudioAssets.script.utf8), type: "text/javascript; charset=utf-8") }
+        router.get("/studio.css") { _, _ in StudioResponse.bytes(Array(StudioAssets.style.utf8), type: "text/css; charset=utf-8") }
+        router.get("/api/effects") { _, _ in
+            StudioResponse.bytes(try EffectCatalog.json(), type: "application/json")
+        }
+        router.get("/api/info") { [self] _, _ in
+            var info: [String: Any] = [
+                "input": configuration.inputForCommands, "width": configuration.width, "height": configuration.height,
+                "frameRate": configuration.frameRate.description, "fps": configuration.frameRate.seconds,
+                "outputs": configuration.folder.path, "commandOptions": configuration.commandOptions,
+            ]
+            if let d = configuration.duration {
+                info["duration"] = d
+                // Tick k shows the picture on screen at k/N, for every k/N before the end.
+                info["ticks"] = max(1, Int((d * configuration.frameRate.seconds - 1e-9).rounded(.up)))
+            }
+            return StudioResponse.json(info)
+        }
+        router.get("/api/outputs") { [self] _, _ in
+            StudioResponse.json(configuration.folder.listing().map { ["name": $0.name, "size": $0.size] })
+        }
+        router.get("/api/frame") { [self] request, _ in
+            await answer { try await still(request) }
+        }
+        router.post("/api/render") { [self] request, context in
+            await answer { try await startRender(request, context: context) }
+        }
+        router.get("/api/render/:id") { [self] _, context in
+            let id = context.parameters.get("id") ?? ""
+            guard let s = await renders.status(id) else { return StudioResponse.error(.notFound, "no render '\(id)'") }
+            var body: [String: Any] = ["id": id, "state": s.state, "progress": s.progress, "output": s.output, "command": s.command,
+                                       "error": s.error ?? NSNull()]
+            if let eta = s.eta { body["eta"] = eta }
+            return StudioResponse.json(body)
+        }
+        router.delete("/api/render/:id") { [self] _, context in
+            let id = context.parameters.get("id") ?? ""
+            return await renders.cancel(id) ? StudioResponse.json(["id": id, "cancelling": true])
+                : StudioResponse.error(.notFound, "no render '\(id)'")
+        }
+        router.get("/outputs/:name") { [self] request, context in
+            let name = context.parameters.get("name") ?? ""
+            if let problem = OutputFolder.problem(with: name) { return StudioResponse.error(.badRequest, problem) }
+            let path = configuration.folder.file(name)
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return StudioResponse.error(.notFound, "\(name): no such output") }
+            var headers = HTTPFields()
+            headers[.contentType] = Self.mediaType(of: name)
+            headers[.contentLength] = String(info.st_size)
+            let body = try await FileIO().loadFile(path: path, context: context)
+            return Response(status: .ok, headers: headers, body: body)
+        }
+    }
+
+    /// Runs a handler, turning a refusal into its status and message.
+    private func answer(_ body: () async throws -> Response) async -> Response {
+        do { return try await body() } catch let error as StudioRequestError {
+            return StudioResponse.error(error.status, error.message)
+        } catch {
+            return StudioResponse.error(.internalServerError, "\(error)")
+        }
+    }
+
+    /// Checks a chain from the page: it parses, and its files are names in the outputs folder.
+    func checkedChain(_ text: String) throws -> String {
+        let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.hasPrefix("@") else { throw StudioRequestError(.badRequest, "chain files (@FILE) are not read by the studio") }
+        guard !text.isEmpty else { return "" }
+        let files: [String]
+        do { files = try EffectChain.files(in: text) } catch { throw StudioRequestError(.badRequest, "chain: \(error.message)") }
+        for file in files {
+            if let problem = OutputFolder.problem(with: file) {
+                throw StudioRequestError(.badRequest, "chain: \(problem) (file parameters name files in the outputs folder)")
+            }
+        }
+        return text
+    }
+
+    /// `GET /api/frame?t=SECONDS&chain=CHAIN`: `vidfx dump INPUT --at SECONDS -e CHAIN` as one PNG.
+    private func still(_ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters
+        guard let t = query.get("t"), let seconds = Double(t), seconds.isFinite, seconds >= 0 else {
+            throw StudioRequestError(.badRequest, "t: a time in seconds is needed (t=1.5)")
+        }
+        let chain = try checkedChain(query.get("chain").map { String($0).removingPercentEncoding ?? String($0) } ?? "")
+        let scratch = configuration.folder.path + "/.vidfx-studio-still-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        var arguments = ["dump", configuration.input, "--at", t, "-o", scratch, "--format", "png", "-q"]
+        if !chain.isEmpty { arguments += ["-e", chain] }
+        arguments += configuration.commandOptions
+        let run = VidfxInvocation(executable: configuration.executable, arguments: arguments, directory: configuration.folder.path)
+        try run.start()
+        let (status, lines) = await run.result()
+        guard status == 0, let png = FileManager.default.contents(atPath: scratch + "/frame_000000.png") else {
+            let message = lines.last(where: { !$0.isEmpty }) ?? "vidfx dump exited with status \(status)"
+            throw StudioRequestError(.badRequest, message.hasPrefix("vidfx: ") ? String(message.dropFirst(7)) : message)
+        }
+        return StudioResponse.bytes(png, type: "image/png")
+    }
+
+    /// `POST /api/render` `{"chain", "output", "start"?, "duration"?}`: an `apply` into the outputs folder.
+    private func startRender(_ request: Request, context: BasicWebSocketRequestContext) async throws -> Response {
+        let body = try await request.body.collect(upTo: 1 << 20)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
+            throw StudioRequestError(.badRequest, "the body must be a JSON object {\"chain\": …, \"output\": \"NAME.mp4\"}")
+        }
+        guard let output = object["output"] as? String else { throw StudioRequestError(.badRequest, "output: a file name is needed") }
+        if let problem = OutputFolder.problem(with: output) { throw StudioRequestError(.badRequest, "output: \(problem)") }
+        let chain = try checkedChain(object["chain"] as? String ?? "")
+        if FileManager.default.fileExists(atPath: configuration.folder.file(output)) {
+            throw StudioRequestError(.conflict, "output: \(output) exists in the outputs folder; choose another name")
+        }
+        var options: [String] = []
+        for key in ["start", "duration"] {
+            guard let value = object[key] else { continue }
+            guard let n = (value as? NSNumber)?.doubleValue, n.isFinite, n >= 0 else {
+                throw StudioRequestError(.badRequest, "\(key): a number of seconds ≥ 0")
+            }
+            options += ["--\(key)", Self.seconds(n)]
+        }
+        var arguments = ["apply", configuration.input]
+        if !chain.isEmpty { arguments += ["-e", chain] }
+        arguments += ["-o", output] + options + configuration.commandOptions
+        let command = Self.commandLine(["vidfx"] + arguments.dropFirst(0).map { $0 == configuration.input ? configuration.inputForCommands : $0 })
+        let id: String
+        do {
+            id = try await renders.start(arguments: arguments + ["--progress", "json"], output: output, command: command)
+        } catch {
+            throw StudioRequestError(.internalServerError, "cannot start vidfx apply: \(error)")
+        }
+        return StudioResponse.json(["id": id, "command": command])
+    }
+
+    // MARK: Live preview
+
+    /// One page's WebSocket: frames out; chain edits, play/pause, seeks and the wipe in.
+    private func live(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        let (id, frames) = playback.sink.watch()
+        defer { playback.sink.unwatch(id) }
+        let sender = Task {
+            for await message in frames {
+                try await outbound.write(.binary(ByteBuffer(bytes: message)))
+            }
+        }
+        defer { sender.cancel() }
+        for try await message in inbound.messages(maxSize: 1 << 20) {
+            guard case .text(let text) = message, let data = text.data(using: .utf8),
+                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { continue }
+            if let chain = object["chain"] as? String {
+                let edit = (object["edit"] as? NSNumber)?.intValue ?? edits.next()
+                do {
+                    let checked = try checkedChain(chain)
+                    let parsed = try checked.isEmpty ? nil : configuration.parseChain(checked)
+                    playback.setChain(parsed, edit: edit)
+                    try await outbound.write(.text(Self.jsonText(["type": "chain", "ok": true, "edit": edit])))
+                } catch let error as StudioRequestError {
+                    try await outbound.write(.text(Self.jsonText(["type": "chain", "ok": false, "edit": edit, "error": error.message])))
+                } catch {
+                    try await outbound.write(.text(Self.jsonText(["type": "chain", "ok": false, "edit": edit, "error": "\(error)"])))
+                }
+            }
+            if let play = object["play"] as? Bool { playback.sink.setPaused(!play) }
+            if let tick = (object["seek"] as? NSNumber)?.int64Value { playback.seek(tick: tick) }
+            if object.keys.contains("split") { playback.sink.setSplit((object["split"] as? NSNumber)?.doubleValue) }
+        }
+    }
+
+    // MARK: Helpers
+
+    static func jsonText(_ object: [String: Any]) -> String {
+        String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    static func seconds(_ value: Double) -> String {
+        var text = String(format: "%.6f", value)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
+    /// A command line a shell reads back as `arguments`: words quoted only where needed.
+    static func commandLine(_ arguments: [String]) -> String {
+        arguments.map { word in
+            let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "-_./:=,@%+".unicodeScalars.contains($0) }
+            return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }.joined(separator: " ")
+    }
+
+    static func mediaType(of name: String) -> String {
+        switch (name as NSString).pathExtension.lowercased() {
+        case "mp4", "m4v": "video/mp4"
+        case "mov": "video/quicktime"
+        case "webm": "video/webm"
+        case "mkv": "video/x-matroska"
+        case "png": "image/png"
+        case "jpg", "jpeg": "image/jpeg"
+        case "jsonl", "json": "application/json"
+        case "cube", "txt": "text/plain; charset=utf-8"
+        default: "application/octet-stream"
+        }
+    }
+}
+
+/// Numbers chain edits that came without one.
+final class EditCounter: Sendable {
+    private let value = Mutex(0)
+    func next() -> Int { value.withLock { $0 += 1; return $0 } }
+}

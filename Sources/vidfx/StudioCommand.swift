@@ -1,0 +1,163 @@
+import ArgumentParser
+import Detection
+import Effects
+import Foundation
+import FrameCore
+import FrameSource
+import MediaInput
+import Studio
+
+/// `vidfx studio`: the input in a web page, live through a chain the page edits, with
+/// renders into the outputs folder.
+struct StudioCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "studio",
+        abstract: "Preview and steer effects in a web page: live playback, generated controls, renders.",
+        discussion: """
+        Serves a page on 127.0.0.1 (a free port unless --listen names one) and prints its \
+        address, with the session's token; every request needs that token. Renders and \
+        file parameters (LUTs, overlays) live in the outputs folder. Over SSH: \
+        ssh -L 8700:127.0.0.1:8700 HOST, then vidfx studio clip.mp4 --listen 127.0.0.1:8700 --no-browser \
+        there, and open the printed address here.
+
+        Examples:
+          vidfx studio clip.mp4
+          vidfx studio clip.mp4 -e "sepia=0.6,vignette" --outputs renders --no-browser
+        """
+    )
+
+    @Argument(help: "Video file or http(s) URL.")
+    var input: String
+
+    @Option(help: ArgumentHelp("Address and port to listen on (port 0 picks a free one).", valueName: "host:port"))
+    var listen = "127.0.0.1:0"
+
+    @Option(help: ArgumentHelp("Folder renders are written to and file parameters are read from (default: this one).", valueName: "dir"))
+    var outputs = "."
+
+    @Option(name: [.customShort("e"), .customLong("effects")],
+            help: ArgumentHelp("The chain the page starts with.", valueName: "chain"))
+    var effects: String?
+
+    @Flag(help: "Do not open a browser; only print the address.")
+    var noBrowser = false
+
+    @Flag(help: "Allow --listen on an address other machines can reach (anyone with the token can then use it).")
+    var allowRemote = false
+
+    @Option(parsing: .unconditional, help: "Frames per second of the cadence: 30, 29.97, 30000/1001…")
+    var fps = RateArgument(Rational(30))
+
+    func validate() throws {
+        guard let (host, _) = Self.address(listen) else {
+            throw ValidationError("--listen: '\(listen)' is not host:port (127.0.0.1:8700, [::1]:8700)")
+        }
+        if !Self.isLoopback(host) && !allowRemote {
+            throw ValidationError("--listen \(listen) would open the studio to other machines; add --allow-remote to allow that")
+        }
+        if input == "-" { throw ValidationError("the studio reads its input many times (stills, renders): give a file or a URL, not -") }
+    }
+
+    func run() async throws {
+        let (host, port) = Self.address(listen)!
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: outputs, isDirectory: &isFolder), isFolder.boolValue else {
+            throw CommandFailure(message: "--outputs \(outputs): no such folder")
+        }
+        let folder = OutputFolder(path: outputs)
+        // Commands run in the outputs folder, so a local input is named by its full path.
+        let isURL = input.contains("://")
+        let inputPath = isURL ? input : URL(fileURLWithPath: input).standardizedFileURL.path
+        let inputForCommands = isURL ? input
+            : (inputPath.hasPrefix(folder.path + "/") ? String(inputPath.dropFirst(folder.path.count + 1)) : inputPath)
+        // The defaults of every command's input options: the dump and apply runs the studio
+        // starts take the same (only --fps is passed on).
+        let sourceOptions = try SourceOptions.parse([])
+        let media = try sourceOptions.input(inputPath, access: .seekable)
+        var base = sourceOptions.configuration(quiet: true)
+        base.frameRate = fps.value
+        base.prefetch = 2
+        let sourceConfiguration = base
+        let probe = try FrameSource(input: media, configuration: base)
+        let info = probe.info
+        probe.close()
+        if let initial = effects { _ = try EffectChainParsing.chain(initial) }
+
+        var configuration = StudioServer.Configuration(
+            input: inputPath, inputForCommands: inputForCommands, folder: folder,
+            executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
+            frameRate: fps.value, width: info.width, height: info.height, duration: info.duration,
+            openSource: { start, forever in
+                var c = sourceConfiguration
+                c.start = start
+                c.loop = forever ? .forever : .once
+                return try FrameSource(input: media, configuration: c)
+            },
+            parseChain: { text in
+                // Relative names (LUTs, overlays) are in the outputs folder.
+                try EffectChainParsing.chain(text)
+            })
+        configuration.host = host
+        configuration.port = port
+        configuration.allowRemote = allowRemote
+        configuration.resources = EffectChainParsing.resources
+        if fps.value != Rational(30) { configuration.commandOptions = ["--fps", fps.value.description] }
+        configuration.detection = { chain in
+            guard let chain, let live = try Preview.liveDetection(for: chain.needs, redacting: DetectionStage.redacts(chain)) else { return nil }
+            return LiveAnnotation(annotate: { frame in frame.observations = live.observe(frame) }, end: { live.end() })
+        }
+        configuration.warn = { Console.warning($0) }
+        // File parameters are names in the outputs folder, for the live chain as for the commands.
+        guard FileManager.default.changeCurrentDirectoryPath(folder.path) else {
+            throw CommandFailure(message: "--outputs \(outputs): cannot enter the folder")
+        }
+        let server = StudioServer(configuration: configuration)
+        let fragment = effects.map { "#chain=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? ""
+        let openBrowser = !noBrowser
+        do {
+            try await server.run { address in
+                FileHandle.standardOutput.write(Data("vidfx studio: \(address)\(fragment)\n".utf8))
+                if openBrowser { Self.openBrowser(address + fragment) }
+            }
+        } catch {
+            throw CommandFailure(message: "studio on \(listen): \(error)")
+        }
+    }
+
+    /// `host:port`, `[v6]:port`; nil when it is neither.
+    static func address(_ text: String) -> (String, Int)? {
+        var host: String, portText: Substring
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            guard rest.hasPrefix(":") else { return nil }
+            portText = rest.dropFirst()
+        } else {
+            guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") else { return nil }
+            host = String(text[..<colon])
+            portText = text[text.index(after: colon)...]
+        }
+        if host == "localhost" { host = "127.0.0.1" }
+        guard !host.isEmpty, let port = Int(portText), (0...65535).contains(port) else { return nil }
+        return (host, port)
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// The desktop's browser, when there is a desktop; otherwise the printed address is the way in.
+    static func openBrowser(_ address: String) {
+        let env = ProcessInfo.processInfo.environment
+        guard env["DISPLAY"] != nil || env["WAYLAND_DISPLAY"] != nil else {
+            Console.note("no display here: open the address above in a browser (over SSH: ssh -L PORT:127.0.0.1:PORT this-host)")
+            return
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["xdg-open", address]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { Console.note("could not start a browser: open the address above") }
+    }
+}
