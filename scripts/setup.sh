@@ -12,8 +12,9 @@ cd "$(dirname "$0")/.."
 # OpenCV's dnn module (C++, 4.6): the face network. GNU parallel: scripts/render-parallel.sh,
 # and OpenSSH and rsync for its remote hosts (the tests start an sshd of their own on 127.0.0.1);
 # Slurm and munge: scripts/render-slurm.sbatch, tried on a one-machine cluster (scripts/slurm-local.sh).
-# mpv and Chromium: the players the joined segments are played through, seam by seam.
-packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev libavfilter-dev libavdevice-dev ffmpeg zlib1g-dev libsdl2-dev tmux python3
+# mpv and Chromium: the players the joined segments are played through, seam by seam;
+# Chromium also drives the studio's page in its tests, and curl makes their API requests.
+packages=(pkg-config curl libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev libavfilter-dev libavdevice-dev ffmpeg zlib1g-dev libsdl2-dev tmux python3
           libzbar-dev zbar-tools libopencv-dnn-dev parallel openssh-client openssh-server rsync slurmctld slurmd slurm-client munge mpv chromium xvfb x11-xserver-utils)
 
 missing=()

@@ -26,6 +26,9 @@ actor RenderJobs {
 
     /// Starts `vidfx ARGUMENTS` (an apply with `--progress json`) writing `output`; its id.
     func start(arguments: [String], output: String, command: String) throws -> String {
+        if jobs.values.contains(where: { $0.status.output == output && $0.status.state == "running" }) {
+            throw StudioRequestError(.conflict, "output: \(output) is being rendered; choose another name")
+        }
         counter += 1
         let id = "r\(counter)"
         let invocation = VidfxInvocation(executable: executable, arguments: arguments, directory: folder.path)
@@ -50,8 +53,17 @@ actor RenderJobs {
     /// Interrupts a running job (vidfx then discards its output); false for an unknown id.
     func cancel(_ id: String) -> Bool {
         guard let job = jobs[id] else { return false }
-        if job.status.state == "running" { jobs[id]?.status.error = "cancelled" }
-        job.invocation.interrupt()
+        guard job.status.state == "running" else { return true }
+        jobs[id]?.status.error = "cancelled"
+        // Until it stops: a signal that comes before vidfx has set up its handling is
+        // lost (the server ignores SIGINT and SIGTERM, and a child inherits that).
+        let invocation = job.invocation
+        Task {
+            while invocation.isRunning {
+                invocation.interrupt()
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
         return true
     }
 
@@ -70,13 +82,17 @@ actor RenderJobs {
 
     private func ended(_ id: String, status: Int32, lines: [String]) {
         guard var s = jobs[id]?.status else { return }
-        if status == 0 {
+        if status == 0 && s.error != "cancelled" {
             s.state = "done"
             s.progress = 1
             s.eta = 0
         } else {
             s.state = "failed"
-            if s.error != "cancelled" {
+            if s.error == "cancelled" {
+                // Interrupted, vidfx apply finalizes what it rendered into a playable file
+                // (the command line's Ctrl-C); a cancel from the page wants nothing left.
+                try? FileManager.default.removeItem(atPath: folder.file(s.output))
+            } else {
                 // vidfx's last message (its error) without the progress lines.
                 let message = lines.last(where: { !$0.hasPrefix("{") && !$0.isEmpty }) ?? "vidfx apply exited with status \(status)"
                 s.error = message.hasPrefix("vidfx: ") ? String(message.dropFirst(7)) : message

@@ -115,7 +115,8 @@ public final class StudioServer: Sendable {
         )
         playback.start()
         do {
-            try await app.run()
+            // Ctrl-C or SIGTERM: stop accepting, then end renders and playback below.
+            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
         } catch {
             await shutDown()
             throw error
@@ -259,6 +260,8 @@ public final class StudioServer: Sendable {
         let id: String
         do {
             id = try await renders.start(arguments: arguments + ["--progress", "json"], output: output, command: command)
+        } catch let error as StudioRequestError {
+            throw error
         } catch {
             throw StudioRequestError(.internalServerError, "cannot start vidfx apply: \(error)")
         }

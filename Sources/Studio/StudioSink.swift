@@ -83,7 +83,13 @@ final class StudioSink: PreviewSink, @unchecked Sendable {
         let jpeg: [UInt8]
         do { jpeg = try encoder.encode(shown, as: .jpeg(quality: quality)) } catch { throw SinkError(path: "studio", reason: error.reason) }
         let tick = frame.time.floor(in: frameRate.inverse)
-        let header = Array(#"{"tick":\#(tick),"time":\#(frame.time.seconds),"edit":\#(edit),"width":\#(frame.width),"height":\#(frame.height)}"#.utf8)
+        // What detection found on this frame (faces, codes), for the page's track list.
+        let boxes = frame.observations.map { o in
+            #"{"track":\#(o.trackID),"kind":"\#(o.kind.rawValue)","x":\#(Int(o.bounds.x)),"y":\#(Int(o.bounds.y)),"#
+                + #""w":\#(Int(o.bounds.width)),"h":\#(Int(o.bounds.height)),"score":\#((o.confidence * 1000).rounded() / 1000)}"#
+        }.joined(separator: ",")
+        let header = Array((#"{"tick":\#(tick),"time":\#(frame.time.seconds),"edit":\#(edit),"width":\#(frame.width),"#
+            + #""height":\#(frame.height),"boxes":[\#(boxes)]}"#).utf8)
         var message = [UInt8]()
         message.reserveCapacity(4 + header.count + jpeg.count)
         let n = UInt32(header.count)

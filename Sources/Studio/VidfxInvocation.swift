@@ -55,6 +55,9 @@ final class VidfxInvocation: @unchecked Sendable {
         if process.isRunning { process.interrupt() }
     }
 
+    /// Whether it has not yet exited.
+    var isRunning: Bool { process.isRunning }
+
     /// Its exit status and the last lines of its standard error, once it has ended.
     func result() async -> (Int32, [String]) {
         await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, [String]), Never>) in

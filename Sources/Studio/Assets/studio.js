@@ -8,7 +8,7 @@ const state = {
   chain: [],            // [{name, values: {param: text}, enable: text|null, ease: text|null}]
   playing: true, tick: 0, ticks: 1, rate: [30, 1],
   edit: 0, sentAt: new Map(), latencies: [],
-  outputs: [], render: null, stillSeq: 0, stillShown: null, scrubbing: false, ws: null,
+  outputs: [], render: null, tracks: new Map(), stillSeq: 0, stillShown: null, scrubbing: false, ws: null,
 };
 // For tests and scripts: the state, and promises for what the page is about to show.
 const stillWaiters = [];
@@ -332,6 +332,7 @@ async function onFrame(buffer) {
   draw(bitmap, null);
   state.tick = header.tick;
   showTick();
+  noteTracks(header);
   // The first frame rendered by an edit: how long the edit took to show.
   for (const [edit, at] of state.sentAt) {
     if (edit <= header.edit) {
@@ -343,6 +344,25 @@ async function onFrame(buffer) {
       state.sentAt.delete(edit);
     }
   }
+}
+
+// The tracks detection has followed (facebox, qrbox, faceblur): each with the ticks it was seen on.
+function noteTracks(header) {
+  const chainDetects = state.chain.some((item) => ['facebox', 'qrbox', 'faceblur'].includes(item.name));
+  $('detections').hidden = !chainDetects;
+  if (!chainDetects) return;
+  for (const box of header.boxes || []) {
+    const key = `${box.kind} ${box.track}`;
+    const t = state.tracks.get(key) || { kind: box.kind, track: box.track, first: header.tick, last: header.tick, seen: 0 };
+    t.first = Math.min(t.first, header.tick); t.last = Math.max(t.last, header.tick); t.seen += 1; t.box = box;
+    state.tracks.set(key, t);
+  }
+  const rows = [...state.tracks.values()].sort((a, b) => a.first - b.first).map((t) => {
+    const li = document.createElement('li');
+    li.textContent = `${t.kind} #${t.track}: frames ${t.first + 1}–${t.last + 1}, at ${t.box.x},${t.box.y} ${t.box.w}×${t.box.h}`;
+    return li;
+  });
+  $('track-list').replaceChildren(...rows);
 }
 
 function showTick() {

@@ -1,0 +1,159 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The studio's page driven in headless Chromium (Tests/Support/cdp.py), as a user would
+/// click it. Real clock: the live preview plays in real time, so these run alone, and
+/// every wait is for something to happen, never for a time to pass.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct StudioPageRealClockTests {
+    /// Runs `steps` (JavaScript expressions) in the page at `url`; their values.
+    static func drive(_ url: String, _ steps: [String], screenshot: String? = nil) async throws -> [Any] {
+        let scratch = try ScratchDirectory("vidfx-cdp")
+        let file = scratch.path("steps.json")
+        try JSONSerialization.data(withJSONObject: steps).write(to: URL(fileURLWithPath: file))
+        let script = CLI.directory.appendingPathComponent("Tests/Support/cdp.py").path
+        let outcome = try await Subprocess.outcome(URL(fileURLWithPath: "/usr/bin/env"),
+                                                   ["python3", script, url, file] + (screenshot.map { [$0] } ?? []))
+        guard outcome.status == 0, let results = try? JSONSerialization.jsonObject(with: outcome.stdout) as? [Any] else {
+            throw StudioTestError("cdp.py: \(outcome.stderrText)")
+        }
+        return results
+    }
+
+    /// JavaScript: sets a control's value and fires its event, as a user's hand does.
+    static func set(_ selector: String, _ value: String, event: String = "input") -> String {
+        "(() => { const e = document.querySelector(`\(selector)`); e.value = `\(value)`; e.dispatchEvent(new Event('\(event)')); return e.value; })()"
+    }
+
+    /// JavaScript: resolves once the live view has shown a frame rendered by the latest edit.
+    static let latestEditShown = """
+        new Promise(r => { const want = studio.state.edit; const check = () => (studio.state.sentAt.has(want) ? setTimeout(check, 20) \
+        : r({latencies: studio.state.latencies.length, chain: document.getElementById('chain-text').value, hash: location.hash})); check(); })
+        """
+
+    /// JavaScript: the canvas's pixels (RGBA, base64) and what the page says it shows.
+    static let canvas = """
+        (() => { const c = document.getElementById('screen'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let s = ''; for (let i = 0; i < d.length; i += 0x8000) s += String.fromCharCode.apply(null, d.subarray(i, i + 0x8000));
+        return {width: c.width, height: c.height, rgba: btoa(s), still: studio.state.stillShown, playing: studio.state.playing,
+        copied: studio.state.copied || null, stillCommand: document.getElementById('still-command').textContent,
+        command: document.getElementById('command').textContent}; })()
+        """
+
+    @Test func slidersScrubAndCopyGiveTheCommandLinesPixels() async throws {
+        let studio = try await StudioProcess.start()
+        defer { Task { await studio.stop() } }
+        let shot = ProcessInfo.processInfo.environment["VIDFX_STUDIO_SCREENSHOT"]
+        let results = try await Self.drive(studio.page, [
+            // 0: every effect is offered.
+            "Array.from(document.querySelectorAll('#add-effect option')).filter(o => o.value).map(o => o.value)",
+            // 1–2: add sepia; the live view shows it.
+            Self.set("#add-effect", "sepia", event: "change"),
+            Self.latestEditShown,
+            // 3: pause.
+            "(() => { document.getElementById('play').click(); return studio.state.playing; })()",
+            // 4: scrub to tick 44 (frame 45): the exact still of that tick is shown.
+            "(() => { const s = document.getElementById('scrub'); s.value = 44; s.dispatchEvent(new Event('input')); "
+                + "const shown = studio.nextStill(); s.dispatchEvent(new Event('change')); return shown; })()",
+            // 5: move sepia's amount: the next still shows the new value.
+            "(() => { const shown = studio.nextStill(); " + Self.set("input[type=range][data-effect='0'][data-param='amount']", "0.35") + "; return shown; })()",
+            // 6: add a second effect with a choice, and a key at the playhead.
+            "(() => { const shown = studio.nextStill(); " + Self.set("#add-effect", "pixelate", event: "change") + "; return shown; })()",
+            "(() => { const shown = studio.nextStill(); document.querySelector(\"button[data-key='size'][data-effect='1']\").click(); return shown; })()",
+            // 8: copy the command lines; read the canvas.
+            "(() => { document.getElementById('copy-still').click(); return true; })()",
+            Self.canvas,
+        ], screenshot: shot)
+        let effects = try #require(results[0] as? [String])
+        let cli = try await CLI.run(["effects", "--json"])
+        let table = try #require(try JSONSerialization.jsonObject(with: cli.stdout) as? [[String: Any]])
+        #expect(effects == table.compactMap { $0["name"] as? String } && effects.count > 30)
+        let live = try #require(results[2] as? [String: Any])
+        #expect(live["chain"] as? String == "sepia" && live["hash"] as? String == "#chain=sepia")
+        #expect((live["latencies"] as? Int ?? 0) >= 1)
+        #expect(results[3] as? Bool == false)
+        let scrubbed = try #require(results[4] as? [String: Any])
+        #expect(scrubbed["tick"] as? Int == 44 && scrubbed["time"] as? String == "1.466667")
+        let moved = try #require(results[5] as? [String: Any])
+        #expect(moved["chain"] as? String == "sepia:amount=0.35")
+        let keyed = try #require(results[7] as? [String: Any])
+        let chain = try #require(keyed["chain"] as? String)
+        #expect(chain == "sepia:amount=0.35,pixelate:size=8@1.466667", "\(chain)")
+
+        // The canvas holds exactly the pixels of `vidfx dump --at` for that time and chain.
+        let page = try #require(results[9] as? [String: Any])
+        let rgba = try #require(Data(base64Encoded: page["rgba"] as? String ?? ""))
+        let scratch = try ScratchDirectory("vidfx-studio-page")
+        let dump = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", "1.466667", "-e", chain, "--format", "bgra", "-o", scratch.path("f.bgra"), "-q"])
+        #expect(dump.status == 0, "\(dump.stderr)")
+        let bgra = try #require(FileManager.default.contents(atPath: scratch.path("f.bgra")))
+        #expect(page["width"] as? Int == 320 && rgba.count == bgra.count)
+        var differing = 0
+        for i in stride(from: 0, to: min(rgba.count, bgra.count), by: 4)
+        where rgba[i] != bgra[i + 2] || rgba[i + 1] != bgra[i + 1] || rgba[i + 2] != bgra[i] { differing += 1 }
+        #expect(differing == 0, "\(differing) pixels differ from vidfx dump")
+
+        // "Copy frame command", run as it is, writes the PNG the page was served.
+        let copied = try #require(page["copied"] as? String)
+        #expect(copied == page["stillCommand"] as? String && copied.hasPrefix("vidfx dump "))
+        let shell = try await Subprocess.outcome(URL(fileURLWithPath: "/bin/sh"), ["-c", "PATH=\(CLI.executable.deletingLastPathComponent().path):$PATH; " + copied],
+                                                 in: scratch.url)
+        #expect(shell.status == 0, "\(shell.stderrText)")
+        let served = try await studio.request("/api/frame?t=1.466667&chain=\(chain.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+        #expect(FileManager.default.contents(atPath: scratch.path("frame/frame_000000.png")) == served.body)
+        // "Copy command" renders that chain.
+        #expect((page["command"] as? String)?.hasPrefix("vidfx apply \(CLI.testmedia.path)/h264-30fps.mp4 -e \(chain) -o studio.mp4") == true,
+                "\(page["command"] ?? "")")
+
+        // A reload (or a shared link) keeps the chain: it is in the URL's fragment.
+        let reloaded = try await Self.drive(studio.page + "#chain=" + chain.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!, [
+            "document.getElementById('chain-text').value",
+            "Array.from(document.querySelectorAll('#chain-list li')).map(li => li.dataset.name)",
+        ])
+        #expect(reloaded[0] as? String == chain)
+        #expect(reloaded[1] as? [String] == ["sepia", "pixelate"])
+    }
+
+    @Test func aRenderFromThePageCompletesAndACancelLeavesNothing() async throws {
+        let studio = try await StudioProcess.start("crowd.mp4")
+        defer { Task { await studio.stop() } }
+        let waitForRender = """
+            new Promise(r => { const check = () => (studio.state.render && studio.state.render.last && studio.state.render.last.state !== 'running')
+            ? r({last: studio.state.render.last, progress: studio.state.render.progress, link: document.querySelector('#render-result a')?.getAttribute('href') || null})
+            : setTimeout(check, 50); check(); })
+            """
+        let results = try await Self.drive(studio.page + "#chain=sepia", [
+            Self.set("#render-name", "page.mp4"),
+            "(() => { document.getElementById('render').click(); return true; })()",
+            waitForRender,
+            Self.set("#render-name", "cut.mp4"),
+            "(() => { studio.state.render = null; document.getElementById('render').click(); return true; })()",
+            "new Promise(r => { const check = () => studio.state.render ? r(true) : setTimeout(check, 10); check(); })",
+            "(() => { document.getElementById('cancel').click(); return true; })()",
+            waitForRender,
+        ])
+        let done = try #require(results[2] as? [String: Any])
+        let last = try #require(done["last"] as? [String: Any])
+        #expect(last["state"] as? String == "done", "\(last)")
+        let progress = (done["progress"] as? [Double]) ?? []
+        #expect(progress == progress.sorted() && progress.last == 1 && progress.count >= 2, "\(progress)")
+        #expect(done["link"] as? String == "/outputs/page.mp4")
+        let cancelled = try #require((results[7] as? [String: Any])?["last"] as? [String: Any])
+        #expect(cancelled["state"] as? String == "failed" && cancelled["error"] as? String == "cancelled", "\(cancelled)")
+        #expect(studio.outputFiles == ["page.mp4"], "\(studio.outputFiles)")
+    }
+
+    @Test func detectionsOfTheChainAreListedAsTracks() async throws {
+        let studio = try await StudioProcess.start("qr-moving.mp4")
+        defer { Task { await studio.stop() } }
+        let results = try await Self.drive(studio.page + "#chain=qrbox", [
+            "new Promise(r => { const check = () => document.querySelectorAll('#track-list li').length ? "
+                + "r({hidden: document.getElementById('detections').hidden, tracks: Array.from(document.querySelectorAll('#track-list li')).map(li => li.textContent)}) "
+                + ": setTimeout(check, 50); check(); })",
+        ])
+        let found = try #require(results[0] as? [String: Any])
+        #expect(found["hidden"] as? Bool == false)
+        let tracks = (found["tracks"] as? [String]) ?? []
+        #expect(!tracks.isEmpty && tracks.allSatisfy { $0.hasPrefix("qr #") }, "\(tracks)")
+    }
+}

@@ -1,0 +1,281 @@
+import Effects
+import Foundation
+import Studio
+import TestSupport
+import Testing
+
+/// A `vidfx studio` started for a test: a free port on loopback, a scratch outputs folder.
+final class StudioProcess: Sendable {
+    let running: Subprocess.Running
+    /// `http://127.0.0.1:PORT`
+    let base: String
+    let token: String
+    let outputs: ScratchDirectory
+    let page: String
+
+    private init(running: Subprocess.Running, page: String, outputs: ScratchDirectory) {
+        self.running = running
+        self.page = page
+        self.outputs = outputs
+        base = String(page[..<page.range(of: "/?token=")!.lowerBound])
+        token = String(page[page.range(of: "token=")!.upperBound...].prefix { $0.isHexDigit })
+    }
+
+    /// Starts the studio on `input` (a testmedia file) and waits for its address.
+    static func start(_ input: String = "h264-30fps.mp4", options: [String] = []) async throws -> StudioProcess {
+        let outputs = try ScratchDirectory("vidfx-studio")
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["studio", CLI.testmedia.appendingPathComponent(input).path, "--outputs", outputs.url.path, "--no-browser"] + options
+        process.currentDirectoryURL = CLI.directory
+        process.standardInput = FileHandle.nullDevice
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        let running = try Subprocess.Running(process)
+        var text = ""
+        for await chunk in Subprocess.chunks(out.fileHandleForReading) {
+            text += String(decoding: chunk, as: UTF8.self)
+            if text.contains("\n") { break }
+        }
+        guard let line = text.split(separator: "\n").first, line.hasPrefix("vidfx studio: http://") else {
+            running.signal(SIGKILL)
+            _ = await running.exit()
+            throw StudioTestError("vidfx studio printed no address: '\(text)'")
+        }
+        return StudioProcess(running: running, page: String(line.dropFirst("vidfx studio: ".count)), outputs: outputs)
+    }
+
+    /// Ends it as Ctrl-C would; its exit status.
+    @discardableResult
+    func stop() async -> Int32 {
+        running.signal(SIGTERM)
+        return await running.exit().status
+    }
+
+    struct Answer {
+        var status: Int
+        var body: Data
+        var json: [String: Any]? { try? JSONSerialization.jsonObject(with: body) as? [String: Any] }
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    /// One request through curl (which, unlike URLSession, sends the Host it is told to).
+    func request(_ path: String, method: String = "GET", headers: [String] = [], body: String? = nil, token: Bool = true) async throws -> Answer {
+        let scratch = try ScratchDirectory("vidfx-studio-curl")
+        var arguments = ["-s", "-o", scratch.path("body"), "-w", "%{http_code}", "-X", method]
+        if token { arguments += ["-H", "Authorization: Bearer \(self.token)"] }
+        for h in headers { arguments += ["-H", h] }
+        if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
+        arguments.append(base + path)
+        let outcome = try await Subprocess.outcome(URL(fileURLWithPath: "/usr/bin/curl"), arguments)
+        let status = Int(String(decoding: outcome.stdout, as: UTF8.self)) ?? -1
+        return Answer(status: status, body: FileManager.default.contents(atPath: scratch.path("body")) ?? Data())
+    }
+
+    /// Polls a render until it is no longer running; every status seen.
+    func awaitRender(_ id: String) async throws -> [[String: Any]] {
+        var seen: [[String: Any]] = []
+        while true {
+            let s = try #require(try await request("/api/render/\(id)").json)
+            seen.append(s)
+            if s["state"] as? String != "running" { return seen }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// The visible and hidden files in the outputs folder.
+    var outputFiles: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: outputs.url.path)) ?? []).sorted() }
+}
+
+struct StudioTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// What the studio lets in, and what it refuses, checked without a server.
+@Suite struct StudioAccessTests {
+    let access = StudioAccess(token: "abc123", listenHost: "127.0.0.1", allowRemote: false)
+
+    @Test func hostsItAnswersTo() {
+        for host in ["127.0.0.1:8700", "localhost:8700", "LOCALHOST", "[::1]:8700", "127.0.0.1"] {
+            #expect(access.allows(host: host), "\(host)")
+        }
+        // DNS rebinding: an attacker's name resolving to 127.0.0.1.
+        for host in ["evil.example:8700", "127.0.0.1.evil.example", "192.168.1.5:8700", "", "[::2]:80"] {
+            #expect(!access.allows(host: host), "\(host)")
+        }
+        let remote = StudioAccess(token: "t", listenHost: "0.0.0.0", allowRemote: true)
+        #expect(remote.allows(host: "192.168.1.5:8700") && remote.allows(host: "[fe80::1]:8700"))
+        #expect(!remote.allows(host: "evil.example:8700"))
+    }
+
+    @Test func tokenFromQueryCookieOrBearer() {
+        func check(query: String? = nil, cookie: String? = nil, bearer: String? = nil, host: String = "127.0.0.1:1", origin: String? = nil) -> StudioAccess.Refusal? {
+            access.check(host: host, origin: origin, queryToken: query, cookieHeader: cookie, authorization: bearer)
+        }
+        #expect(check() == .noToken)
+        #expect(check(query: "abc123") == nil)
+        #expect(check(query: "abc12") == .wrongToken)
+        #expect(check(cookie: "a=b; vidfx_studio=abc123") == nil)
+        #expect(check(cookie: "vidfx_studio=nope") == .wrongToken)
+        #expect(check(bearer: "Bearer abc123") == nil)
+        #expect(check(bearer: "Basic abc123") == .noToken)
+        #expect(check(query: "abc123", host: "evil.example:1") == .foreignHost("evil.example:1"))
+        // A page of another site (its Origin) is refused even with the cookie.
+        #expect(check(cookie: "vidfx_studio=abc123", origin: "http://evil.example") == .foreignHost("http://evil.example"))
+        #expect(check(cookie: "vidfx_studio=abc123", origin: "http://127.0.0.1:8700") == nil)
+    }
+
+    @Test func outputNames() {
+        for good in ["out.mp4", "take 2.mov", "grade.cube", "été.mp4"] { #expect(OutputFolder.problem(with: good) == nil, "\(good)") }
+        for bad in ["", "../out.mp4", "..", "/tmp/out.mp4", "sub/out.mp4", ".hidden.mp4", "a..b.mp4", "x\u{1}.mp4"] {
+            #expect(OutputFolder.problem(with: bad) != nil, "\(bad)")
+        }
+    }
+
+    @Test func filesOfAChainAreFoundWithoutOpeningThem() throws {
+        #expect(try EffectChain.files(in: "sepia,lut:file=/etc/passwd:intensity=0.5,overlay:file=../x.png") == ["/etc/passwd", "../x.png"])
+        #expect(try EffectChain.files(in: "lut=grade.cube") == ["grade.cube"])
+        #expect(try EffectChain.files(in: "sepia:amount=0@0,1@2s,pixelate=8").isEmpty)
+        #expect(throws: EffectError.self) { try EffectChain.files(in: "nosuch") }
+    }
+}
+
+/// The studio's API and its guards, through a running `vidfx studio`.
+@Suite struct StudioServerTests {
+    @Test func refusesWithoutTheTokenOrFromAForeignHost() async throws {
+        let studio = try await StudioProcess.start()
+        defer { Task { await studio.stop() } }
+        #expect(try await studio.request("/api/info", token: false).status == 401)
+        #expect(try await studio.request("/api/info", headers: ["Authorization: Bearer wrong"], token: false).status == 403)
+        #expect(try await studio.request("/api/info?token=wrong", token: false).status == 403)
+        #expect(try await studio.request("/ws", token: false).status == 401)
+        let foreign = try await studio.request("/api/info", headers: ["Host: rebound.example"])
+        #expect(foreign.status == 403 && foreign.text.contains("rebound.example"))
+        // The page with the token in its query sets the cookie; the cookie alone then works.
+        let page = try await studio.request("/?token=\(studio.token)", token: false)
+        #expect(page.status == 200 && page.text.contains("<script src=\"/studio.js\">"))
+        let withCookie = try await studio.request("/api/info", headers: ["Cookie: vidfx_studio=\(studio.token)"], token: false)
+        #expect(withCookie.status == 200)
+        let info = try #require(withCookie.json)
+        #expect(info["width"] as? Int == 320 && info["ticks"] as? Int == 90)
+        #expect(await studio.stop() == 0)
+    }
+
+    @Test func noAssetFromElsewhere() async throws {
+        let studio = try await StudioProcess.start()
+        defer { Task { await studio.stop() } }
+        for asset in ["/", "/studio.js", "/studio.css"] {
+            let text = try await studio.request(asset).text
+            #expect(!text.isEmpty)
+            // Every address in the page is its own: no CDN, no fonts, no scripts from elsewhere.
+            #expect(!text.contains("http://") && !text.contains("https://") && !text.contains("//cdn"), "\(asset)")
+        }
+    }
+
+    @Test func effectsAreTheCommandLinesJSON() async throws {
+        let studio = try await StudioProcess.start()
+        defer { Task { await studio.stop() } }
+        let served = try await studio.request("/api/effects")
+        let cli = try await CLI.run(["effects", "--json"])
+        #expect(served.status == 200)
+        #expect(served.body + Data("\n".utf8) == cli.stdout)
+    }
+
+    @Test func aStillHasExactlyTheDumpsPixels() async throws {
+        let studio = try await StudioProcess.start()
+        defer { Task { await studio.stop() } }
+        let chain = "sepia:amount=0.3@0,0.9@3,pixelate=6"
+        for t in ["0", "1.5", "2.233334"] {
+            let served = try await studio.request("/api/frame?t=\(t)&chain=\(chain.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+            #expect(served.status == 200)
+            let scratch = try ScratchDirectory("vidfx-studio-dump")
+            let r = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", t, "-e", chain, "-o", scratch.path("f"), "-q"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let png = try #require(FileManager.default.contents(atPath: scratch.path("f/frame_000000.png")))
+            #expect(served.body == png, "t=\(t)")
+        }
+        // A bad chain or time is a 400 with the command's own message.
+        let bad = try await studio.request("/api/frame?t=1&chain=nosuch")
+        #expect(bad.status == 400 && (bad.json?["error"] as? String ?? "").contains("nosuch"))
+        #expect(try await studio.request("/api/frame?t=-1").status == 400)
+        #expect(try await studio.request("/api/frame?t=99&chain=sepia").status == 400)
+    }
+
+    @Test func namesAndFilesOutsideTheFolderAreRefused() async throws {
+        let studio = try await StudioProcess.start()
+        defer { Task { await studio.stop() } }
+        for output in ["../escape.mp4", "/tmp/escape.mp4", "sub/x.mp4", ".hidden.mp4", ".."] {
+            let r = try await studio.request("/api/render", method: "POST", body: #"{"chain": "sepia", "output": "\#(output)"}"#)
+            #expect(r.status == 400, "\(output): \(r.text)")
+        }
+        for chain in ["lut:file=/etc/passwd", "overlay:file=../x.png", "lut=sub/../../grade.cube", "@/etc/passwd"] {
+            let render = try await studio.request("/api/render", method: "POST", body: #"{"chain": "\#(chain)", "output": "x.mp4"}"#)
+            #expect(render.status == 400, "\(chain): \(render.text)")
+            let still = try await studio.request("/api/frame?t=0&chain=\(chain.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+            #expect(still.status == 400, "\(chain): \(still.text)")
+        }
+        #expect(try await studio.request("/outputs/..%2F..%2Fetc%2Fpasswd").status != 200)
+        #expect(try await studio.request("/outputs/.hidden").status == 400)
+        #expect(!FileManager.default.fileExists(atPath: studio.outputs.url.deletingLastPathComponent().appendingPathComponent("escape.mp4").path))
+        #expect(studio.outputFiles.isEmpty)
+    }
+
+    @Test func aNonLoopbackAddressNeedsTheFlag() async throws {
+        let r = try await CLI.run(["studio", CLI.media("h264-30fps.mp4"), "--listen", "0.0.0.0:0", "--no-browser"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("--allow-remote") && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        // With it, the studio starts (and still wants the token).
+        let studio = try await StudioProcess.start(options: ["--listen", "0.0.0.0:0", "--allow-remote"])
+        defer { Task { await studio.stop() } }
+        #expect(try await studio.request("/api/info", token: false).status == 401)
+        #expect(try await studio.request("/api/info").status == 200)
+    }
+
+    @Test func aRenderIsTheApplyOfItsChain() async throws {
+        let studio = try await StudioProcess.start()
+        defer { Task { await studio.stop() } }
+        let chain = "sepia:amount=0.2@0,1@3,pixelate:size=8"
+        let started = try await studio.request("/api/render", method: "POST", body: #"{"chain": "\#(chain)", "output": "look.mp4"}"#)
+        let id = try #require(started.json?["id"] as? String, "\(started.text)")
+        let seen = try await studio.awaitRender(id)
+        let last = try #require(seen.last)
+        #expect(last["state"] as? String == "done", "\(last)")
+        let progress = seen.compactMap { ($0["progress"] as? NSNumber)?.doubleValue }
+        #expect(progress == progress.sorted() && progress.last == 1)
+        #expect(studio.outputFiles == ["look.mp4"])
+        // The same frames as the command line's apply with that chain.
+        let scratch = try ScratchDirectory("vidfx-studio-apply")
+        let cli = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", chain, "-o", scratch.path("cli.mp4"), "-q"])
+        #expect(cli.status == 0, "\(cli.stderr)")
+        let ours = try await Self.frameHashes(studio.outputs.path("look.mp4"))
+        let theirs = try await Self.frameHashes(scratch.path("cli.mp4"))
+        #expect(ours.count == 90 && ours == theirs)
+        // The output is served for playing and downloading; an existing name is not overwritten.
+        let served = try await studio.request("/outputs/look.mp4")
+        #expect(served.status == 200 && served.body == FileManager.default.contents(atPath: studio.outputs.path("look.mp4")))
+        let again = try await studio.request("/api/render", method: "POST", body: #"{"chain": "sepia", "output": "look.mp4"}"#)
+        #expect(again.status == 409)
+    }
+
+    @Test func aCancelledRenderLeavesNothing() async throws {
+        let studio = try await StudioProcess.start("crowd.mp4")
+        defer { Task { await studio.stop() } }
+        // Slow enough to be cancelled while it runs, on any machine.
+        let started = try await studio.request("/api/render", method: "POST",
+                                               body: #"{"chain": "zoomblur,pixelate=4", "output": "cut.mp4", "duration": 30}"#)
+        let id = try #require(started.json?["id"] as? String, "\(started.text)")
+        #expect(try await studio.request("/api/render/\(id)", method: "DELETE").status == 200)
+        let last = try #require(try await studio.awaitRender(id).last)
+        #expect(last["state"] as? String == "failed" && last["error"] as? String == "cancelled", "\(last)")
+        #expect(studio.outputFiles.isEmpty, "\(studio.outputFiles)")
+        #expect(try await studio.request("/api/render/nosuch").status == 404)
+    }
+
+    /// Each decoded frame's MD5, from ffmpeg.
+    static func frameHashes(_ path: String) async throws -> [String] {
+        let out = try await Subprocess.output("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-f", "framemd5", "-"])
+        return String(decoding: out, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
+    }
+}
