@@ -82,6 +82,7 @@ ASAN_FILTER := grep -v "Cannot export local symbol '__asan"
 
 test-unit:
 	scripts/check-tests.sh
+	python3 scripts/embed-studio-assets.py --check
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product $(FACENET)
 	$(SWIFT) test --skip-build --parallel --skip $(REALCLOCK)
