@@ -5,7 +5,8 @@
 
 STEPS.json is a list of JavaScript expressions. Once the page has loaded, each is
 evaluated in it in turn (a promise is awaited) and its value, made JSON, is one element
-of the output; a step that throws gives {"exception": "…"}. With SCREENSHOT.png, the
+of the output; a step that throws gives {"exception": "…"}. The steps start once the
+page's `window.studio.ready` promise has settled. With SCREENSHOT.png, the
 page is captured after the last step. Exits non-zero with a message when Chromium does
 not start or a step takes more than 120 s. Only the standard library: the WebSocket
 client is the few lines the protocol needs.
@@ -114,12 +115,16 @@ def main():
         tools = DevTools(page["webSocketDebuggerUrl"])
         tools.call("Page.enable")
         tools.call("Page.navigate", url=url)
-        # The page says it is ready (its effect table and info loaded).
+        # The page says it is ready: window.studio.ready, a promise, settles once its
+        # effect table and info are loaded.
         deadline = time.time() + 60
         while tools.evaluate("document.readyState === 'complete' && !!(window.studio && window.studio.ready)") is not True:
             if time.time() > deadline:
                 sys.exit(f"{url}: the page did not load within 60 s")
             time.sleep(0.1)
+        ready = tools.evaluate("Promise.resolve(window.studio.ready).then(() => true)")
+        if ready is not True:
+            sys.exit(f"{url}: the page failed to start: {ready}")
         results = [tools.evaluate(step) for step in steps]
         if len(sys.argv) == 4:
             shot = tools.call("Page.captureScreenshot", format="png")

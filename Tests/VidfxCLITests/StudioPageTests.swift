@@ -47,8 +47,9 @@ import Testing
         let results = try await Self.drive(studio.page, [
             // 0: every effect is offered.
             "Array.from(document.querySelectorAll('#add-effect option')).filter(o => o.value).map(o => o.value)",
-            // 1–2: add sepia; the live view shows it.
-            Self.set("#add-effect", "sepia", event: "change"),
+            // 1–2: once live, add sepia; the live view shows it.
+            "new Promise(r => { const check = () => studio.state.ws ? r(true) : setTimeout(check, 20); check(); })"
+                + ".then(() => { " + Self.set("#add-effect", "sepia", event: "change") + "; return true; })",
             Self.latestEditShown,
             // 3: pause.
             "(() => { document.getElementById('play').click(); return studio.state.playing; })()",
@@ -62,6 +63,10 @@ import Testing
             "(() => { const shown = studio.nextStill(); document.querySelector(\"button[data-key='size'][data-effect='1']\").click(); return shown; })()",
             // 8: copy the command lines; read the canvas.
             "(() => { document.getElementById('copy-still').click(); return true; })()",
+            Self.canvas,
+            // 10–11: the before/after wipe at half the width.
+            "(() => { const shown = studio.nextStill(); const c = document.getElementById('split-on'); c.checked = true; "
+                + "c.dispatchEvent(new Event('change')); return shown; })()",
             Self.canvas,
         ], screenshot: shot)
         let effects = try #require(results[0] as? [String])
@@ -92,6 +97,21 @@ import Testing
         for i in stride(from: 0, to: min(rgba.count, bgra.count), by: 4)
         where rgba[i] != bgra[i + 2] || rgba[i + 1] != bgra[i + 1] || rgba[i + 2] != bgra[i] { differing += 1 }
         #expect(differing == 0, "\(differing) pixels differ from vidfx dump")
+
+        // The wipe: the left half without effects (dump with no chain), the right half with them.
+        let wiped = try #require(Data(base64Encoded: (results[11] as? [String: Any])?["rgba"] as? String ?? ""))
+        let plain = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", "1.466667", "--format", "bgra", "-o", scratch.path("p.bgra"), "-q"])
+        #expect(plain.status == 0)
+        let before = try #require(FileManager.default.contents(atPath: scratch.path("p.bgra")))
+        var wrong = 0
+        for y in 0..<240 {
+            for x in 0..<320 {
+                let i = (y * 320 + x) * 4
+                let expected = x < 160 ? before : bgra
+                if wiped.count != bgra.count || wiped[i] != expected[i + 2] || wiped[i + 1] != expected[i + 1] || wiped[i + 2] != expected[i] { wrong += 1 }
+            }
+        }
+        #expect(wrong == 0 && before != bgra, "\(wrong) pixels of the wipe are wrong")
 
         // "Copy frame command", run as it is, writes the PNG the page was served.
         let copied = try #require(page["copied"] as? String)

@@ -157,7 +157,10 @@ function control(item, index, p) {
       const key = document.createElement('button');
       key.type = 'button'; key.textContent = '◆'; key.title = 'Set a key at the playhead';
       key.dataset.key = p.name; key.dataset.effect = index;
-      key.addEventListener('click', () => set(setKey(item.values[p.name] ?? defaultText(p), Number(tickTime(state.tick)), fmt(Number(range.value)))));
+      key.addEventListener('click', () => {
+        item.values[p.name] = setKey(item.values[p.name] ?? defaultText(p), Number(tickTime(state.tick)), fmt(Number(range.value)));
+        changed(true);  // redrawn with the keys listed
+      });
       row.append(key);
       if (keysOf(current)) {
         const keys = document.createElement('div');
@@ -274,7 +277,10 @@ function changed(rebuild) {
   if (!state.playing) requestStill();
 }
 
+// Numbered, so the frames an edit rendered can be told apart (the latency shown). Before
+// the socket opens nothing is sent: opening sends the chain as it is then.
 function sendChain(text) {
+  if (!state.ws || state.ws.readyState !== WebSocket.OPEN) return;
   state.edit += 1;
   state.sentAt.set(state.edit, performance.now());
   send({ chain: text, edit: state.edit });
@@ -484,7 +490,7 @@ function connect() {
   ws.binaryType = 'arraybuffer';
   ws.onopen = () => {
     state.ws = ws;
-    send({ chain: chainText(), edit: ++state.edit });
+    sendChain(chainText());
     send({ play: state.playing });
     setStatus('live');
   };
