@@ -233,7 +233,7 @@ public final class StudioServer: Sendable {
         return StudioResponse.bytes(png, type: "image/png")
     }
 
-    /// `POST /api/render` `{"chain", "output", "start"?, "duration"?}`: an `apply` into the outputs folder.
+    /// `POST /api/render` `{"chain", "output", "start"?, "duration"?, "loop"?}`: an `apply` into the outputs folder.
     private func startRender(_ request: Request, context: BasicWebSocketRequestContext) async throws -> Response {
         let body = try await request.body.collect(upTo: 1 << 20)
         guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
@@ -252,6 +252,12 @@ public final class StudioServer: Sendable {
                 throw StudioRequestError(.badRequest, "\(key): a number of seconds ≥ 0")
             }
             options += ["--\(key)", Self.seconds(n)]
+        }
+        if let value = object["loop"] {
+            guard let n = (value as? NSNumber)?.intValue, n >= 1, n <= 100_000 else {
+                throw StudioRequestError(.badRequest, "loop: how many times the clip plays in all, 1…100000")
+            }
+            options += ["--loop", String(n)]
         }
         var arguments = ["apply", configuration.input]
         if !chain.isEmpty { arguments += ["-e", chain] }
