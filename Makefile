@@ -8,7 +8,7 @@ TARGET_CPU ?= $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo haswell)
 RELEASE := .build-release
 export LSAN_OPTIONS := suppressions=$(CURDIR)/.lsan-suppressions:print_suppressions=0
 
-.PHONY: setup build install install-files docs demo test test-unit test-examples test-asan test-fuzz test-load bench fuzz soak clean testmedia
+.PHONY: setup build install install-files docs deb demo test test-unit test-examples test-asan test-fuzz test-deb test-load bench fuzz soak clean testmedia
 
 setup:
 	@scripts/setup.sh
@@ -46,6 +46,17 @@ docs:
 	@test -f dist/docs/index.html || { echo "docs: no site in dist/docs (see docc's output above)" >&2; exit 1; }
 	@echo "wrote dist/docs (open dist/docs/index.html through a web server, or python3 -m http.server -d dist/docs)"
 
+## deb: dist/vidfx_VERSION_amd64.deb, for machines without Swift: the portable binary with the
+## Swift runtime linked in, the face network and model, man page and completions; Depends: on
+## the runtime packages of the libraries it links (scripts/make-deb.sh).
+deb: setup
+	scripts/make-deb.sh
+
+## test-deb: the .deb unpacked, run with PATH=/usr/bin:/bin and no toolchain (apply, faces in
+## crowd.jpg, the version), and as root installed with apt-get and removed (scripts/check-deb.sh).
+test-deb: deb
+	scripts/check-deb.sh
+
 ## install-files: what vidfx needs at run time, from the build in BIN_DIR: the binary, the
 ## face network library and the face model, laid out as vidfx looks for them (the tests
 ## install a test build this way to a scratch prefix).
@@ -68,13 +79,13 @@ demo: build
 	$(RELEASE)/release/vidfx effects --gallery demo-gallery.png -y --input testmedia/qr-moving.mp4 --at 1
 
 ## test: the whole suite in debug (exclusivity checks on), the example package built and run,
-## the API docs built with no DocC warning, the suite again under AddressSanitizer, then a
+## the API docs built with no DocC warning, the .deb built and checked, the suite again under AddressSanitizer, then a
 ## fixed-seed fuzz of the ASan binary. Each pass has two phases: every suite in
 ## parallel, except the suites that need the real clock (named *RealClockTests: real-time
 ## playback, network timeouts, terminals), which then run one test at a time, so that no
 ## other suite competes with them. scripts/check-tests.sh first checks the suite's rules:
 ## no test blocks a cooperative thread, and time limits only on the real-clock suites.
-test: setup test-unit test-examples docs test-asan test-fuzz
+test: setup test-unit test-examples docs test-deb test-asan test-fuzz
 
 REALCLOCK := RealClockTests
 # Drops ASan's noise about symbols it cannot export from the test runner's output.

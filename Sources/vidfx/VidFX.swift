@@ -6,6 +6,10 @@ import FrameSource
 /// `vidfx`: pull frames out of videos on a timed cadence, run effects, write them out.
 @main
 struct VidFX: AsyncParsableCommand {
+    /// The version, in one place: `--version`, the .deb (scripts/make-deb.sh reads it
+    /// here) and the man page (made from `--version`).
+    static let version = "0.1.0"
+
     /// Every command, in the order help lists them.
     static let commands: [any ParsableCommand.Type] = [Apply.self, Dump.self, Preview.self, Probe.self, Detect.self, Plan.self,
                                                        Concat.self, Batch.self, EffectsCommand.self, StudioCommand.self]
@@ -15,7 +19,7 @@ struct VidFX: AsyncParsableCommand {
         commandName: "vidfx",
         abstract: "Frames out of video on a timed cadence, through effect shaders: "
             + commands.map { $0._commandName }.joined(separator: ", ") + ".",
-        version: "0.1.0",
+        version: version,
         subcommands: commands
     )
 
