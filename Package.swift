@@ -106,7 +106,7 @@ let package = Package(
         // Benchmark driver (bench/effects.py runs it beside ffmpeg); not a test.
         .executableTarget(name: "effects-bench", dependencies: ["Effects", "FrameCore"], path: "Benchmarks/EffectsBench", swiftSettings: strict),
         // Process running shared by the test targets.
-        .target(name: "TestSupport", path: "Tests/Support", exclude: ["media_server.py", "browser_seams.py", "cdp.py"], swiftSettings: strict),
+        .target(name: "TestSupport", path: "Tests/Support", exclude: ["media_server.py", "browser_seams.py", "cdp.py", "face_oracle.py"], swiftSettings: strict),
         .testTarget(name: "FrameCoreTests", dependencies: ["FrameCore"], swiftSettings: strict),
         .testTarget(name: "EffectsTests", dependencies: ["Effects", "FrameCore", "FrameSource", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "WindowSink", "CSDL2", "Sinks", "Effects", "FrameSource", "FrameCore", "TestSupport"],

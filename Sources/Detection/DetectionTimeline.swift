@@ -14,7 +14,7 @@ public import FrameCore
 public final class DetectionTimeline: @unchecked Sendable {
     /// Detect on every this many frames (1: every frame).
     public let every: Int
-    private let tracker = Tracker()
+    private let tracker: Tracker
     private let condition = NSCondition()
     private var idle: [[any Detector]]
     private var pending: [Frame] = []          // frames not yet handed back, in order
@@ -26,12 +26,17 @@ public final class DetectionTimeline: @unchecked Sendable {
     private var failure: DetectionError?
     /// Detections run so far.
     public private(set) var detections = 0
+    private let redacting: Bool
 
     /// A timeline detecting every `every` frames with `workers` sets of detectors (one
-    /// set per worker thread: a detector is used by one thread at a time).
-    public init(every: Int, detectorSets: [[any Detector]]) {
+    /// set per worker thread: a detector is used by one thread at a time). With
+    /// `redacting`, a face is held through `Tracker`'s short misses and its carried boxes
+    /// get a margin for the motion between detections.
+    public init(every: Int, detectorSets: [[any Detector]], redacting: Bool = false) {
         precondition(!detectorSets.isEmpty, "at least one worker")
         self.every = max(1, every)
+        self.redacting = redacting
+        tracker = Tracker(hold: redacting ? 2 : 0)
         idle = detectorSets
     }
 
@@ -111,7 +116,8 @@ public final class DetectionTimeline: @unchecked Sendable {
                 while firstPending < key {
                     var frame = pending.removeFirst()
                     frame.observations = DetectionTimeline.between(previous.observations, observations,
-                                                                   Double(firstPending - previous.index) / span)
+                                                                   Double(firstPending - previous.index) / span,
+                                                                   margin: redacting)
                     out.append(frame)
                     firstPending += 1
                 }
@@ -125,14 +131,21 @@ public final class DetectionTimeline: @unchecked Sendable {
         return out
     }
 
-    /// The boxes at `t` (0…1) of the way from one detection to the next.
-    static func between(_ a: [Observation], _ b: [Observation], _ t: Double) -> [Observation] {
+    /// The boxes at `t` (0…1) of the way from one detection to the next. With `margin`, a
+    /// face's box moving between them grows on each side by a quarter of the distance it
+    /// moves: faces do not move in straight lines at constant speed.
+    static func between(_ a: [Observation], _ b: [Observation], _ t: Double, margin: Bool = false) -> [Observation] {
         var out: [Observation] = []
         let later = Dictionary(b.map { ($0.trackID, $0) }, uniquingKeysWith: { x, _ in x })
         for o in a {
             var carried = o
             if let end = later[o.trackID] {
                 carried.bounds = o.bounds.interpolated(to: end.bounds, t)
+                if margin, o.kind == .face {
+                    let m = hypot(end.bounds.center.x - o.bounds.center.x, end.bounds.center.y - o.bounds.center.y) / 4
+                    carried.bounds = Rect(x: carried.bounds.x - m, y: carried.bounds.y - m,
+                                          width: carried.bounds.width + 2 * m, height: carried.bounds.height + 2 * m)
+                }
                 if o.corners.count == end.corners.count {
                     carried.corners = zip(o.corners, end.corners).map { Point(x: $0.x + ($1.x - $0.x) * t, y: $0.y + ($1.y - $0.y) * t) }
                 }

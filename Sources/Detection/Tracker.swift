@@ -8,12 +8,17 @@ public import FrameCore
 /// (intersection over union at least ``minimumOverlap``), or failing that one whose
 /// prediction's centre is within one box size of its own. A code also continues a
 /// track with the same payload however far it moved. IDs start at 1 and are never
-/// reused; a track unseen for more than ``patience`` detections ends.
+/// reused; a track unseen for more than ``patience`` detections ends. With `hold` above 0
+/// a face's track that a detection misses is kept, at its predicted place and marked
+/// ``Observation/isHeld``, for up to `hold` detections: a redaction then covers a face
+/// the detector loses for a moment (turned, blurred by motion, half out of frame).
 public final class Tracker {
     /// The least overlap that continues a track.
     public let minimumOverlap: Double
     /// Detections a track may be missing from before it ends.
     public let patience: Int
+    /// Detections a missed face is still reported for, at its predicted place.
+    public let hold: Int
 
     private struct Track {
         var id: Int
@@ -35,9 +40,10 @@ public final class Tracker {
     private var nextID = 1
 
     /// A tracker.
-    public init(minimumOverlap: Double = 0.3, patience: Int = 8) {
+    public init(minimumOverlap: Double = 0.3, patience: Int = 8, hold: Int = 0) {
         self.minimumOverlap = minimumOverlap
         self.patience = patience
+        self.hold = min(hold, patience)
     }
 
     /// How many distinct tracks have been started.
@@ -79,6 +85,14 @@ public final class Tracker {
             result[i].trackID = nextID
             tracks.append(Track(id: nextID, last: result[i], missed: 0))
             nextID += 1
+        }
+        for t in tracks where t.missed > 0 && t.missed <= hold && t.last.kind == .face {
+            var held = t.last
+            held.bounds = t.predicted
+            held.isInterpolated = true
+            held.isHeld = true
+            held.landmarks = [:]
+            result.append(held)
         }
         return result
     }

@@ -136,6 +136,11 @@ public struct Observation: Sendable, Hashable, Codable {
     /// True for boxes carried between detections (tracked or interpolated), false for
     /// boxes a detector reported for this very frame.
     public var isInterpolated: Bool
+    /// True for a face's box kept where its track was predicted to be at a detection that
+    /// did not find it (a possible miss, redacted all the same).
+    public var isHeld: Bool = false
+    /// True for a box a person drew (a detections file's `"manual": true`), not a detector.
+    public var isManual: Bool = false
 
     /// An observation.
     public init(kind: Kind, bounds: Rect, corners: [Point] = [], payload: String? = nil, payloadBase64: String? = nil,

@@ -59,6 +59,7 @@ struct Apply: ParsableCommand {
 
     @OptionGroup var render: RenderOptions
     @OptionGroup var detection: DetectionOptions
+    @OptionGroup var reviewed: ReviewedDetectionsOption
     @OptionGroup var timeline: TimelineOptions
     @OptionGroup var source: SourceOptions
 
@@ -89,6 +90,7 @@ struct Apply: ParsableCommand {
         // Which ticks a segment renders: the tick numbers the whole render would give them
         // (`globalShift` is added to the source's), written from 0 (`firstTick`).
         var globalShift: Int64 = 0, firstTick: Int64 = 0
+        var wholeTicks: Int?
         if let segment {
             let whole = try FrameSource(input: media, configuration: configuration)
             let total = configuration.expectedTicks(for: whole.info)
@@ -96,6 +98,7 @@ struct Apply: ParsableCommand {
             guard let total, total > 0 else {
                 throw CommandFailure(message: "\(input): --segment needs the input's length, which it does not say (a live stream?)")
             }
+            wholeTicks = total
             let (first, end) = segment.ticks(of: Int64(total))
             guard end > first else {
                 throw CommandFailure(message: "--segment \(segment.index)/\(segment.count): empty, the render has only \(total) ticks")
@@ -138,9 +141,14 @@ struct Apply: ParsableCommand {
         }
         let sink: EncoderSink
         do { sink = try EncoderSink(settings: settings) } catch { throw CommandFailure(message: error.description) }
-        // Codes or faces, for the effects that draw or redact them (and --detections).
-        let stage = try DetectionStage(needs: DetectionStage.needs(of: chain, options: detection), options: detection, overwrite: render.yes,
-                                       redacting: DetectionStage.redacts(chain))
+        // Codes or faces, for the effects that draw or redact them (and --detections), or
+        // the reviewed file's boxes.
+        let reviewedFile = try reviewed.load(tickLimit: segment == nil ? configuration.expectedTicks(for: source.info) : wholeTicks)
+        let stage = try DetectionStage.make(chain: chain, options: detection, reviewed: reviewedFile,
+                                            frameRate: configuration.frameRate.seconds, overwrite: render.yes)
+        stage?.tickShift = globalShift
+        let reportPath = DetectionStage.redacts(chain) ? RedactionReport.path(for: output, folder: false) : nil
+        try RedactionReport.check(reportPath, overwrite: render.yes)
 
         interruption.arm {
             source.stop()
@@ -212,6 +220,11 @@ struct Apply: ParsableCommand {
             throw CommandFailure(message: error.description)
         }
         try stage?.publish()
+        if let stage, DetectionStage.redacts(chain) {
+            let report = RedactionReport(tally: stage.tally, input: input, output: output, fromFile: reviewed.path)
+            if let reportPath { try report.write(to: reportPath, overwrite: render.yes) }
+            if !render.quiet { Console.note(report.line + (reportPath.map { "; report \($0)" } ?? "")) }
+        }
         if !render.quiet { for note in sink.notes { Console.note(note) } }
         let encoded = sink.encodedFrames
         let seconds = Double(encoded) / configuration.frameRate.seconds

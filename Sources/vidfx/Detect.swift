@@ -175,6 +175,8 @@ struct ObservationJSON: Encodable {
     var landmarks: [String: XY]?
     var roll: Double?
     var yaw: Double?
+    var held: Bool?
+    var manual: Bool?
 
     init(_ o: Observation) {
         func r(_ v: Double) -> Double { (v * 10).rounded() / 10 }
@@ -190,5 +192,7 @@ struct ObservationJSON: Encodable {
         landmarks = o.landmarks.isEmpty ? nil : o.landmarks.mapValues(xy)
         roll = o.roll.map(r)
         yaw = o.yaw.map(r)
+        held = o.isHeld ? true : nil
+        manual = o.isManual ? true : nil
     }
 }

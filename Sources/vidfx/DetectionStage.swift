@@ -32,17 +32,50 @@ struct DetectionOptions: ParsableArguments {
     }
 }
 
+/// `--use-detections FILE`, for the commands that render (apply, dump, preview).
+struct ReviewedDetectionsOption: ParsableArguments {
+    @Option(name: .customLong("use-detections"),
+            help: ArgumentHelp("Draw and redact exactly the boxes in this detections file (JSON Lines, as `vidfx detect --json` writes; a reviewed one), and detect nothing. A track left out stays untouched; a box with \"manual\": true is redacted on its ticks; a track's boxes are interpolated between the ticks that give them.", valueName: "file.jsonl"))
+    var path: String?
+
+    /// The file, checked (against `tickLimit`, the render's ticks, when known).
+    func load(tickLimit: Int?) throws -> DetectionsFile? {
+        guard let path else { return nil }
+        do { return try DetectionsFile.load(path: path, tickLimit: tickLimit.map { Int64($0) }) } catch {
+            throw CommandFailure(message: error.description)
+        }
+    }
+}
+
 /// Runs detection between the source and the chain when the chain's effects need it
 /// (or `--detections` asks for the data): the frames go in, and come back in order with
-/// their observations, a few ticks later (the look-ahead).
+/// their observations, a few ticks later (the look-ahead). With a reviewed detections
+/// file, the frames get the file's boxes instead, at once, and nothing is detected.
 final class DetectionStage {
-    private let timeline: DetectionTimeline
+    private let timeline: DetectionTimeline?
+    private let file: DetectionsFile?
+    private let frameRate: Double
     private let log: DetectionLog?
+    /// Added to a frame's tick to find its boxes in the file (a segment of a render).
+    var tickShift: Int64 = 0
+    /// What the frames handed back carried, for the redaction report.
+    private(set) var tally = RedactionTally()
+
+    /// A stage that gives every frame the boxes of `file` at its tick (`frameRate` maps
+    /// a still's time to its tick).
+    init(file: DetectionsFile, frameRate: Double, options: DetectionOptions, overwrite: Bool) throws {
+        self.file = file
+        self.frameRate = frameRate
+        timeline = nil
+        log = try options.detectionsPath.map { try DetectionLog(path: $0, overwrite: overwrite) }
+    }
 
     /// A stage for `needs`, or nil when nothing is to be detected.
     init?(needs: DetectionNeeds, options: DetectionOptions, overwrite: Bool, codes: CodeDetector.Symbologies = .all,
           redacting: Bool = false) throws {
         guard !needs.isEmpty else { return nil }
+        file = nil
+        frameRate = 30
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
         var sets: [[any Detector]] = []
         do {
@@ -62,24 +95,33 @@ final class DetectionStage {
         // Workers run in parallel: one OpenCV thread each, rather than each taking every core.
         if needs.contains(.faces) { FaceDetector.setThreads(1) }
         let every = options.detectEvery ?? (needs.contains(.faces) ? 4 : 1)
-        timeline = DetectionTimeline(every: every, detectorSets: sets)
+        timeline = DetectionTimeline(every: every, detectorSets: sets, redacting: redacting)
         log = try options.detectionsPath.map { try DetectionLog(path: $0, overwrite: overwrite) }
     }
 
     /// Distinct tracks so far.
-    var tracksStarted: Int { timeline.tracksStarted }
+    var tracksStarted: Int { timeline?.tracksStarted ?? file?.tracks ?? 0 }
     /// Detector runs so far.
-    var detections: Int { timeline.detections }
+    var detections: Int { timeline?.detections ?? 0 }
+    /// Whether the boxes come from a reviewed file.
+    var usesFile: Bool { file != nil }
 
     /// Takes the next frame; returns those now ready, with their observations.
     func push(_ frame: Frame) throws -> [Frame] {
+        if let file {
+            var out = frame
+            // A still (dump --at) carries its time; a cadence frame's time is its tick's.
+            out.observations = file.observations(at: Int64((frame.time.seconds * frameRate).rounded()) + tickShift)
+            return try record([out])
+        }
         let frames: [Frame]
-        do { frames = try timeline.push(frame) } catch { throw CommandFailure(message: error.description) }
+        do { frames = try timeline!.push(frame) } catch { throw CommandFailure(message: error.description) }
         return try record(frames)
     }
 
     /// The remaining frames.
     func finish() throws -> [Frame] {
+        guard let timeline else { return [] }
         let frames: [Frame]
         do { frames = try timeline.finish() } catch { throw CommandFailure(message: error.description) }
         return try record(frames)
@@ -92,6 +134,7 @@ final class DetectionStage {
     func abandon() { log?.abandon() }
 
     private func record(_ frames: [Frame]) throws -> [Frame] {
+        for frame in frames { tally.count(frame, tick: frame.tick + tickShift) }
         if let log { for frame in frames { try log.write(frame) } }
         return frames
     }
@@ -164,6 +207,21 @@ extension DetectionStage {
     static func needs(of chain: EffectChain?, options: DetectionOptions) -> DetectionNeeds {
         let needs = chain?.needs ?? []
         return needs.isEmpty && options.detectionsPath != nil ? [.codes, .faces] : needs
+    }
+
+    /// The stage of a render: the reviewed file's boxes when `--use-detections` gives one
+    /// (for a chain that uses boxes, or to copy them with --detections), else detection
+    /// for what the chain needs.
+    static func make(chain: EffectChain?, options: DetectionOptions, reviewed: DetectionsFile?, frameRate: Double,
+                     overwrite: Bool) throws -> DetectionStage? {
+        if let reviewed {
+            guard !(chain?.needs ?? []).isEmpty || options.detectionsPath != nil else {
+                throw CommandFailure(message: "--use-detections: no effect in the chain draws or redacts detections (faceblur, facebox, qrbox…)", code: 2)
+            }
+            return try DetectionStage(file: reviewed, frameRate: frameRate, options: options, overwrite: overwrite)
+        }
+        return try DetectionStage(needs: needs(of: chain, options: options), options: options, overwrite: overwrite,
+                                  redacting: redacts(chain))
     }
 
     /// Hands `frame` to `deliver`, through `stage` when there is one (then zero or more

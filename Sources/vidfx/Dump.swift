@@ -46,6 +46,7 @@ struct Dump: ParsableCommand {
 
     @OptionGroup var render: RenderOptions
     @OptionGroup var detection: DetectionOptions
+    @OptionGroup var reviewed: ReviewedDetectionsOption
     @OptionGroup var timeline: TimelineOptions
     @OptionGroup var source: SourceOptions
 
@@ -115,9 +116,12 @@ struct Dump: ParsableCommand {
                                  + "(\(String(format: "%.3f", duration)) s)", code: 2)
         }
 
-        // Codes or faces, for the effects that draw or redact them (and --detections).
-        let stage = try DetectionStage(needs: DetectionStage.needs(of: chain, options: detection), options: detection, overwrite: render.yes,
-                                       redacting: DetectionStage.redacts(chain))
+        // Codes or faces, for the effects that draw or redact them (and --detections), or
+        // the reviewed file's boxes.
+        let reviewedFile = try reviewed.load(tickLimit: configuration.expectedTicks(for: source.info))
+        let stage = try DetectionStage.make(chain: chain, options: detection, reviewed: reviewedFile,
+                                            frameRate: configuration.frameRate.seconds, overwrite: render.yes)
+        let reportPath = DetectionStage.redacts(chain) ? RedactionReport.path(for: output, folder: !rawFile) : nil
         let writer: any FrameSink
         do {
             if rawFile {
@@ -178,6 +182,11 @@ struct Dump: ParsableCommand {
             }
             try writer.finish()
             try stage?.publish()
+            if let stage, DetectionStage.redacts(chain) {
+                let report = RedactionReport(tally: stage.tally, input: input, output: output, fromFile: reviewed.path)
+                if let reportPath { try report.write(to: reportPath, overwrite: true) }
+                if !render.quiet { Console.note(report.line + (reportPath.map { "; report \($0)" } ?? "")) }
+            }
         } catch let error as SinkError {
             writer.abandon()
             stage?.abandon()

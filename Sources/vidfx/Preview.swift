@@ -60,6 +60,7 @@ struct Preview: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No messages except errors (no statistics at the end).")
     var quiet = false
 
+    @OptionGroup var reviewed: ReviewedDetectionsOption
     @OptionGroup var source: SourceOptions
 
     /// `--loop` with a count, `--loop forever`, or a bare `--loop` (forever).
@@ -137,9 +138,15 @@ struct Preview: ParsableCommand {
         options.live = source.mediaInput.isLive
         // Effects that draw or redact detections get them live: a worker detects on the
         // newest frame whenever it is free, and playback never waits for it.
-        let detection = try Preview.liveDetection(for: chain?.needs ?? [], redacting: DetectionStage.redacts(chain))
+        // A reviewed detections file instead gives each tick exactly its boxes.
+        let reviewedFile = try reviewed.load(tickLimit: nil)
+        let detection = reviewedFile == nil ? try Preview.liveDetection(for: chain?.needs ?? [], redacting: DetectionStage.redacts(chain)) : nil
         defer { detection?.end() }
         if let detection { options.annotate = { frame in frame.observations = detection.observe(frame) } }
+        if let reviewedFile {
+            let rate = fps.value.seconds
+            options.annotate = { frame in frame.observations = reviewedFile.observations(at: Int64((frame.time.seconds * rate).rounded())) }
+        }
         let player = Player(source: source, chain: LiveChain(chain, resources: EffectChainParsing.resources), sinks: opened, options: options)
         slot.set(player)
         let report: Player.Report

@@ -39,7 +39,10 @@ import Testing
     /// Whether (x, y) lies in any face's box grown by `padding` (the shape's bounding box).
     func inShape(_ x: Int, _ y: Int, padding: Double) -> Bool {
         Self.faces.contains { f in
-            let r = f.padded(by: padding)
+            // faceblur's head: the face box padded, and a sixth of its height more above.
+            var r = f.padded(by: padding)
+            r.y -= f.height / 6
+            r.height += f.height / 6
             return Double(x) + 1 > r.x && Double(x) < r.x + r.width && Double(y) + 1 > r.y && Double(y) < r.y + r.height
         }
     }

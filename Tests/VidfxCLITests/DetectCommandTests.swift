@@ -82,7 +82,7 @@ import Testing
         #expect(c.status == 0, "\(c.stderr)")
         let ticks = try lines(Data(contentsOf: URL(fileURLWithPath: crowdLog)))
         #expect(ticks.count == 60 && ticks.allSatisfy { (($0["detections"] as? [Any])?.count ?? 0) >= 17 })
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["crowd.jsonl", "crowd.mp4", "faces.jsonl", "out.mp4"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["crowd.jsonl", "crowd.mp4", "crowd.redaction.json", "faces.jsonl", "out.mp4", "out.redaction.json"])
         // An existing log is not overwritten without -y, and the render does not start.
         let again = try await CLI.run(["apply", CLI.media("crowd.mp4"), "-e", "faceblur", "-o", dir.appendingPathComponent("new.mp4").path, "--detections", crowdLog])
         #expect(again.status != 0 && again.stderr.contains("already exists"))

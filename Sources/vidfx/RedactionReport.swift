@@ -1,0 +1,124 @@
+import Foundation
+import FrameCore
+import Sinks
+
+/// What the frames of a render carried, counted as they pass the detection stage.
+struct RedactionTally {
+    /// Face boxes a detector reported for their own tick (not carried, not held).
+    var facesFound = 0
+    /// Face boxes on all ticks, carried and interpolated ones included.
+    var faceBoxes = 0
+    /// Distinct face tracks.
+    var tracks = Set<Int>()
+    /// Ticks that had at least one face box.
+    var ticksWithFaces = 0
+    /// Ticks in all.
+    var ticks = 0
+    /// Manual boxes, one per tick each covers.
+    var manualBoxes = 0
+    /// Per track, the ticks where it was held at its predicted place: a detection that
+    /// should have found it did not (a possible miss).
+    var held: [Int: [Int64]] = [:]
+
+    mutating func count(_ frame: Frame, tick: Int64) {
+        ticks += 1
+        var any = false
+        for o in frame.observations where o.kind == .face {
+            any = true
+            faceBoxes += 1
+            if o.isManual { manualBoxes += 1 } else { tracks.insert(o.trackID) }
+            if !o.isInterpolated && !o.isManual { facesFound += 1 }
+            if o.isHeld { held[o.trackID, default: []].append(tick) }
+        }
+        if any { ticksWithFaces += 1 }
+    }
+}
+
+/// The report a redacting render writes beside its output (`OUT.redaction.json`, or
+/// `redaction.json` in dump's folder) and sums up in one line on stderr: what was found,
+/// where a track was expected and not detected, and what was drawn by hand.
+struct RedactionReport: Encodable {
+    struct Miss: Encodable {
+        var trackID: Int
+        var firstTick: Int64
+        var lastTick: Int64
+        var ticks: Int
+    }
+    var input: String
+    var output: String
+    var source: String
+    var ticks: Int
+    var ticksWithFaces: Int
+    var facesFound: Int
+    var faceBoxes: Int
+    var tracks: Int
+    var manualBoxes: Int
+    var possibleMisses: [Miss]
+
+    init(tally: RedactionTally, input: String, output: String, fromFile: String?) {
+        self.input = input
+        self.output = output
+        source = fromFile.map { "detections file \($0)" } ?? "detector"
+        ticks = tally.ticks
+        ticksWithFaces = tally.ticksWithFaces
+        facesFound = tally.facesFound
+        faceBoxes = tally.faceBoxes
+        tracks = tally.tracks.count
+        manualBoxes = tally.manualBoxes
+        var misses: [Miss] = []
+        for (track, held) in tally.held.sorted(by: { $0.key < $1.key }) {
+            // Runs of consecutive held ticks: one possible miss each.
+            var start = held[0], last = held[0]
+            for t in held.dropFirst() {
+                if t != last + 1 {
+                    misses.append(Miss(trackID: track, firstTick: start, lastTick: last, ticks: Int(last - start + 1)))
+                    start = t
+                }
+                last = t
+            }
+            misses.append(Miss(trackID: track, firstTick: start, lastTick: last, ticks: Int(last - start + 1)))
+        }
+        possibleMisses = misses.sorted { ($0.firstTick, $0.trackID) < ($1.firstTick, $1.trackID) }
+    }
+
+    /// The one line for stderr.
+    var line: String {
+        func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
+        var s = source == "detector" ? "redaction: \(count(facesFound, "face", "faces")) found"
+                                     : "redaction: \(count(faceBoxes, "box", "boxes")) from the detections file"
+        s += " on \(ticksWithFaces) of \(count(ticks, "tick", "ticks")), \(count(tracks, "track", "tracks"))"
+        let missed = possibleMisses.reduce(0) { $0 + $1.ticks }
+        s += ", \(count(possibleMisses.count, "possible miss", "possible misses"))"
+        if missed > 0 { s += " (\(count(missed, "tick", "ticks")) held)" }
+        return s + ", \(count(manualBoxes, "manual box", "manual boxes"))"
+    }
+
+    /// Where the report of a render to `output` goes: `clip.mp4` → `clip.redaction.json`;
+    /// a folder (dump) → `folder/redaction.json`; nil for standard output.
+    static func path(for output: String, folder: Bool) -> String? {
+        guard output != "-" else { return nil }
+        if folder { return (output as NSString).appendingPathComponent("redaction.json") }
+        return (output as NSString).deletingPathExtension + ".redaction.json"
+    }
+
+    /// Fails before a render when the report would replace a file without `-y`.
+    static func check(_ path: String?, overwrite: Bool) throws {
+        if let path, !overwrite, FileManager.default.fileExists(atPath: path) {
+            throw CommandFailure(message: "\(path): already exists (the redaction report; use -y to overwrite)")
+        }
+    }
+
+    /// Writes the report to `path` (atomically).
+    func write(to path: String, overwrite: Bool) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        let work = AtomicOutput.workPath(for: path)
+        do {
+            try (try encoder.encode(self) + Data("\n".utf8)).write(to: URL(fileURLWithPath: work))
+            try AtomicOutput.publish(work, to: path, overwrite: overwrite)
+        } catch {
+            unlink(work)
+            throw CommandFailure(message: "\(path): cannot write the redaction report (\(error))")
+        }
+    }
+}
