@@ -179,6 +179,14 @@ rm -f qr-code.png
 ff -loop 1 -framerate 30 -i crowd.jpg -vf "crop=780:500:x='10*t':y=30,format=yuv420p" -t 2 \
   -c:v libx264 -crf 18 -pix_fmt yuv420p -movflags +faststart crowd.mp4
 
+# A face entering the frame, with small faces behind (issue 27): pitch.jpg is OpenCV's sample
+# photograph messi5.jpg (548x342; Debian's opencv-doc, examples/data), a footballer's face
+# three-quarter on before a stand of spectators. pitch.mp4 pans across it at 2.5x: 640x360,
+# 4 s, the window moving left 100 px/s from x = 700, so the face enters at the left edge
+# after about 0.6 s.
+ff -loop 1 -framerate 30 -i pitch.jpg -vf "scale=1370:856,crop=640:360:x='700-100*t':y=150,format=yuv420p" -t 4 \
+  -c:v libx264 -crf 18 -pix_fmt yuv420p -movflags +faststart pitch.mp4
+
 # Real-world picture kinds (issue 15), small, so that bench/fuzz.py mutates them too:
 #   hlg-10bit.mkv: the crowd pan as 10-bit HEVC HLG (reference white at 203 nits), 160x104, 0.5 s.
 #   interlaced.ts: a moving test pattern woven into top-field-first MPEG-2 fields, 160x120, 0.5 s.
