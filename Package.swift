@@ -88,7 +88,7 @@ let package = Package(
         .target(
             name: "Studio",
             dependencies: [
-                "Playback", "FrameSource", "MediaInput", "Effects", "Sinks", "FrameCore",
+                "Playback", "FrameSource", "MediaInput", "Effects", "Sinks", "FrameCore", "Detection",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ],

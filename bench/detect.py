@@ -13,6 +13,9 @@ Redaction (wall time, medians of interleaved runs):
 Detection (one pass each): recall of the 20 hand-checked faces on every 10th tick,
 faces per tick, and agreement of boxes (IoU >= 0.3) between vidfx detect --json (at the
 score faceblur uses, 0.2, deface's too) and deface's CenterFace run on the same frames.
+Faces left (issue 27): on every 10th frame of each tool's redacted output, the faces that
+CenterFace at 0.5, OpenCV's Haar cascade and vidfx's detector (at 0.5 and 0.3) still find
+where the plain frame had one (Tests/Support/face_oracle.py, with .oracle-venv's python).
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile
 
@@ -124,6 +127,26 @@ def main():
             print(f"  {who:7s} recall {statistics.mean(found[who]):.1f}/20 faces (min {min(found[who])}), "
                   f"{statistics.mean(per_tick[who]):.1f} faces per tick")
         print(f"  deface's boxes matched by vidfx's (IoU >= 0.3): {100 * statistics.mean(agree):.0f}%")
+        faces_left(vidfx, src, {"vidfx": f"{out}/v.mp4", "deface": f"{out}/d.mp4"}, out)
+
+
+def faces_left(vidfx, src, outputs, out):
+    """What other detectors still find in each tool's redacted frames (every 10th)."""
+    python = os.path.join(ROOT, ".oracle-venv", "bin", "python")
+    oracle = os.path.join(ROOT, "Tests", "Support", "face_oracle.py")
+    plain = os.path.join(out, "left-plain")
+    subprocess.run([vidfx, "dump", src, "-o", plain, "-y", "-q"], check=True)
+    for who, video in outputs.items():
+        frames = os.path.join(out, f"left-{who}")
+        subprocess.run([vidfx, "dump", video, "-o", frames, "-y", "-q"], check=True)
+        row = []
+        for threshold in (0.5, 0.3):
+            r = json.loads(subprocess.run([python, oracle, plain, frames, "--every", "10", "--haar", "--vidfx", vidfx,
+                                           "--vidfx-threshold", str(threshold)], capture_output=True, text=True, check=True).stdout)
+            row.append(r)
+        a, b = row
+        print(f"  faces left by {who:6s}: CenterFace@0.5 {a['left']['centerface']} of {a['faces']}, Haar {a['left']['haar']}, "
+              f"vidfx@0.5 {a['left']['vidfx']}, vidfx@0.3 {b['left']['vidfx']}")
 
 
 if __name__ == "__main__":

@@ -92,6 +92,8 @@ actor RenderJobs {
                 // Interrupted, vidfx apply finalizes what it rendered into a playable file
                 // (the command line's Ctrl-C); a cancel from the page wants nothing left.
                 try? FileManager.default.removeItem(atPath: folder.file(s.output))
+                // And the redaction report an interrupted apply writes beside it.
+                try? FileManager.default.removeItem(atPath: folder.file((s.output as NSString).deletingPathExtension + ".redaction.json"))
             } else {
                 // vidfx's last message (its error) without the progress lines.
                 let message = lines.last(where: { !$0.hasPrefix("{") && !$0.isEmpty }) ?? "vidfx apply exited with status \(status)"

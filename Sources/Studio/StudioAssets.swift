@@ -52,6 +52,22 @@ enum StudioAssets {
       <h2>Detections</h2>
       <ol id="track-list"></ol>
     </div>
+    <h2>Review faces</h2>
+    <div class="row">
+      <input id="review-name" type="text" value="faces.jsonl" aria-label="Detections file" spellcheck="false">
+      <button id="find-faces" type="button">Find faces</button>
+    </div>
+    <div id="review-state"></div>
+    <div id="review" hidden>
+      <canvas id="lanes" width="360" height="0" title="Each track's frames; click to go there"></canvas>
+      <div class="row">
+        <button id="draw-box" type="button" title="Pause, then drag a box over a face the detector missed">Draw a box</button>
+        <input id="export-name" type="text" value="reviewed.jsonl" aria-label="Reviewed file" spellcheck="false">
+        <button id="export" type="button">Export</button>
+      </div>
+      <ol id="review-tracks"></ol>
+      <label><input id="use-review" type="checkbox" disabled> render with the exported detections</label>
+    </div>
     <h2>Render</h2>
     <div class="row">
       <input id="render-name" type="text" value="studio.mp4" aria-label="Output name" spellcheck="false">
@@ -329,13 +345,18 @@ function commandOptions() { return (state.info.commandOptions || []).map(quote).
 function quote(word) {
   return /^[\w\-./:=,@%+]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
+// The exported review the renders and stills use, when chosen.
+function reviewedName() {
+  return $('use-review').checked && state.review && state.review.exported ? state.review.exported : null;
+}
 function commands() {
   const text = chainText();
   const effects = text ? ` -e ${quote(text)}` : '';
   const extra = commandOptions() ? ' ' + commandOptions() : '';
   const input = quote(state.info.input);
-  $('command').textContent = `vidfx apply ${input}${effects} -o ${quote($('render-name').value || 'out.mp4')}${extra}`;
-  $('still-command').textContent = `vidfx dump ${input} --at ${tickTime(state.tick)}${effects} -o frame${extra}`;
+  const reviewed = reviewedName() ? ` --use-detections ${quote(reviewedName())}` : '';
+  $('command').textContent = `vidfx apply ${input}${effects} -o ${quote($('render-name').value || 'out.mp4')}${reviewed}${extra}`;
+  $('still-command').textContent = `vidfx dump ${input} --at ${tickTime(state.tick)}${effects}${reviewed} -o frame${extra}`;
 }
 
 function changed(rebuild) {
@@ -379,7 +400,8 @@ function draw(bitmap, before) {
 }
 
 async function fetchStill(tick, text) {
-  const url = `/api/frame?t=${tickTime(tick)}&chain=${encodeURIComponent(text)}`;
+  const reviewed = /\b(faceblur|facebox|qrbox)\b/.test(text) && reviewedName() ? `&detections=${encodeURIComponent(reviewedName())}` : '';
+  const url = `/api/frame?t=${tickTime(tick)}&chain=${encodeURIComponent(text)}${reviewed}`;
   const response = await fetch(url);
   if (!response.ok) throw new Error((await response.json()).error);
   return createImageBitmap(await response.blob(), { colorSpaceConversion: 'none', premultiplyAlpha: 'none' });
@@ -392,6 +414,8 @@ async function requestStill() {
     const [after, before] = await Promise.all([fetchStill(tick, text), wipe ? fetchStill(tick, '') : null]);
     if (seq !== state.stillSeq || state.playing) return;
     draw(after, before);
+    state.stillBitmap = after;
+    drawReviewBoxes(tick);
     state.stillShown = { tick, time: tickTime(tick), chain: text, wipe };
     setStatus(`frame ${tick} (exact)`);
     while (stillWaiters.length) stillWaiters.shift()(state.stillShown);
@@ -517,6 +541,7 @@ $('render-name').addEventListener('input', commands);
 
 async function startRender() {
   const body = { chain: chainText(), output: $('render-name').value };
+  if (reviewedName()) body.detections = reviewedName();
   $('render-result').textContent = '';
   const response = await fetch('/api/render', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   const answer = await response.json();
@@ -554,6 +579,290 @@ $('cancel').addEventListener('click', () => { if (state.render) fetch(`/api/rend
 async function loadOutputs() {
   state.outputs = await (await fetch('/api/outputs')).json();
 }
+
+
+// MARK: the redaction review: the faces of the whole clip as a detections file, its tracks
+// hidden or kept, boxes drawn by hand and followed, exported as the file a render uses.
+
+// review: {name, ticks: [[detection]] by tick, tracks: Map(id → {id, first, last, count, best}),
+//          hidden: Set(id), manual: Map(id → Map(tick → bounds)), exported: name|null}
+state.review = null;
+
+async function runJob(path, body) {
+  const response = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(answer.error);
+  for (;;) {
+    const s = await (await fetch(`/api/render/${answer.id}`)).json();
+    if (s.state === 'done') return s;
+    if (s.state === 'failed') throw new Error(s.error || 'failed');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function findFaces() {
+  const name = $('review-name').value.trim();
+  $('find-faces').disabled = true;
+  $('review-state').textContent = `finding faces into ${name}…`;
+  try {
+    await runJob('/api/detect', { output: name });
+    await loadReview(name);
+  } catch (error) {
+    $('review-state').textContent = String(error.message || error);
+  } finally {
+    $('find-faces').disabled = false;
+  }
+}
+
+async function loadReview(name) {
+  const text = await (await fetch(`/outputs/${encodeURIComponent(name)}`)).text();
+  const ticks = [];
+  const tracks = new Map();
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    const t = JSON.parse(line);
+    const faces = (t.detections || []).filter((d) => (d.kind || 'face') === 'face');
+    ticks[t.tick] = faces;
+    for (const d of faces) {
+      const tr = tracks.get(d.trackID) || { id: d.trackID, first: t.tick, last: t.tick, count: 0, best: null };
+      tr.first = Math.min(tr.first, t.tick); tr.last = Math.max(tr.last, t.tick); tr.count += 1;
+      const area = d.bounds.width * d.bounds.height;
+      if (!d.interpolated && (!tr.best || area > tr.best.area)) tr.best = { tick: t.tick, bounds: d.bounds, area };
+      tracks.set(d.trackID, tr);
+    }
+  }
+  for (const tr of tracks.values()) if (!tr.best) tr.best = { tick: tr.first, bounds: ticks[tr.first].find((d) => d.trackID === tr.id).bounds };
+  state.review = { name, ticks, tracks, hidden: new Set(), manual: new Map(), exported: null, nextManual: 100000 };
+  $('review').hidden = false;
+  $('review-state').textContent = `${name}: ${tracks.size} tracks`;
+  renderReview();
+}
+
+// A still per tick, shared by the thumbnails of the tracks seen best on it.
+const plainStills = new Map();
+function plainStill(tick) {
+  if (!plainStills.has(tick)) plainStills.set(tick, fetchStill(tick, ''));
+  return plainStills.get(tick);
+}
+
+function reviewTrackRows() {
+  const r = state.review;
+  const rows = [...r.tracks.values()].sort((a, b) => a.first - b.first || a.id - b.id).map((tr) => ({ ...tr, manual: false }));
+  for (const [id, boxes] of r.manual) {
+    const ticks = [...boxes.keys()];
+    const first = Math.min(...ticks), last = Math.max(...ticks);
+    rows.push({ id, first, last, count: ticks.length, best: { tick: first, bounds: boxes.get(first) }, manual: true });
+  }
+  return rows;
+}
+
+function renderReview() {
+  const r = state.review;
+  const rows = reviewTrackRows();
+  // Lanes: one row per track across the clip, its ticks marked.
+  const lanes = $('lanes');
+  const rowHeight = 6;
+  lanes.height = Math.max(1, rows.length * rowHeight);
+  const g = lanes.getContext('2d');
+  g.clearRect(0, 0, lanes.width, lanes.height);
+  rows.forEach((tr, i) => {
+    g.fillStyle = tr.manual ? '#6cb4ff' : r.hidden.has(tr.id) ? '#555' : '#7c7';
+    const ticks = tr.manual ? [...r.manual.get(tr.id).keys()] : [];
+    if (tr.manual) {
+      for (const t of ticks) g.fillRect((t / state.ticks) * lanes.width, i * rowHeight, Math.max(1, lanes.width / state.ticks), rowHeight - 1);
+    } else {
+      for (let t = tr.first; t <= tr.last; t++) {
+        if ((r.ticks[t] || []).some((d) => d.trackID === tr.id)) {
+          g.fillRect((t / state.ticks) * lanes.width, i * rowHeight, Math.max(1, lanes.width / state.ticks), rowHeight - 1);
+        }
+      }
+    }
+  });
+  g.fillStyle = '#fff';
+  g.fillRect((state.tick / state.ticks) * lanes.width, 0, 1, lanes.height);
+  lanes.onclick = (e) => {
+    const box = lanes.getBoundingClientRect();
+    seekTo(Math.min(state.ticks - 1, Math.floor(((e.clientX - box.left) / box.width) * state.ticks)));
+  };
+  const items = rows.map((tr) => {
+    const li = document.createElement('li');
+    li.dataset.track = tr.id;
+    if (!tr.manual && r.hidden.has(tr.id)) li.className = 'hidden-track';
+    const thumb = document.createElement('canvas');
+    thumb.width = 40; thumb.height = 40;
+    plainStill(tr.best.tick).then((bitmap) => {
+      const b = tr.best.bounds;
+      thumb.getContext('2d').drawImage(bitmap, b.x, b.y, b.width, b.height, 0, 0, 40, 40);
+    }).catch(() => {});
+    const label = document.createElement('span');
+    label.textContent = `${tr.manual ? 'drawn' : 'face'} #${tr.id}: frames ${tr.first + 1}–${tr.last + 1}`;
+    label.onclick = () => seekTo(tr.first);
+    li.append(thumb, label);
+    if (tr.manual) {
+      for (const [text, keep] of [['from here', (t) => t >= state.tick], ['to here', (t) => t <= state.tick], ['delete', () => false]]) {
+        const b = document.createElement('button');
+        b.type = 'button'; b.textContent = text; b.dataset.action = text;
+        b.onclick = () => {
+          const boxes = r.manual.get(tr.id);
+          for (const t of [...boxes.keys()]) if (!keep(t)) boxes.delete(t);
+          if (!boxes.size) r.manual.delete(tr.id);
+          reviewChanged();
+        };
+        li.append(b);
+      }
+    } else {
+      const hide = document.createElement('input');
+      hide.type = 'checkbox'; hide.checked = !r.hidden.has(tr.id); hide.title = 'Redact this track (untick for a false face)';
+      hide.dataset.hide = tr.id;
+      hide.onchange = () => { if (hide.checked) r.hidden.delete(tr.id); else r.hidden.add(tr.id); reviewChanged(); };
+      li.append(hide);
+    }
+    return li;
+  });
+  $('review-tracks').replaceChildren(...items);
+}
+
+function reviewChanged() {
+  state.review.exported = null;
+  $('use-review').checked = false;
+  $('use-review').disabled = true;
+  renderReview();
+  if (!state.playing && state.stillBitmap) { draw(state.stillBitmap, null); drawReviewBoxes(state.tick); }
+}
+
+function seekTo(tick) {
+  if (state.playing) setPlaying(false);
+  state.tick = tick;
+  showTick();
+  send({ seek: tick });
+  requestStill();
+  if (state.review) renderReview();
+}
+
+// The boxes of the review at `tick` over the still: kept (green), hidden (grey), drawn (blue).
+function drawReviewBoxes(tick) {
+  const r = state.review;
+  if (!r) return;
+  const g = context2d;
+  g.lineWidth = 2;
+  for (const d of r.ticks[tick] || []) {
+    g.strokeStyle = r.hidden.has(d.trackID) ? '#888' : '#7c7';
+    g.setLineDash(r.hidden.has(d.trackID) ? [4, 4] : []);
+    g.strokeRect(d.bounds.x, d.bounds.y, d.bounds.width, d.bounds.height);
+  }
+  g.setLineDash([]);
+  g.strokeStyle = '#6cb4ff';
+  for (const boxes of r.manual.values()) {
+    const b = boxes.get(tick);
+    if (b) g.strokeRect(b.x, b.y, b.width, b.height);
+  }
+}
+
+// Drawing: a drag on the paused picture, in the frame's pixels; the server follows it.
+let drawing = null;
+function framePoint(e) {
+  const box = screen.getBoundingClientRect();
+  return { x: ((e.clientX - box.left) / box.width) * screen.width, y: ((e.clientY - box.top) / box.height) * screen.height };
+}
+$('draw-box').addEventListener('click', () => {
+  if (state.playing) setPlaying(false);
+  screen.classList.add('drawing');
+  drawing = { from: null };
+});
+// Moving and resizing: on the paused picture, drag a box of this tick to move it, or
+// its lower-right corner to resize it. Only this tick's box changes.
+let dragging = null;
+function boxAt(p) {
+  const r = state.review;
+  if (!r || state.playing) return null;
+  const candidates = [];
+  for (const boxes of r.manual.values()) { const b = boxes.get(state.tick); if (b) candidates.push(b); }
+  for (const d of r.ticks[state.tick] || []) if (!r.hidden.has(d.trackID)) candidates.push(d.bounds);
+  return candidates.find((b) => p.x >= b.x && p.x <= b.x + b.width && p.y >= b.y && p.y <= b.y + b.height) || null;
+}
+screen.addEventListener('mousedown', (e) => {
+  const p = framePoint(e);
+  if (drawing) { drawing.from = p; return; }
+  const b = boxAt(p);
+  if (!b) return;
+  const corner = p.x > b.x + b.width * 0.75 && p.y > b.y + b.height * 0.75;
+  dragging = { box: b, from: p, start: { ...b }, corner };
+});
+screen.addEventListener('mousemove', (e) => {
+  if (!dragging) return;
+  const p = framePoint(e), d = dragging;
+  if (d.corner) {
+    d.box.width = Math.max(4, Math.round(d.start.width + p.x - d.from.x));
+    d.box.height = Math.max(4, Math.round(d.start.height + p.y - d.from.y));
+  } else {
+    d.box.x = Math.round(d.start.x + p.x - d.from.x);
+    d.box.y = Math.round(d.start.y + p.y - d.from.y);
+  }
+  if (state.stillBitmap) { draw(state.stillBitmap, null); drawReviewBoxes(state.tick); }
+});
+screen.addEventListener('mouseup', (e) => {
+  if (dragging) {
+    dragging = null;
+    reviewChanged();
+    return;
+  }
+  if (!drawing || !drawing.from) return;
+  const to = framePoint(e), from = drawing.from;
+  drawing = null;
+  screen.classList.remove('drawing');
+  const box = { x: Math.round(Math.min(from.x, to.x)), y: Math.round(Math.min(from.y, to.y)),
+                width: Math.round(Math.abs(to.x - from.x)), height: Math.round(Math.abs(to.y - from.y)) };
+  addDrawnBox(state.tick, box);
+});
+
+async function addDrawnBox(tick, box) {
+  const r = state.review;
+  $('review-state').textContent = 'following the box…';
+  const response = await fetch('/api/follow', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ tick, box }) });
+  const answer = await response.json();
+  if (!response.ok) { $('review-state').textContent = answer.error; return null; }
+  const id = r.nextManual++;
+  const boxes = new Map();
+  for (const b of answer.boxes) boxes.set(b.tick, { x: b.x, y: b.y, width: b.width, height: b.height });
+  r.manual.set(id, boxes);
+  const ticks = [...boxes.keys()];
+  $('review-state').textContent = `drawn #${id}: followed over frames ${Math.min(...ticks) + 1}–${Math.max(...ticks) + 1}`;
+  reviewChanged();
+  return id;
+}
+
+// The reviewed file: every tick of the clip, its kept tracks' boxes and the drawn ones.
+function reviewedText() {
+  const r = state.review;
+  const lines = [];
+  for (let tick = 0; tick < state.ticks; tick++) {
+    const detections = (r.ticks[tick] || []).filter((d) => !r.hidden.has(d.trackID));
+    for (const [id, boxes] of r.manual) {
+      const b = boxes.get(tick);
+      if (b) detections.push({ kind: 'face', trackID: id, manual: true, bounds: b });
+    }
+    lines.push(JSON.stringify({ tick, detections }));
+  }
+  return lines.join('\n') + '\n';
+}
+
+async function exportReview() {
+  const name = $('export-name').value.trim();
+  const response = await fetch(`/api/detections/${encodeURIComponent(name)}`, { method: 'PUT', body: reviewedText() });
+  const answer = await response.json();
+  if (!response.ok) { $('review-state').textContent = answer.error; return null; }
+  state.review.exported = name;
+  $('use-review').disabled = false;
+  $('use-review').checked = true;
+  commands();
+  $('review-state').textContent = `exported ${name}: ${answer.tracks} tracks, ${answer.manualBoxes} drawn boxes`;
+  return answer;
+}
+
+$('find-faces').addEventListener('click', findFaces);
+$('use-review').addEventListener('change', () => { commands(); if (!state.playing) requestStill(); });
+$('export').addEventListener('click', exportReview);
+window.studio.review = { findFaces, loadReview, addDrawnBox, exportReview, reviewedText, seekTo };
 
 // MARK: start
 
@@ -637,5 +946,12 @@ a { color: var(--accent); }
 select { max-width: 100%; }
 #add-effect { width: 100%; }
 .param > input[type=text] { grid-column: 2 / 5; }
+#review-name, #export-name { flex: 1; }
+#lanes { background: #111; cursor: pointer; margin: 0.4em 0; }
+#review-tracks li { display: flex; gap: 0.5em; align-items: center; margin: 0.2em 0; }
+#review-tracks li.hidden-track { opacity: 0.5; }
+#review-tracks canvas { width: 40px; height: 40px; flex: none; }
+#review-tracks span { flex: 1; }
+#screen.drawing { cursor: crosshair; }
 """####
 }

@@ -74,7 +74,7 @@ public final class StudioServer: Sendable {
     public let configuration: Configuration
     private let access: StudioAccess
     private let playback: StudioPlayback
-    private let renders: RenderJobs
+    let renders: RenderJobs
     private let edits = EditCounter()
 
     /// - Parameter configuration: what to serve.
@@ -173,6 +173,7 @@ public final class StudioServer: Sendable {
             return await renders.cancel(id) ? StudioResponse.json(["id": id, "cancelling": true])
                 : StudioResponse.error(.notFound, "no render '\(id)'")
         }
+        addReviewRoutes(router)
         router.get("/outputs/:name") { [self] request, context in
             let name = context.parameters.get("name") ?? ""
             if let problem = OutputFolder.problem(with: name) { return StudioResponse.error(.badRequest, problem) }
@@ -188,7 +189,7 @@ public final class StudioServer: Sendable {
     }
 
     /// Runs a handler, turning a refusal into its status and message.
-    private func answer(_ body: () async throws -> Response) async -> Response {
+    func answer(_ body: () async throws -> Response) async -> Response {
         do { return try await body() } catch let error as StudioRequestError {
             return StudioResponse.error(error.status, error.message)
         } catch {
@@ -211,7 +212,8 @@ public final class StudioServer: Sendable {
         return text
     }
 
-    /// `GET /api/frame?t=SECONDS&chain=CHAIN`: `vidfx dump INPUT --at SECONDS -e CHAIN` as one PNG.
+    /// `GET /api/frame?t=SECONDS&chain=CHAIN[&detections=NAME]`: `vidfx dump INPUT --at SECONDS -e CHAIN
+    /// [--use-detections NAME]` as one PNG.
     private func still(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
         guard let t = query.get("t"), let seconds = Double(t), seconds.isFinite, seconds >= 0 else {
@@ -222,6 +224,10 @@ public final class StudioServer: Sendable {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         var arguments = ["dump", configuration.input, "--at", t, "-o", scratch, "--format", "png", "-q"]
         if !chain.isEmpty { arguments += ["-e", chain] }
+        if let name = query.get("detections").map({ String($0).removingPercentEncoding ?? String($0) }), !chain.isEmpty {
+            if let problem = OutputFolder.problem(with: name) { throw StudioRequestError(.badRequest, "detections: \(problem)") }
+            arguments += ["--use-detections", name]
+        }
         arguments += configuration.commandOptions
         let run = VidfxInvocation(executable: configuration.executable, arguments: arguments, directory: configuration.folder.path)
         try run.start()
@@ -233,7 +239,8 @@ public final class StudioServer: Sendable {
         return StudioResponse.bytes(png, type: "image/png")
     }
 
-    /// `POST /api/render` `{"chain", "output", "start"?, "duration"?, "loop"?}`: an `apply` into the outputs folder.
+    /// `POST /api/render` `{"chain", "output", "start"?, "duration"?, "loop"?, "detections"?}`: an `apply` into the
+    /// outputs folder; `detections` names a reviewed detections file there (`--use-detections`).
     private func startRender(_ request: Request, context: BasicWebSocketRequestContext) async throws -> Response {
         let body = try await request.body.collect(upTo: 1 << 20)
         guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
@@ -258,6 +265,14 @@ public final class StudioServer: Sendable {
                 throw StudioRequestError(.badRequest, "loop: how many times the clip plays in all, 1…100000")
             }
             options += ["--loop", String(n)]
+        }
+        if let detections = object["detections"] {
+            guard let name = detections as? String else { throw StudioRequestError(.badRequest, "detections: a file name in the outputs folder") }
+            if let problem = OutputFolder.problem(with: name) { throw StudioRequestError(.badRequest, "detections: \(problem)") }
+            guard FileManager.default.fileExists(atPath: configuration.folder.file(name)) else {
+                throw StudioRequestError(.badRequest, "detections: \(name) is not in the outputs folder (export it first)")
+            }
+            options += ["--use-detections", name]
         }
         var arguments = ["apply", configuration.input]
         if !chain.isEmpty { arguments += ["-e", chain] }

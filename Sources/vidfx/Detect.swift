@@ -42,6 +42,10 @@ struct Detect: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No summary on stderr.")
     var quiet = false
 
+    @Flag(name: .customLong("redaction"),
+          help: "Detect faces as faceblur does (score 0.2, tracks held through short misses): a detections file to review and render with --use-detections.")
+    var redaction = false
+
     @OptionGroup var detection: DetectionOptions
     @OptionGroup var timeline: TimelineOptions
     @OptionGroup var source: SourceOptions
@@ -79,7 +83,8 @@ struct Detect: ParsableCommand {
         interruption.arm { source.stop() }
 
         let (needs, codes) = try wanted()
-        guard let stage = try DetectionStage(needs: needs, options: detection, overwrite: true, codes: codes) else { return }
+        guard let stage = try DetectionStage(needs: needs, options: detection, overwrite: true, codes: codes,
+                                                   redacting: redaction && needs.contains(.faces)) else { return }
         let output = DetectionOutput(json: json)
         let started = ContinuousClock.now
         var ticks = 0

@@ -36,11 +36,14 @@ def boxes_haar(cascade, bgr):
     return [tuple(float(v) for v in r) for r in cascade.detectMultiScale(grey)]
 
 
-def boxes_vidfx(binary, threshold, path):
-    out = subprocess.run([binary, "detect", path, "--what", "faces", "--json", "-q", "--face-threshold", str(threshold)],
+def boxes_vidfx(binary, threshold, folder):
+    """vidfx's faces in every frame of a dump folder, in one run: the PNGs read as an image
+    sequence at 25 fps (the image2 demuxer's rate), one tick each, detected on every tick."""
+    out = subprocess.run([binary, "detect", os.path.join(folder, "frame_%06d.png"), "--fps", "25", "--detect-every", "1",
+                          "--what", "faces", "--json", "-q", "--face-threshold", str(threshold)],
                          capture_output=True, text=True, check=True).stdout
-    return [(d["bounds"]["x"], d["bounds"]["y"], d["bounds"]["width"], d["bounds"]["height"])
-            for line in out.splitlines() for d in json.loads(line)["detections"]]
+    return [[(d["bounds"]["x"], d["bounds"]["y"], d["bounds"]["width"], d["bounds"]["height"]) for d in json.loads(line)["detections"]]
+            for line in out.splitlines()]
 
 
 def iou(a, b):
@@ -78,6 +81,10 @@ def main():
     redacted = sorted(glob.glob(os.path.join(args.redacted, "*.png")))
     if not plain or [os.path.basename(p) for p in plain] != [os.path.basename(p) for p in redacted]:
         sys.exit(f"face_oracle: {args.plain} and {args.redacted} must hold the same frames")
+    theirs = boxes_vidfx(args.vidfx, args.vidfx_threshold, args.redacted) if args.vidfx else []
+    if args.vidfx and len(theirs) != len(redacted):
+        sys.exit(f"face_oracle: vidfx read {len(theirs)} frames of {len(redacted)} in {args.redacted}")
+    theirs = theirs[::args.every]
     plain, redacted = plain[::args.every], redacted[::args.every]
     ours = []
     if args.vidfx_json:
@@ -98,7 +105,7 @@ def main():
         if args.haar:
             looks.append(("haar", boxes_haar(cascade, after)))
         if args.vidfx:
-            looks.append(("vidfx", boxes_vidfx(args.vidfx, args.vidfx_threshold, r)))
+            looks.append(("vidfx", theirs[k]))
         for name, found in looks:
             for box in found:
                 if where_a_face_was(box, faces):

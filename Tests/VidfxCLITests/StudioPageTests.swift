@@ -176,4 +176,80 @@ import Testing
         let tracks = (found["tracks"] as? [String]) ?? []
         #expect(!tracks.isEmpty && tracks.allSatisfy { $0.hasPrefix("qr #") }, "\(tracks)")
     }
+
+    /// The redaction review, as a reviewer clicks it: find faces, untick a track (a false
+    /// face), drag a box over the crowd's legs on tick 30 (followed through the clip),
+    /// export, render. The exported file has exactly those changes, and the page's
+    /// render is the command line's `apply --use-detections` of that file, frame for frame.
+    @Test func aReviewHidesATrackDrawsABoxAndRendersWhatWasExported() async throws {
+        let studio = try await StudioProcess.start("crowd.mp4")
+        defer { Task { await studio.stop() } }
+        let results = try await Self.drive(studio.page + "#chain=faceblur", [
+            // 0: once live, pause; find the faces; the track list fills.
+            "new Promise(r => { const check = () => studio.state.ws ? r(true) : setTimeout(check, 20); check(); })"
+                + ".then(() => { document.getElementById('play').click(); document.getElementById('find-faces').click(); "
+                + "return new Promise(r => { const check = () => document.querySelectorAll('#review-tracks li').length ? "
+                + "r(document.querySelectorAll('#review-tracks li').length) : setTimeout(check, 50); check(); }); })",
+            // 1: untick the first track; its id.
+            "(() => { const box = document.querySelector('#review-tracks input[data-hide]'); box.click(); return Number(box.dataset.hide); })()",
+            // 2: go to tick 30, then drag a box with the mouse over the legs at (600, 380)–(680, 470).
+            "(() => { const shown = studio.nextStill(); studio.review.seekTo(30); return shown; })()",
+            "(() => { document.getElementById('draw-box').click(); const c = document.getElementById('screen'); const r = c.getBoundingClientRect(); "
+                + "const at = (x, y) => ({clientX: r.left + x * r.width / c.width, clientY: r.top + y * r.height / c.height, bubbles: true}); "
+                + "c.dispatchEvent(new MouseEvent('mousedown', at(600, 380))); c.dispatchEvent(new MouseEvent('mouseup', at(680, 470))); "
+                + "return new Promise(r => { const check = () => studio.state.review.manual.size ? "
+                + "r([...studio.state.review.manual.values()][0].size) : setTimeout(check, 50); check(); }); })()",
+            // 4: export; render with it.
+            "(() => { document.getElementById('export').click(); return new Promise(r => { const check = () => studio.state.review.exported ? "
+                + "r({name: studio.state.review.exported, command: document.getElementById('command').textContent}) : setTimeout(check, 50); check(); }); })()",
+            "(() => { const n = document.getElementById('render-name'); n.value = 'reviewed.mp4'; document.getElementById('render').click(); "
+                + "return new Promise(r => { const check = () => studio.state.render && studio.state.render.last && studio.state.render.last.state !== 'running' ? "
+                + "r(studio.state.render.last) : setTimeout(check, 100); check(); }); })()",
+        ])
+        #expect((results[0] as? Int ?? 0) >= 17, "\(results[0])")
+        let hidden = try #require(results[1] as? Int)
+        #expect((results[3] as? Int ?? 0) >= 20, "the drawn box was followed: \(results[3])")
+        let exported = try #require(results[4] as? [String: Any])
+        #expect(exported["name"] as? String == "reviewed.jsonl")
+        #expect((exported["command"] as? String)?.contains("-e faceblur -o studio.mp4 --use-detections reviewed.jsonl") == true, "\(exported)")
+        let render = try #require(results[5] as? [String: Any])
+        #expect(render["state"] as? String == "done", "\(render)")
+
+        // The file: every tick, the unticked track nowhere, the drawn box on its ticks.
+        let file = studio.outputs.path("reviewed.jsonl"), found = studio.outputs.path("faces.jsonl")
+        let ticks = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let original = try String(contentsOfFile: found, encoding: .utf8).split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(ticks.count == 60 && original.count == 60)
+        var drawn = 0
+        for (edited, plain) in zip(ticks, original) {
+            let boxes = edited["detections"] as? [[String: Any]] ?? [], before = plain["detections"] as? [[String: Any]] ?? []
+            #expect(!boxes.contains { $0["trackID"] as? Int == hidden && $0["manual"] == nil })
+            let kept = before.filter { $0["trackID"] as? Int != hidden }.count
+            let manual = boxes.filter { $0["manual"] as? Bool == true }
+            #expect(boxes.count - manual.count == kept, "tick \(edited["tick"] ?? "?")")
+            drawn += manual.count
+            if edited["tick"] as? Int == 30 {
+                let b = try #require(manual.first?["bounds"] as? [String: Double])
+                #expect(abs((b["x"] ?? 0) - 600) <= 1 && abs((b["y"] ?? 0) - 380) <= 1 && abs((b["width"] ?? 0) - 80) <= 1, "\(b)")
+            }
+        }
+        #expect(drawn == results[3] as? Int)
+
+        // The page's render is the command line's, frame for frame.
+        let cli = studio.outputs.path("cli.mp4")
+        let apply = try await CLI.run(["apply", CLI.media("crowd.mp4"), "-e", "faceblur", "--use-detections", file, "-o", cli, "-q"])
+        #expect(apply.status == 0, "\(apply.stderr)")
+        var frames: [Data] = []
+        for name in ["reviewed.mp4", "cli.mp4"] {
+            let raw = studio.outputs.path(name + ".bgra")
+            let d = try await CLI.run(["dump", studio.outputs.path(name), "--format", "bgra", "-o", raw, "-q"])
+            #expect(d.status == 0)
+            frames.append(try Data(contentsOf: URL(fileURLWithPath: raw)))
+        }
+        #expect(frames[0].count == 780 * 500 * 4 * 60 && frames[0] == frames[1])
+    }
 }

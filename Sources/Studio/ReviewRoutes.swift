@@ -1,0 +1,145 @@
+import Detection
+import Foundation
+import FrameCore
+import FrameSource
+import Hummingbird
+import HummingbirdWebSocket
+
+/// The redaction review's API: find the faces of the whole clip into a detections file,
+/// follow a box drawn by hand through the frames around it, and save the reviewed file
+/// that a render then uses exactly (`apply --use-detections`).
+extension StudioServer {
+    func addReviewRoutes(_ router: Router<BasicWebSocketRequestContext>) {
+        router.post("/api/detect") { [self] request, _ in
+            await answer { try await startDetection(request) }
+        }
+        router.post("/api/follow") { [self] request, _ in
+            await answer { try await follow(request) }
+        }
+        router.put("/api/detections/:name") { [self] request, context in
+            let name = context.parameters.get("name") ?? ""
+            return await answer { try await save(request, name: name) }
+        }
+    }
+
+    /// `POST /api/detect` `{"output": "NAME.jsonl"}`: `vidfx detect INPUT --what faces --redaction
+    /// --detections NAME.jsonl`, the faces as faceblur finds them, as a job (`GET /api/render/ID`).
+    private func startDetection(_ request: Request) async throws -> Response {
+        let object = try await Self.jsonObject(request)
+        guard let output = object["output"] as? String, output.hasSuffix(".jsonl") else {
+            throw StudioRequestError(.badRequest, "output: a file name ending in .jsonl is needed")
+        }
+        if let problem = OutputFolder.problem(with: output) { throw StudioRequestError(.badRequest, "output: \(problem)") }
+        if FileManager.default.fileExists(atPath: configuration.folder.file(output)) {
+            throw StudioRequestError(.conflict, "output: \(output) exists in the outputs folder; choose another name")
+        }
+        let arguments = ["detect", configuration.input, "--what", "faces", "--redaction", "--detections", output, "-q"]
+            + configuration.commandOptions
+        let command = Self.commandLine(["vidfx"] + arguments.map { $0 == configuration.input ? configuration.inputForCommands : $0 })
+        let id = try await renders.start(arguments: arguments, output: output, command: command)
+        return StudioResponse.json(["id": id, "command": command])
+    }
+
+    /// `POST /api/follow` `{"tick": N, "box": {"x", "y", "width", "height"}, "limit"?: TICKS}`: the box
+    /// drawn on tick N followed forwards and backwards (at most `limit` ticks each way, 150
+    /// by default) until it is lost: `{"boxes": [{"tick", "x", "y", "width", "height"}]}`.
+    private func follow(_ request: Request) async throws -> Response {
+        let object = try await Self.jsonObject(request)
+        guard let tick = (object["tick"] as? NSNumber)?.int64Value, tick >= 0 else {
+            throw StudioRequestError(.badRequest, "tick: the tick the box was drawn on")
+        }
+        guard let b = object["box"] as? [String: Any], let x = (b["x"] as? NSNumber)?.doubleValue, let y = (b["y"] as? NSNumber)?.doubleValue,
+              let w = (b["width"] as? NSNumber)?.doubleValue, let h = (b["height"] as? NSNumber)?.doubleValue,
+              [x, y, w, h].allSatisfy(\.isFinite) else {
+            throw StudioRequestError(.badRequest, "box: {\"x\", \"y\", \"width\", \"height\"} in pixels")
+        }
+        let limit = (object["limit"] as? NSNumber)?.intValue ?? 150
+        guard (0...3000).contains(limit) else { throw StudioRequestError(.badRequest, "limit: 0…3000 ticks") }
+        let box = Rect(x: x, y: y, width: w, height: h)
+        let (rate, open) = (configuration.frameRate, configuration.openSource)
+        // Decoding and matching block: a thread of their own, not the server's.
+        let followed: [(Int64, Rect)] = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try ClipFollow(frameRate: rate, open: open).run(tick: tick, box: box, limit: limit) })
+            }
+        }
+        return StudioResponse.json(["boxes": followed.map { ["tick": $0.0, "x": $0.1.x, "y": $0.1.y, "width": $0.1.width, "height": $0.1.height] }])
+    }
+
+    /// `PUT /api/detections/NAME` with a detections file (JSON Lines): checked as
+    /// `--use-detections` checks it, and saved in the outputs folder (never over a file).
+    private func save(_ request: Request, name: String) async throws -> Response {
+        if let problem = OutputFolder.problem(with: name) { throw StudioRequestError(.badRequest, problem) }
+        guard name.hasSuffix(".jsonl") else { throw StudioRequestError(.badRequest, "\(name): a detections file's name ends in .jsonl") }
+        let body = Data(buffer: try await request.body.collect(upTo: 256 << 20))
+        let ticks = configuration.duration.map { Int64(max(1, ($0 * configuration.frameRate.seconds - 1e-9).rounded(.up))) }
+        let file: DetectionsFile
+        do { file = try DetectionsFile.parse(body, path: name, tickLimit: ticks) } catch {
+            throw StudioRequestError(.badRequest, error.description)
+        }
+        let target = configuration.folder.file(name)
+        let work = configuration.folder.file(".\(name).vidfx-studio-\(UUID().uuidString).part")
+        defer { unlink(work) }
+        guard FileManager.default.createFile(atPath: work, contents: body) else {
+            throw StudioRequestError(.internalServerError, "\(name): cannot write in the outputs folder")
+        }
+        // link(2) never replaces: a file of that name that appeared meanwhile is kept.
+        guard link(work, target) == 0 else {
+            if errno == EEXIST { throw StudioRequestError(.conflict, "\(name) exists in the outputs folder; choose another name") }
+            throw StudioRequestError(.internalServerError, "\(name): \(String(cString: strerror(errno)))")
+        }
+        return StudioResponse.json(["name": name, "tracks": file.tracks, "manualBoxes": file.manualBoxes, "lastTick": file.lastTick])
+    }
+
+    static func jsonObject(_ request: Request) async throws -> [String: Any] {
+        let body = try await request.body.collect(upTo: 1 << 20)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
+            throw StudioRequestError(.badRequest, "the body must be a JSON object")
+        }
+        return object
+    }
+}
+
+/// One follow of a drawn box through the clip: forwards from its tick in one pass, and
+/// backwards in short spans decoded before it (a few frames held at a time, however
+/// far back the face goes).
+struct ClipFollow {
+    let frameRate: Rational
+    let open: @Sendable (Rational, Bool) throws -> FrameSource
+    static let span: Int64 = 8
+
+    func run(tick: Int64, box: Rect, limit: Int) throws -> [(Int64, Rect)] {
+        let first = try open(frameRate.inverse * tick, false)
+        defer { first.close() }
+        guard let drawn = try first.nextFrame() else {
+            throw StudioRequestError(.badRequest, "tick: \(tick) is past the end of the clip")
+        }
+        guard let start = BoxFollower(box: box, in: drawn) else {
+            throw StudioRequestError(.badRequest, "box: at least 4 pixels a side, inside the frame")
+        }
+        var out: [(Int64, Rect)] = [(tick, box)]
+        var ahead = start
+        var k = tick
+        while k - tick < limit, let frame = try first.nextFrame() {
+            k += 1
+            guard let b = ahead.next(frame) else { break }
+            out.append((k, b))
+        }
+        var behind = start
+        var end = tick  // the span before `end` is next
+        back: while end > 0 && tick - end < limit {
+            let from = max(0, end - Self.span, tick - Int64(limit))
+            let source = try open(frameRate.inverse * from, false)
+            defer { source.close() }
+            var frames: [Frame] = []
+            while Int64(frames.count) < end - from, let f = try source.nextFrame() { frames.append(f) }
+            guard Int64(frames.count) == end - from else { break }
+            for (i, frame) in frames.enumerated().reversed() {
+                guard let b = behind.next(frame) else { break back }
+                out.append((from + Int64(i), b))
+            }
+            end = from
+        }
+        return out.sorted { $0.0 < $1.0 }
+    }
+}

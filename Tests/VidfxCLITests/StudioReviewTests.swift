@@ -1,0 +1,73 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The redaction review's API through a running studio: the faces of the clip into a
+/// detections file, a drawn box followed through the clip, the reviewed file checked
+/// and saved, and a render that uses it.
+@Suite struct StudioReviewTests {
+    /// crowd.mp4 pans at 10 px/s: a box drawn on a face at tick 30 is followed over the
+    /// whole clip, each tick's box where the pan put that face (within 2 px).
+    @Test func aDrawnBoxIsFollowedBothWays() async throws {
+        let studio = try await StudioProcess.start("crowd.mp4")
+        defer { Task { await studio.stop() } }
+        // The face at (56.7, 130.2) 33x42 in the photograph is at (x - 10 t, y - 30) in the clip.
+        let t30 = (x: 56.7 - 10.0, y: 130.2 - 30)
+        let answer = try await studio.request("/api/follow", method: "POST",
+                                             body: "{\"tick\": 30, \"box\": {\"x\": \(t30.x), \"y\": \(t30.y), \"width\": 33, \"height\": 42}}")
+        #expect(answer.status == 200, "\(answer.text)")
+        let boxes = try #require(answer.json?["boxes"] as? [[String: Double]])
+        #expect(boxes.map { Int($0["tick"] ?? -1) } == Array(0..<60), "followed from the first tick to the last")
+        for b in boxes {
+            let tick = b["tick"] ?? 0
+            let expected = t30.x + (30 - tick) * 10 / 30
+            #expect(abs((b["x"] ?? 0) - expected) <= 2 && abs((b["y"] ?? 0) - t30.y) <= 2, "tick \(tick): \(b) vs x \(expected)")
+            #expect(b["width"] == 33 && b["height"] == 42)
+        }
+        // A box outside the frame, or too small, is refused.
+        let outside = try await studio.request("/api/follow", method: "POST", body: "{\"tick\": 3, \"box\": {\"x\": 770, \"y\": 10, \"width\": 40, \"height\": 40}}")
+        #expect(outside.status == 400 && outside.text.contains("inside the frame"), "\(outside.text)")
+    }
+
+    /// Find faces (a job), save a reviewed file (checked as --use-detections checks it,
+    /// never over a file), render with it: the render's report counts its drawn boxes.
+    @Test func findSaveAndRenderWithAReviewedFile() async throws {
+        let studio = try await StudioProcess.start("crowd.mp4")
+        defer { Task { await studio.stop() } }
+        let started = try await studio.request("/api/detect", method: "POST", body: "{\"output\": \"faces.jsonl\"}")
+        #expect(started.status == 200, "\(started.text)")
+        let id = try #require(started.json?["id"] as? String)
+        #expect((started.json?["command"] as? String)?.contains("detect ") == true)
+        let states = try await studio.awaitRender(id)
+        #expect(states.last?["state"] as? String == "done", "\(states.last ?? [:])")
+        let found = try String(contentsOfFile: studio.outputs.path("faces.jsonl"), encoding: .utf8).split(separator: "\n")
+        #expect(found.count == 60)
+        // The same name again is a conflict.
+        #expect(try await studio.request("/api/detect", method: "POST", body: "{\"output\": \"faces.jsonl\"}").status == 409)
+
+        let bad = try await studio.request("/api/detections/bad.jsonl", method: "PUT", body: "{\"tick\": 0, \"detections\": []}\n{\"tick\": 99, \"detections\": []}\n")
+        #expect(bad.status == 400 && bad.text.contains("bad.jsonl:2: tick 99 is beyond the clip"), "\(bad.text)")
+        #expect(!FileManager.default.fileExists(atPath: studio.outputs.path("bad.jsonl")))
+        let outside = try await studio.request("/api/detections/..%2Fx.jsonl", method: "PUT", body: "")
+        #expect(outside.status == 400)
+
+        let reviewed = (0..<60).map { tick in
+            "{\"tick\": \(tick), \"detections\": [" + (tick >= 10 && tick <= 20
+                ? "{\"trackID\": 7, \"manual\": true, \"bounds\": {\"x\": 600, \"y\": 380, \"width\": 80, \"height\": 90}}" : "") + "]}"
+        }.joined(separator: "\n")
+        let saved = try await studio.request("/api/detections/reviewed.jsonl", method: "PUT", body: reviewed)
+        #expect(saved.status == 200 && saved.json?["manualBoxes"] as? Int == 11, "\(saved.text)")
+        #expect(try await studio.request("/api/detections/reviewed.jsonl", method: "PUT", body: reviewed).status == 409)
+        #expect(try await studio.request("/api/render", method: "POST",
+                                         body: "{\"chain\": \"faceblur\", \"output\": \"r.mp4\", \"detections\": \"nothere.jsonl\"}").status == 400)
+
+        let render = try await studio.request("/api/render", method: "POST",
+                                              body: "{\"chain\": \"faceblur\", \"output\": \"r.mp4\", \"detections\": \"reviewed.jsonl\"}")
+        #expect(render.status == 200, "\(render.text)")
+        #expect((render.json?["command"] as? String)?.contains("--use-detections reviewed.jsonl") == true)
+        let done = try await studio.awaitRender(try #require(render.json?["id"] as? String))
+        #expect(done.last?["state"] as? String == "done", "\(done.last ?? [:])")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: studio.outputs.path("r.redaction.json")))) as? [String: Any])
+        #expect(report["manualBoxes"] as? Int == 11 && report["faceBoxes"] as? Int == 11, "\(report)")
+    }
+}
