@@ -28,6 +28,10 @@ public final class FaceDetector: Detector {
     public static let redactionThreshold = 0.2
     /// The default longer side of the network's picture (see docs/detection.md).
     public static let defaultLargestSide = 1280
+    /// The longer side when redacting: a 1080p frame is looked at whole. Scaled to 1280,
+    /// a face of 29x38 px in the crowd pan at 1080p was missed on every tick, and
+    /// CenterFace and Haar found it unredacted (docs/detection.md).
+    public static let redactionLargestSide = 1920
 
     /// CenterFace's outputs: heat map 1, scale 2, offset 2, landmarks 10.
     private static let channels = 15

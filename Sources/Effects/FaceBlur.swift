@@ -16,7 +16,7 @@ public struct FaceBlur: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "faceblur", category: .detection, summary: "Blur, pixelate or fill every face (redaction).",
         parameters: [
-            .choice("mode", ["blur", "pixelate", "fill"], help: "blur: smooth, no detail left; pixelate: visible blocks; fill: a solid colour."),
+            .choice("mode", ["blur", "pixelate", "fill", "erase"], help: "blur: smooth, no detail left; pixelate: visible blocks; fill: a solid colour; erase: the head painted over from what surrounds it (no silhouette left)."),
             .float("padding", default: 0.3, min: 0, max: 2, slider: 0...1, help: "How much larger than the face box, as a fraction of its size on each side."),
             .float("feather", default: 0.08, min: 0, max: 0.5, slider: 0...0.3, help: "Soft edge, as a fraction of the shape's radius (0: hard)."),
             .choice("shape", ["ellipse", "box"], help: "The redacted shape around each face."),
@@ -28,7 +28,7 @@ public struct FaceBlur: LayerEffect {
 
     public static var needs: DetectionNeeds { .faces }
 
-    private enum Mode { case blur, pixelate, fill }
+    private enum Mode { case blur, pixelate, fill, erase }
     private let mode: Mode
     private let padding: Double
     private let feather: Double
@@ -37,7 +37,7 @@ public struct FaceBlur: LayerEffect {
     private let fill: UInt32
 
     public init(parameters: Parameters, resources: EffectResources) {
-        mode = switch parameters.text("mode") { case "pixelate": .pixelate; case "fill": .fill; default: .blur }
+        mode = switch parameters.text("mode") { case "pixelate": .pixelate; case "fill": .fill; case "erase": .erase; default: .blur }
         padding = parameters.double("padding")
         feather = parameters.double("feather")
         ellipse = parameters.text("shape") == "ellipse"
@@ -157,6 +157,9 @@ public struct FaceBlur: LayerEffect {
             return c[0] | c[1] << 8 | c[2] << 16 | c[3] << 24
         }
 
+        // erase: the colours just outside the region's four sides, smoothed along them.
+        let edges = mode == .erase ? RegionEdges(src: src, x0: x0, x1: x1, y0: y0, y1: y1, smoothing: max(1, block / 2)) : nil
+
         // Two rows of block averages: the rows above and below the current pixel row.
         withUnsafeTemporaryAllocation(of: SIMD4<Float>.self, capacity: 2 * columns) { cache in
             var cached = Int.min
@@ -169,7 +172,7 @@ public struct FaceBlur: LayerEffect {
                 } else {
                     by = (y - y0) / block
                 }
-                if mode != .fill && by != cached {
+                if mode != .fill && mode != .erase && by != cached {
                     for bx in 0..<columns {
                         cache[bx] = average(bx, by)
                         if mode == .blur { cache[columns + bx] = average(bx, by + 1) }
@@ -184,6 +187,8 @@ public struct FaceBlur: LayerEffect {
                     switch mode {
                     case .fill:
                         value = premultiplied(fill)
+                    case .erase:
+                        value = edges!.patch(x, y)
                     case .pixelate:
                         value = cache[(x - x0) / block]
                     case .blur:
@@ -203,5 +208,50 @@ public struct FaceBlur: LayerEffect {
                 }
             }
         }
+    }
+}
+
+/// The premultiplied colours along the four sides just outside a region (smoothed along
+/// each side), and the Coons patch between them: a surface that meets all four sides, so
+/// what was inside the region is painted over by what surrounds it. A side at the frame's
+/// edge has nothing outside it and takes the opposite side's colours.
+private struct RegionEdges {
+    let x0: Int, x1: Int, y0: Int, y1: Int
+    var top: [SIMD4<Float>], bottom: [SIMD4<Float>], left: [SIMD4<Float>], right: [SIMD4<Float>]
+
+    init(src: SourceImage, x0: Int, x1: Int, y0: Int, y1: Int, smoothing: Int) {
+        (self.x0, self.x1, self.y0, self.y1) = (x0, x1, y0, y1)
+        let premultiplied = Pixel.premultiplied
+        func line(_ count: Int, _ pixel: (Int) -> UInt32) -> [SIMD4<Float>] {
+            let raw = (0..<count).map { premultiplied(pixel($0)) }
+            // A running mean along the side: one odd pixel must not streak across the patch.
+            return (0..<count).map { i in
+                let a = max(0, i - smoothing), b = min(count - 1, i + smoothing)
+                var sum = SIMD4<Float>()
+                for j in a...b { sum += raw[j] }
+                return sum / Float(b - a + 1)
+            }
+        }
+        let (w, h) = (src.width, src.height)
+        let hasTop = y0 > 0, hasBottom = y1 < h, hasLeft = x0 > 0, hasRight = x1 < w
+        let topRow = hasTop ? y0 - 1 : (hasBottom ? y1 : y0), bottomRow = hasBottom ? y1 : topRow
+        let leftColumn = hasLeft ? x0 - 1 : (hasRight ? x1 : x0), rightColumn = hasRight ? x1 : leftColumn
+        top = line(x1 - x0) { src.row(topRow)[x0 + $0] }
+        bottom = line(x1 - x0) { src.row(bottomRow)[x0 + $0] }
+        left = line(y1 - y0) { src.row(y0 + $0)[leftColumn] }
+        right = line(y1 - y0) { src.row(y0 + $0)[rightColumn] }
+    }
+
+    /// The patch at pixel (x, y) of the region.
+    func patch(_ x: Int, _ y: Int) -> SIMD4<Float> {
+        let i = x - x0, j = y - y0
+        let u = Float(Double(i) + 0.5) / Float(x1 - x0), v = Float(Double(j) + 0.5) / Float(y1 - y0)
+        let (t, b, l, r) = (top[i], bottom[i], left[j], right[j])
+        // The corners: where two sides meet, their average.
+        let tl = (top[0] + left[0]) / 2, tr = (top[top.count - 1] + right[0]) / 2
+        let bl = (bottom[0] + left[left.count - 1]) / 2, br = (bottom[bottom.count - 1] + right[right.count - 1]) / 2
+        let ruled = t * (1 - v) + b * v + l * (1 - u) + r * u
+        let corners = tl * ((1 - u) * (1 - v)) + tr * (u * (1 - v)) + bl * ((1 - u) * v) + br * (u * v)
+        return (ruled - corners).clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 255))
     }
 }

@@ -22,13 +22,13 @@ struct DetectionOptions: ParsableArguments {
     var faceThreshold: Double?
 
     @Option(name: .customLong("face-size"), parsing: .unconditional,
-            help: ArgumentHelp("The longer side, in pixels, of the picture the face network sees (larger: smaller faces, slower).", valueName: "px"))
-    var faceSize: Int = FaceDetector.defaultLargestSide
+            help: ArgumentHelp("The longer side, in pixels, of the picture the face network sees, never more than the frame's (larger: smaller faces, slower). Default 1280; 1920 when redacting.", valueName: "px"))
+    var faceSize: Int?
 
     func validate() throws {
         if let n = detectEvery, !(1...300).contains(n) { throw ValidationError("--detect-every: must be 1…300, not \(n)") }
         if let t = faceThreshold, !(t > 0 && t < 1) { throw ValidationError("--face-threshold: must be between 0 and 1") }
-        guard (64...4096).contains(faceSize) else { throw ValidationError("--face-size: must be 64…4096 pixels") }
+        if let faceSize, !(64...4096).contains(faceSize) { throw ValidationError("--face-size: must be 64…4096 pixels") }
     }
 }
 
@@ -85,7 +85,7 @@ final class DetectionStage {
                 if needs.contains(.faces) {
                     set.append(try FaceDetector(modelPath: options.faceModel ?? FaceDetector.defaultModelPath(),
                                                 threshold: options.faceThreshold ?? (redacting ? FaceDetector.redactionThreshold : FaceDetector.defaultThreshold),
-                                                largestSide: options.faceSize))
+                                                largestSide: options.faceSize ?? (redacting ? FaceDetector.redactionLargestSide : FaceDetector.defaultLargestSide)))
                 }
                 sets.append(set)
             }

@@ -47,7 +47,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["faceblur", "faceblur:mode=pixelate", "faceblur:mode=fill", "faceblur:shape=box:padding=0.1"])
+    @Test(arguments: ["faceblur", "faceblur:mode=pixelate", "faceblur:mode=fill", "faceblur:mode=erase", "faceblur:shape=box:padding=0.1"])
     func facesLoseTheirDetailAndNothingElseChanges(chain text: String) throws {
         let frame = try photograph()
         let padding = text.contains("padding=0.1") ? 0.1 : 0.3
