@@ -10,7 +10,7 @@ public import FrameCore
 /// track with the same payload however far it moved. IDs start at 1 and are never
 /// reused; a track unseen for more than ``patience`` detections ends. With `hold` above 0
 /// a face's track that a detection misses is kept, at its predicted place and marked
-/// ``Observation/isHeld``, for up to `hold` detections: a redaction then covers a face
+/// `Observation.isHeld`, for up to `hold` detections: a redaction then covers a face
 /// the detector loses for a moment (turned, blurred by motion, half out of frame).
 public final class Tracker {
     /// The least overlap that continues a track.
