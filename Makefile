@@ -7,6 +7,7 @@ ASAN_SCRATCH := .build-asan
 TARGET_CPU ?= $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo haswell)
 RELEASE := .build-release
 export LSAN_OPTIONS := suppressions=$(CURDIR)/.lsan-suppressions:print_suppressions=0
+export ASAN_OPTIONS := suppressions=$(CURDIR)/.asan-suppressions
 
 .PHONY: setup build install install-files docs deb demo test test-unit test-examples test-asan test-fuzz test-deb test-load bench fuzz soak clean testmedia
 
