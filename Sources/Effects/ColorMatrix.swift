@@ -33,16 +33,18 @@ public struct ColorMatrix: ColorEffect {
 
     public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {
         if let affine { return affine.apply(to: pixels, count: count) }
-        let (m0, m1, m2, m3, m4, m5, m6, m7) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7])
-        let (m8, m9, m10, m11, m12, m13, m14, m15) = (m[8], m[9], m[10], m[11], m[12], m[13], m[14], m[15])
-        let (b0, b1, b2, b3) = (bias[0], bias[1], bias[2], bias[3])
         if space == .linear {
-            LinearLight.shared.mapRGBA(pixels, count: count) { r, g, b, a in
-                (m0 * r + m1 * g + m2 * b + m3 * a + b0, m4 * r + m5 * g + m6 * b + m7 * a + b1,
-                 m8 * r + m9 * g + m10 * b + m11 * a + b2, m12 * r + m13 * g + m14 * b + m15 * a + b3)
+            // The C kernel `linear_matrix_rgba`: colour decoded, alpha as it is.
+            LinearLight.shared.withTables { lin, enc in
+                m.withUnsafeBufferPointer { m in
+                    bias.withUnsafeBufferPointer { colorKernels.linear_matrix_rgba(pixels, count, m.baseAddress, $0.baseAddress, lin, enc) }
+                }
             }
             return
         }
+        let (m0, m1, m2, m3, m4, m5, m6, m7) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7])
+        let (m8, m9, m10, m11, m12, m13, m14, m15) = (m[8], m[9], m[10], m[11], m[12], m[13], m[14], m[15])
+        let (b0, b1, b2, b3) = (bias[0], bias[1], bias[2], bias[3])
         // Encoded: in 0…255 units, so only the alpha column and the bias scale.
         let (k3, k7, k11, k15) = (m3, m7, m11, m15)
         let (o0, o1, o2, o3) = (b0 * 255, b1 * 255, b2 * 255, b3 * 255)

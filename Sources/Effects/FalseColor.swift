@@ -36,13 +36,13 @@ public struct FalseColor: ColorEffect {
             return
         }
         // In 0…255 units: out = 255·c0 + (c1 − c0)·L, with L the luma in bytes.
-        let (dr, dg, db) = (r1 - r0, g1 - g0, b1 - b0)
-        let (or, og, ob) = (r0 * 255, g0 * 255, b0 * 255)
-        for i in 0..<count {
-            let p = pixels[i]
-            let b = Float(Int32(bitPattern: p & 0xFF)), g = Float(Int32(bitPattern: (p >> 8) & 0xFF)), r = Float(Int32(bitPattern: (p >> 16) & 0xFF))
-            let l = 0.2126 * r + 0.7152 * g + 0.0722 * b
-            pixels[i] = (p & 0xFF00_0000) | roundedByte(or + dr * l) << 16 | roundedByte(og + dg * l) << 8 | roundedByte(ob + db * l)
+        // (The C kernel `falsecolor`.)
+        let origin = (r0 * 255, g0 * 255, b0 * 255), span = (r1 - r0, g1 - g0, b1 - b0)
+        withUnsafeBytes(of: origin) { o in
+            withUnsafeBytes(of: span) { d in
+                colorKernels.falsecolor(pixels, count, o.assumingMemoryBound(to: Float.self).baseAddress,
+                                        d.assumingMemoryBound(to: Float.self).baseAddress)
+            }
         }
     }
 }

@@ -126,16 +126,14 @@ public struct HighlightShadow: LayerEffect {
                             (p + reach + w).update(repeating: p[reach + w - 1], count: reach)
                             let o = out.baseAddress! + (y - lo) * w
                             o.update(repeating: 0, count: w)
-                            for t in 0..<k.count {
-                                let weight = k[t], from = p + t
-                                for x in 0..<w { o[x] += weight * from[x] }
-                            }
+                            for t in 0..<k.count { colorKernels.add_scaled(o, p + t, w, k[t]) }
                         }
                     }
                 }
             }
         }
-        // Vertical pass for the band's rows, a whole row at a time (vectorises).
+        // Vertical pass for the band's rows, a whole row at a time. (Each tap of both passes
+        // is the C kernel `add_scaled`, AVX2 wherever the CPU has it.)
         var result = [Float](repeating: 0, count: rows.count * w)
         result.withUnsafeMutableBufferPointer { out in
             horizontal.withUnsafeBufferPointer { hz in
@@ -143,8 +141,7 @@ public struct HighlightShadow: LayerEffect {
                     let o = out.baseAddress! + (y - rows.lowerBound) * w
                     for k in 0..<kernel.count {
                         let sy = min(max(y + k - reach, 0), h - 1) - lo
-                        let from = hz.baseAddress! + sy * w, weight = kernel[k]
-                        for x in 0..<w { o[x] += weight * from[x] }
+                        colorKernels.add_scaled(o, hz.baseAddress! + sy * w, w, kernel[k])
                     }
                 }
             }

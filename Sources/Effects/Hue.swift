@@ -32,9 +32,6 @@ public struct Hue: ColorEffect {
             affine.apply(to: pixels, count: count)
             return
         }
-        let m = self.m
-        LinearLight.shared.map(pixels, count: count) { r, g, b in
-            (m[0] * r + m[1] * g + m[2] * b, m[3] * r + m[4] * g + m[5] * b, m[6] * r + m[7] * g + m[8] * b)
-        }
+        LinearLight.shared.matrix(pixels, count: count, m)
     }
 }

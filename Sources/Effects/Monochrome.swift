@@ -39,13 +39,7 @@ public struct Monochrome: ColorEffect {
             }
             return
         }
-        // Encoded, in 0…255 units: the blend's two branches are both affine in l.
-        for i in 0..<count {
-            let p = pixels[i]
-            let b = Float(Int32(bitPattern: p & 0xFF)), g = Float(Int32(bitPattern: (p >> 8) & 0xFF)), r = Float(Int32(bitPattern: (p >> 16) & 0xFF))
-            let l = (0.2126 * r + 0.7152 * g + 0.0722 * b) * (1 / 255 as Float)
-            let ob = Self.blend(l, cb) * 255, og = Self.blend(l, cg) * 255, or = Self.blend(l, cr) * 255
-            pixels[i] = (p & 0xFF00_0000) | roundedByte(r + (or - r) * k) << 16 | roundedByte(g + (og - g) * k) << 8 | roundedByte(b + (ob - b) * k)
-        }
+        // Encoded: the same blend on bytes (the C kernel `monochrome`).
+        colorKernels.monochrome(pixels, count, cr, cg, cb, k)
     }
 }

@@ -1,3 +1,4 @@
+import CPixelKernels
 import Foundation
 
 /// Old film: frame jitter, warm monochrome tone, flicker, grain, scratches and a
@@ -87,31 +88,12 @@ public struct OldTimes: LayerEffect {
                 let original = src.row(y)
                 let sy = y + dy
                 let from = sy >= 0 && sy < h ? src.row(sy) : black.baseAddress!
-                let dyc = Float(y) + 0.5 - halfH
-                let rowSeed = UInt32(truncatingIfNeeded: y * w)
-                for x in 0..<w {
-                    let p = from[x]
-                    var r = Float(Int32(truncatingIfNeeded: (p >> 16) & 0xFF)) * (1 / 255)
-                    var g = Float(Int32(truncatingIfNeeded: (p >> 8) & 0xFF)) * (1 / 255)
-                    var b = Float(Int32(truncatingIfNeeded: p & 0xFF)) * (1 / 255)
-                    let luma = 0.299 * r + 0.587 * g + 0.114 * b
-                    r += (luma - r) * tone; g += (luma * 0.92 - g) * tone; b += (luma * 0.78 - b) * tone
-                    let hash = OldTimes.hash4(s, tick, 5, rowSeed &+ UInt32(truncatingIfNeeded: x))
-                    let n = grain * (2 * Float(Int32(truncatingIfNeeded: hash >> 8)) * 0x1p-24 - 1) + lift
-                    r = min(max(r + n, 0), 1); g = min(max(g + n, 0), 1); b = min(max(b + n, 0), 1)
-                    let m = mul[x], k = add[x]
-                    r = r * m + k; g = g * m + k; b = b * m + k
-                    let dx = Float(x) + 0.5 - halfW
-                    let t = min(max(((dx * dx + dyc * dyc).squareRoot() * inverseDiagonal - 0.45) * (1 / 0.55), 0), 1)
-                    let shade = 1 - vignette * t * t * (3 - 2 * t)
-                    let o = original[x]
-                    let orr = Float(Int32(truncatingIfNeeded: (o >> 16) & 0xFF)), og = Float(Int32(truncatingIfNeeded: (o >> 8) & 0xFF))
-                    let ob = Float(Int32(truncatingIfNeeded: o & 0xFF))
-                    let mr = orr + (r * shade * 255 - orr) * amount
-                    let mg = og + (g * shade * 255 - og) * amount
-                    let mb = ob + (b * shade * 255 - ob) * amount
-                    out[x] = (o & 0xFF00_0000) | Pixel.quantize(mr) << 16 | Pixel.quantize(mg) << 8 | Pixel.quantize(mb)
-                }
+                // Tone, grain, scratches, vignette and the mix: the C kernel `oldtimes_row`
+                // (its integer hash wants 32-bit vector multiplies, which baseline x86-64 lacks).
+                var params = vfx_oldtimes_row_params(
+                    seed: s, tick: tick, row_seed: UInt32(truncatingIfNeeded: y * w), tone: tone, grain: grain, lift: lift,
+                    half_w: halfW, dyc: Float(y) + 0.5 - halfH, inverse_diagonal: inverseDiagonal, vignette: vignette, amount: amount)
+                colorKernels.oldtimes_row(from, original, out, w, mul.baseAddress, add.baseAddress, &params)
             }
         } } }
     }

@@ -35,12 +35,8 @@ public struct Solarize: ColorEffect {
         }
         let limit = self.limit, k = UInt32((intensity * 256).rounded())
         if k == 256 {
-            // Branch-free select so the loop vectorises.
-            for i in 0..<count {
-                let p = pixels[i]
-                let luma = 2126 &* ((p >> 16) & 0xFF) &+ 7152 &* ((p >> 8) & 0xFF) &+ 722 &* (p & 0xFF)
-                pixels[i] = luma <= limit ? p ^ 0x00FF_FFFF : p
-            }
+            // Inverted where 2126·R + 7152·G + 722·B ≤ limit (the C kernel `luma_solarize`).
+            colorKernels.luma_solarize(pixels, count, limit)
             return
         }
         for i in 0..<count {

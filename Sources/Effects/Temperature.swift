@@ -41,10 +41,7 @@ public struct Temperature: ColorEffect {
     public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {
         guard let m, let affine else { return }
         if space == .encoded { return affine.apply(to: pixels, count: count) }
-        let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
-        LinearLight.shared.map(pixels, count: count) { r, g, b in
-            (m0 * r + m1 * g + m2 * b, m3 * r + m4 * g + m5 * b, m6 * r + m7 * g + m8 * b)
-        }
+        LinearLight.shared.matrix(pixels, count: count, m)
     }
 
     /// `S2X⁻¹·MB⁻¹·diag((MB·Wt)/(MB·Wn))·MB·S2X`, row-major.

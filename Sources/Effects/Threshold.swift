@@ -14,11 +14,7 @@ public struct Threshold: ColorEffect {
     }
 
     public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {
-        let limit = self.limit
-        for i in 0..<count {
-            let p = pixels[i]
-            let luma = 2126 &* ((p >> 16) & 0xFF) &+ 7152 &* ((p >> 8) & 0xFF) &+ 722 &* (p & 0xFF)
-            pixels[i] = (p & 0xFF00_0000) | (luma >= limit ? 0x00FF_FFFF : 0)
-        }
+        // White where 2126·R + 7152·G + 722·B ≥ limit (the C kernel `luma_threshold`).
+        colorKernels.luma_threshold(pixels, count, limit)
     }
 }

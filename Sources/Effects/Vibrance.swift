@@ -23,17 +23,9 @@ public struct Vibrance: ColorEffect {
     public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {
         let a = amount, sign: Float = amount < 0 ? -1 : (amount > 0 ? 1 : 0)
         if space == .encoded {
-            // On bytes, without tables, so the loop vectorises.
-            let k = a * sign / 255
-            for n in 0..<count {
-                let p = pixels[n]
-                let b = Float(Int32(bitPattern: p & 0xFF)), g = Float(Int32(bitPattern: (p >> 8) & 0xFF)), r = Float(Int32(bitPattern: (p >> 16) & 0xFF))
-                let s = max(r, max(g, b)) - min(r, min(g, b))
-                let l = 0.2126 * r + 0.7152 * g + 0.0722 * b
-                let f = 1 + a - k * s
-                pixels[n] = (p & 0xFF00_0000) | roundedByte(l + (r - l) * f) << 16 | roundedByte(l + (g - l) * f) << 8
-                    | roundedByte(l + (b - l) * f)
-            }
+            // On bytes, without tables (the C kernel `vibrance`): the spread s is in bytes,
+            // so 1 + a·(1 − sign·s/255) = 1 + a − (a·sign/255)·s.
+            colorKernels.vibrance(pixels, count, a, a * sign / 255)
             return
         }
         LinearLight.shared.map(pixels, count: count) { r, g, b in

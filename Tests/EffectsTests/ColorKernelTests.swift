@@ -1,0 +1,264 @@
+import CPixelKernels
+import Foundation
+import Testing
+
+/// The colour kernels exist once per instruction set (baseline everywhere, AVX2 where the
+/// CPU has it, picked at run time). Every copy must give the bytes of the formula it
+/// implements, written here in Swift as the effects had it, on pixels that reach every
+/// edge (0, 255, ties), in runs whose length is no multiple of a vector.
+@Suite struct ColorKernelTests {
+    /// Every instruction set this CPU runs, by name.
+    static var kernelSets: [(String, vfx_color_kernels)] {
+        var sets = [("baseline", vfx_color_kernels_for(Int32(VFX_COLOR_BASELINE))!.pointee)]
+        if let wide = vfx_color_kernels_for(Int32(VFX_COLOR_AVX2)) { sets.append(("avx2", wide.pointee)) }
+        return sets
+    }
+
+    /// Random BGRA pixels, then every grey, then pure primaries: 1037 in all.
+    static let pixels: [UInt32] = {
+        var g = SystemRandomNumberGenerator()
+        var p = (0..<700).map { _ in UInt32.random(in: 0...UInt32.max, using: &g) }
+        p += (0..<256).map { v in UInt32(v) * 0x0001_0101 | UInt32(v) << 24 }
+        p += [0xFF00_0000, 0xFFFF_FFFF, 0xFFFF_0000, 0xFF00_FF00, 0xFF00_00FF, 0x80FF_FF00, 0x00FF_00FF, 0x0000_0000]
+        while p.count < 1037 { p.append(UInt32.random(in: 0...UInt32.max, using: &g)) }
+        return p
+    }()
+
+    static func channels(_ p: UInt32) -> (Float, Float, Float) {
+        (Float(Int32(bitPattern: (p >> 16) & 0xFF)), Float(Int32(bitPattern: (p >> 8) & 0xFF)), Float(Int32(bitPattern: p & 0xFF)))
+    }
+
+    /// roundedByte: clamped to 0…255, ties to even.
+    static func byte(_ v: Float) -> UInt32 {
+        let c = v < 0 ? 0 : (v > 255 ? 255 : v)
+        return (c + 8_388_608).bitPattern & 0x1FF
+    }
+
+    /// Runs `kernel` of every set over the pixels and compares each with `reference`.
+    func check(_ what: String, _ reference: (UInt32) -> UInt32,
+               _ kernel: (vfx_color_kernels, UnsafeMutablePointer<UInt32>, Int) -> Void) {
+        let expected = Self.pixels.map(reference)
+        #expect(Set(expected).count > 100, "\(what): the reference makes a picture")
+        for (name, set) in Self.kernelSets {
+            for length in [Self.pixels.count, 7, 1] {
+                var out = Array(Self.pixels.prefix(length))
+                out.withUnsafeMutableBufferPointer { kernel(set, $0.baseAddress!, length) }
+                let wrong = (0..<length).filter { out[$0] != expected[$0] }
+                let first = wrong.first ?? 0
+                let hex = { (v: UInt32) in String(v, radix: 16) }
+                #expect(wrong.isEmpty, "\(what), \(name), \(length) pixels: \(wrong.count) differ; first \(hex(Self.pixels[first])) → \(hex(out[first])), not \(hex(expected[first]))")
+            }
+        }
+    }
+
+    @Test func affineMatchesItsFormula() {
+        for (m, o): ([Float], Float) in [([0.393, 0.769, 0.189, 0.349, 0.686, 0.168, 0.272, 0.534, 0.131], 0),
+                                         ([1.3, -0.2, -0.1, -0.3, 1.5, -0.2, 0.05, -0.4, 1.35], 12.75), ([1, 0, 0, 0, 1, 0, 0, 0, 1], 0.5)] {
+            check("affine \(m)", { p in
+                let (r, g, b) = Self.channels(p)
+                return (p & 0xFF00_0000) | Self.byte(m[0] * r + m[1] * g + m[2] * b + o) << 16
+                    | Self.byte(m[3] * r + m[4] * g + m[5] * b + o) << 8 | Self.byte(m[6] * r + m[7] * g + m[8] * b + o)
+            }, { k, px, n in m.withUnsafeBufferPointer { k.affine_rgb(px, n, $0.baseAddress, o) } })
+        }
+    }
+
+    @Test(arguments: [1024, 700, 0, 1] as [UInt32])
+    func sepiaMatchesItsFixedPoint(amount a: UInt32) {
+        check("sepia \(a)", { p in
+            let b = p & 0xFF, g = (p >> 8) & 0xFF, r = (p >> 16) & 0xFF, cap: UInt32 = 255 << 12
+            let sr = min(1610 * r + 3150 * g + 774 * b, cap), sg = min(1430 * r + 2810 * g + 688 * b, cap)
+            let sb = min(1114 * r + 2187 * g + 537 * b, cap)
+            if a == 1024 {
+                // Full: the product rounded (+2048), capped at 255.
+                let raw = { (x: UInt32) in min(x + 2048, cap) >> 12 }
+                return (p & 0xFF00_0000) | raw(1610 * r + 3150 * g + 774 * b) << 16 | raw(1430 * r + 2810 * g + 688 * b) << 8
+                    | raw(1114 * r + 2187 * g + 537 * b)
+            }
+            let keep = 1024 - a, half: UInt32 = 1 << 21
+            return (p & 0xFF00_0000) | (((r << 12) * keep + sr * a + half) >> 22) << 16
+                | (((g << 12) * keep + sg * a + half) >> 22) << 8 | (((b << 12) * keep + sb * a + half) >> 22)
+        }, { k, px, n in k.sepia(px, n, a) })
+    }
+
+    @Test(arguments: [0, 1_275_000, 1_275_001, 2_550_000, 2_550_001] as [UInt32])
+    func lumaThresholdAndSolarizeMatchTheirIntegers(limit: UInt32) {
+        func luma(_ p: UInt32) -> UInt32 { 2126 * ((p >> 16) & 0xFF) + 7152 * ((p >> 8) & 0xFF) + 722 * (p & 0xFF) }
+        check("threshold \(limit)", { p in (p & 0xFF00_0000) | (luma(p) >= limit ? 0x00FF_FFFF : 0) },
+              { k, px, n in k.luma_threshold(px, n, limit) })
+        check("solarize \(limit)", { p in luma(p) <= limit ? p ^ 0x00FF_FFFF : p }, { k, px, n in k.luma_solarize(px, n, limit) })
+    }
+
+    @Test(arguments: [0.6, -0.8, 1] as [Float])
+    func vibranceMatchesItsFormula(amount a: Float) {
+        let sign: Float = a < 0 ? -1 : 1, k = a * sign / 255
+        check("vibrance \(a)", { p in
+            let (r, g, b) = Self.channels(p)
+            let s = max(r, max(g, b)) - min(r, min(g, b))
+            let l = 0.2126 * r + 0.7152 * g + 0.0722 * b
+            let f = 1 + a - k * s
+            return (p & 0xFF00_0000) | Self.byte(l + (r - l) * f) << 16 | Self.byte(l + (g - l) * f) << 8 | Self.byte(l + (b - l) * f)
+        }, { kk, px, n in kk.vibrance(px, n, a, k) })
+    }
+
+    @Test func monochromeMatchesItsOverlayBlend() {
+        let (cr, cg, cb): (Float, Float, Float) = (0.69, 0.5, 0.31)
+        func blend(_ l: Float, _ c: Float) -> Float { l < 0.5 ? 2 * l * c : 1 - 2 * (1 - l) * (1 - c) }
+        for k: Float in [1, 0.35] {
+            check("monochrome \(k)", { p in
+                let (r, g, b) = Self.channels(p)
+                let l = (0.2126 * r + 0.7152 * g + 0.0722 * b) * (1 / 255 as Float)
+                let ob = blend(l, cb) * 255, og = blend(l, cg) * 255, or = blend(l, cr) * 255
+                return (p & 0xFF00_0000) | Self.byte(r + (or - r) * k) << 16 | Self.byte(g + (og - g) * k) << 8 | Self.byte(b + (ob - b) * k)
+            }, { kk, px, n in kk.monochrome(px, n, cr, cg, cb, k) })
+        }
+    }
+
+    @Test func falseColorMatchesItsRamp() {
+        let origin: [Float] = [0.3 * 255, 0.1 * 255, 0.5 * 255], span: [Float] = [0.7, 0.6, -0.5]
+        check("falsecolor", { p in
+            let (r, g, b) = Self.channels(p)
+            let l = 0.2126 * r + 0.7152 * g + 0.0722 * b
+            return (p & 0xFF00_0000) | Self.byte(origin[0] + span[0] * l) << 16 | Self.byte(origin[1] + span[1] * l) << 8
+                | Self.byte(origin[2] + span[2] * l)
+        }, { k, px, n in origin.withUnsafeBufferPointer { o in span.withUnsafeBufferPointer { k.falsecolor(px, n, o.baseAddress, $0.baseAddress) } } })
+    }
+
+    @Test func linearMatrixMatchesItsTables() {
+        // sRGB's curve, and a 65536-entry encode table over 0…1.
+        let decode: [Float] = (0..<256).map { v in
+            let c = Double(v) / 255
+            return Float(c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4))
+        }
+        let encode: [UInt8] = (0..<65536).map { i in
+            let l = Double(i) / 65535
+            let e = l <= 0.0031308 ? 12.92 * l : 1.055 * pow(l, 1 / 2.4) - 0.055
+            return UInt8(min(max((e * 255 + 0.5).rounded(.down), 0), 255))
+        }
+        let m: [Float] = [0.9, 0.2, -0.1, 0.05, 0.85, 0.1, -0.2, 0.3, 1.1]
+        let m4: [Float] = [0.5, 0.3, 0.1, 0.1, 0.1, 0.9, -0.2, 0, 0.2, 0.1, 0.6, 0.05, 0.1, 0, 0, 0.8]
+        let bias: [Float] = [0.1, 0, -0.05, 0.1]
+        func enc(_ v: Float) -> UInt32 {
+            let c = v < 0 ? 0 : (v > 1 ? 1 : v)
+            return UInt32(encode[Int((c * 65535 + 8_388_608).bitPattern & 0xFFFF)])
+        }
+        check("linear matrix", { p in
+            let (r, g, b) = (decode[Int((p >> 16) & 0xFF)], decode[Int((p >> 8) & 0xFF)], decode[Int(p & 0xFF)])
+            return (p & 0xFF00_0000) | enc(m[0] * r + m[1] * g + m[2] * b) << 16 | enc(m[3] * r + m[4] * g + m[5] * b) << 8
+                | enc(m[6] * r + m[7] * g + m[8] * b)
+        }, { k, px, n in
+            m.withUnsafeBufferPointer { mm in decode.withUnsafeBufferPointer { d in encode.withUnsafeBufferPointer { e in
+                k.linear_affine_rgb(px, n, mm.baseAddress, d.baseAddress, e.baseAddress)
+            } } }
+        })
+        check("linear matrix with alpha", { p in
+            let (r, g, b) = (decode[Int((p >> 16) & 0xFF)], decode[Int((p >> 8) & 0xFF)], decode[Int(p & 0xFF)])
+            let a = Float(Int32(bitPattern: p >> 24)) / 255
+            func row(_ i: Int) -> Float { m4[4 * i] * r + m4[4 * i + 1] * g + m4[4 * i + 2] * b + m4[4 * i + 3] * a + bias[i] }
+            return Self.byte(row(3) * 255) << 24 | enc(row(0)) << 16 | enc(row(1)) << 8 | enc(row(2))
+        }, { k, px, n in
+            m4.withUnsafeBufferPointer { mm in bias.withUnsafeBufferPointer { o in decode.withUnsafeBufferPointer { d in
+                encode.withUnsafeBufferPointer { e in k.linear_matrix_rgba(px, n, mm.baseAddress, o.baseAddress, d.baseAddress, e.baseAddress) }
+            } } }
+        })
+    }
+
+    /// BT.709 limited range ×2¹⁶, as the encoder's converter builds it.
+    @Test func yuv420RowPairMatchesItsFixedPoint() {
+        let m = vfx_yuv_matrix(yr: 11966, yg: 40254, yb: 4064, ur: -6596, ug: -22189, ub: 28784, vr: 28784, vg: -26145, vb: -2639)
+        let half = 517, rows = Self.pixels + Self.pixels.reversed()
+        var expected = (y0: [UInt8](), y1: [UInt8](), u: [UInt8](), v: [UInt8]())
+        func luma(_ p: UInt32) -> UInt8 {
+            let r = Int32((p >> 16) & 0xFF), g = Int32((p >> 8) & 0xFF), b = Int32(p & 0xFF)
+            return UInt8(truncatingIfNeeded: (m.yr * r + m.yg * g + m.yb * b + (16 << 16) + (1 << 15)) >> 16)
+        }
+        let r0 = Array(rows[0..<(2 * half)]), r1 = Array(rows[(2 * half)..<(4 * half)])
+        for i in 0..<half {
+            let q = [r0[2 * i], r0[2 * i + 1], r1[2 * i], r1[2 * i + 1]]
+            expected.y0 += [luma(q[0]), luma(q[1])]
+            expected.y1 += [luma(q[2]), luma(q[3])]
+            let sr = q.reduce(0) { $0 + Int32(($1 >> 16) & 0xFF) }, sg = q.reduce(0) { $0 + Int32(($1 >> 8) & 0xFF) }
+            let sb = q.reduce(0) { $0 + Int32($1 & 0xFF) }
+            let off: Int32 = (128 << 18) + (1 << 17)
+            expected.u.append(UInt8(truncatingIfNeeded: (m.ur * sr + m.ug * sg + m.ub * sb + off) >> 18))
+            expected.v.append(UInt8(truncatingIfNeeded: (m.vr * sr + m.vg * sg + m.vb * sb + off) >> 18))
+        }
+        #expect(Set(expected.u).count > 20)
+        for (name, set) in Self.kernelSets {
+            var y0 = [UInt8](repeating: 0, count: 2 * half), y1 = y0, u = [UInt8](repeating: 0, count: half), v = u
+            var matrix = m
+            set.yuv420_row_pair(r0, r1, &y0, &y1, &u, &v, half, &matrix)
+            #expect(y0 == expected.y0 && y1 == expected.y1, "\(name): luma")
+            #expect(u == expected.u && v == expected.v, "\(name): chroma")
+        }
+    }
+
+    /// One row of the old-film look, with scratches in `mul`/`add`, against its formula as
+    /// OldTimes had it in Swift (half-up quantizing).
+    @Test func oldTimesRowMatchesItsFormula() {
+        func hash(_ v: UInt32) -> UInt32 {
+            var x = v
+            x ^= x >> 16; x = x &* 0x7feb_352d
+            x ^= x >> 15; x = x &* 0x846c_a68b
+            x ^= x >> 16
+            return x
+        }
+        func q(_ v: Float) -> UInt32 {
+            let r = (v + 0.5).rounded(.down)
+            return UInt32(r < 0 ? 0 : (r > 255 ? 255 : r))
+        }
+        let w = Self.pixels.count, from = Self.pixels, original = Array(Self.pixels.reversed())
+        var mul = [Float](repeating: 1, count: w), add = [Float](repeating: 0, count: w)
+        for x in [3, 4, 5, 500, 501] { mul[x] = 0.6 + Float(x % 3) * 0.1; add[x] = x > 400 ? 0.4 : 0 }
+        for (tone, grain, lift, amount) in [(1, 0.08, 0.02, 1), (0.4, 0.3, -0.1, 0.7)] as [(Float, Float, Float, Float)] {
+            var p = vfx_oldtimes_row_params(seed: 7, tick: 31, row_seed: 540 * UInt32(w), tone: tone, grain: grain, lift: lift,
+                                            half_w: Float(w) / 2, dyc: -270.5, inverse_diagonal: 1 / 1101.4, vignette: 0.5, amount: amount)
+            var expected = [UInt32]()
+            for x in 0..<w {
+                let s = from[x]
+                var r = Float(Int32(truncatingIfNeeded: (s >> 16) & 0xFF)) * (1 / 255)
+                var g = Float(Int32(truncatingIfNeeded: (s >> 8) & 0xFF)) * (1 / 255)
+                var b = Float(Int32(truncatingIfNeeded: s & 0xFF)) * (1 / 255)
+                let luma = 0.299 * r + 0.587 * g + 0.114 * b
+                r += (luma - r) * tone; g += (luma * 0.92 - g) * tone; b += (luma * 0.78 - b) * tone
+                let h = hash(p.seed ^ hash(p.tick ^ hash(5 ^ hash(p.row_seed &+ UInt32(x)))))
+                let n = grain * (2 * Float(Int32(truncatingIfNeeded: h >> 8)) * 0x1p-24 - 1) + lift
+                r = min(max(r + n, 0), 1); g = min(max(g + n, 0), 1); b = min(max(b + n, 0), 1)
+                r = r * mul[x] + add[x]; g = g * mul[x] + add[x]; b = b * mul[x] + add[x]
+                let dx = Float(x) + 0.5 - p.half_w
+                let t = min(max(((dx * dx + p.dyc * p.dyc).squareRoot() * p.inverse_diagonal - 0.45) * (1 / 0.55), 0), 1)
+                let shade = 1 - p.vignette * t * t * (3 - 2 * t)
+                let o = original[x]
+                let (orr, og, ob) = Self.channels(o)
+                expected.append((o & 0xFF00_0000) | q(orr + (r * shade * 255 - orr) * amount) << 16
+                    | q(og + (g * shade * 255 - og) * amount) << 8 | q(ob + (b * shade * 255 - ob) * amount))
+            }
+            #expect(Set(expected).count > 100)
+            for (name, set) in Self.kernelSets {
+                var out = [UInt32](repeating: 0, count: w)
+                set.oldtimes_row(from, original, &out, w, mul, add, &p)
+                let wrong = (0..<w).filter { out[$0] != expected[$0] }
+                #expect(wrong.isEmpty, "\(name), tone \(tone): \(wrong.count) of \(w) pixels differ")
+            }
+        }
+    }
+
+    @Test func addScaledIsOneBlurTap() {
+        let input = (0..<1001).map { Float($0 % 97) * 0.37 - 3 }, start = (0..<1001).map { Float($0 % 13) * 1.5 }
+        let expected = zip(start, input).map { $0 + 0.2417 * $1 }
+        for (name, set) in Self.kernelSets {
+            var out = start
+            set.add_scaled(&out, input, 1001, 0.2417)
+            #expect(out == expected, "\(name)")
+        }
+    }
+
+    @Test func theBestSetIsTheWidestThisCPURuns() {
+        let best = vfx_color_kernels_best()!
+        let wide = vfx_color_kernels_for(Int32(VFX_COLOR_AVX2))
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        #if arch(x86_64)
+        #expect((wide != nil) == (cpuinfo.contains(" avx2") && cpuinfo.contains(" fma")))
+        #endif
+        #expect(best == (wide ?? vfx_color_kernels_for(Int32(VFX_COLOR_BASELINE))!))
+    }
+}
