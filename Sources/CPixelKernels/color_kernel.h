@@ -177,6 +177,52 @@ KERNEL_TARGET static void K(add_scaled)(float *restrict out, const float *restri
     for (long x = 0; x < n; x++) out[x] += weight * in[x];
 }
 
+KERNEL_TARGET static void K(column_sums)(const uint32_t *restrict top, long stride, long rows, long width,
+                                         uint32_t *restrict sb, uint32_t *restrict sg, uint32_t *restrict sr,
+                                         uint32_t *restrict sa) {
+    for (long x = 0; x < width; x++) sb[x] = sg[x] = sr[x] = sa[x] = 0;
+    for (long y = 0; y < rows; y++) {
+        const uint32_t *row = top + y * stride;
+        for (long x = 0; x < width; x++) {
+            uint32_t p = row[x];
+            sb[x] += p & 0xFF;
+            sg[x] += (p >> 8) & 0xFF;
+            sr[x] += (p >> 16) & 0xFF;
+            sa[x] += p >> 24;
+        }
+    }
+}
+
+KERNEL_TARGET static void K(blend_rows)(const uint32_t *restrict r0, const uint32_t *restrict r1, float f,
+                                        float *restrict br, float *restrict bg, float *restrict bb, long w) {
+    for (long x = 0; x < w; x++) {
+        uint32_t p = r0[x], q = r1[x];
+        float pr = CH(p, 16), qr = CH(q, 16), pg = CH(p, 8), qg = CH(q, 8), pb = CH(p, 0), qb = CH(q, 0);
+        br[x] = pr + (qr - pr) * f;
+        bg[x] = pg + (qg - pg) * f;
+        bb[x] = pb + (qb - pb) * f;
+    }
+}
+
+KERNEL_TARGET static void K(add_tap)(float *restrict ar, float *restrict ag, float *restrict ab, const float *inr,
+                                     const float *ing, const float *inb, const int32_t *restrict i0,
+                                     const int32_t *restrict i1, const float *restrict f, float weight, long w) {
+    for (long x = 0; x < w; x++) {
+        int32_t a0 = i0[x], a1 = i1[x];
+        float t = f[x];
+        ar[x] += weight * (inr[a0] + (inr[a1] - inr[a0]) * t);
+        ag[x] += weight * (ing[a0] + (ing[a1] - ing[a0]) * t);
+        ab[x] += weight * (inb[a0] + (inb[a1] - inb[a0]) * t);
+    }
+}
+
+KERNEL_TARGET static void K(planar_to_bgra)(const float *restrict r, const float *restrict g, const float *restrict b,
+                                            const uint32_t *restrict alpha, uint32_t *restrict out, long w) {
+    for (long x = 0; x < w; x++) {
+        out[x] = (alpha[x] & 0xFF000000u) | K(byte_half_up)(r[x]) << 16 | K(byte_half_up)(g[x]) << 8 | K(byte_half_up)(b[x]);
+    }
+}
+
 KERNEL_TARGET static void K(yuv420_row_pair)(const uint32_t *restrict r0, const uint32_t *restrict r1,
                                              uint8_t *restrict y0, uint8_t *restrict y1, uint8_t *restrict uo,
                                              uint8_t *restrict vo, long half, const vfx_yuv_matrix *mp) {

@@ -4,6 +4,26 @@
 // Both copies must give the same bytes: no multiply-add fusing in the AVX2+FMA copy.
 #pragma STDC FP_CONTRACT OFF
 
+// Every kernel of one copy, by name.
+#define KERNEL_TABLE(suffix) { \
+    .affine_rgb = affine_rgb_##suffix, \
+    .sepia = sepia_##suffix, \
+    .luma_threshold = luma_threshold_##suffix, \
+    .luma_solarize = luma_solarize_##suffix, \
+    .vibrance = vibrance_##suffix, \
+    .monochrome = monochrome_##suffix, \
+    .falsecolor = falsecolor_##suffix, \
+    .linear_affine_rgb = linear_affine_rgb_##suffix, \
+    .linear_matrix_rgba = linear_matrix_rgba_##suffix, \
+    .add_scaled = add_scaled_##suffix, \
+    .column_sums = column_sums_##suffix, \
+    .blend_rows = blend_rows_##suffix, \
+    .add_tap = add_tap_##suffix, \
+    .planar_to_bgra = planar_to_bgra_##suffix, \
+    .yuv420_row_pair = yuv420_row_pair_##suffix, \
+    .oldtimes_row = oldtimes_row_##suffix, \
+}
+
 #define K(name) name##_baseline
 #define KERNEL_TARGET
 #define KERNEL_AVX2 0
@@ -12,12 +32,7 @@
 #undef KERNEL_TARGET
 #undef KERNEL_AVX2
 
-static const vfx_color_kernels baseline = {
-    affine_rgb_baseline, sepia_baseline, luma_threshold_baseline, luma_solarize_baseline, vibrance_baseline,
-    monochrome_baseline, falsecolor_baseline, linear_affine_rgb_baseline, linear_matrix_rgba_baseline, add_scaled_baseline,
-    yuv420_row_pair_baseline,
-    oldtimes_row_baseline,
-};
+static const vfx_color_kernels baseline = KERNEL_TABLE(baseline);
 
 #if defined(__x86_64__) && defined(__clang__)
 #define VFX_COLOR_HAVE_AVX2 1
@@ -29,11 +44,7 @@ static const vfx_color_kernels baseline = {
 #undef KERNEL_TARGET
 #undef KERNEL_AVX2
 
-static const vfx_color_kernels avx2 = {
-    affine_rgb_avx2, sepia_avx2, luma_threshold_avx2, luma_solarize_avx2, vibrance_avx2,
-    monochrome_avx2, falsecolor_avx2, linear_affine_rgb_avx2, linear_matrix_rgba_avx2, add_scaled_avx2,
-    yuv420_row_pair_avx2, oldtimes_row_avx2,
-};
+static const vfx_color_kernels avx2 = KERNEL_TABLE(avx2);
 #endif
 
 const vfx_color_kernels *vfx_color_kernels_for(int isa) {

@@ -22,11 +22,20 @@ public struct Pixelate: LayerEffect {
 
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
         let s = max(1, min(size, min(src.width, src.height)))
+        // Per band of block rows: the column sums of the rows in the block (the C kernel
+        // `column_sums`, whole rows at a time), then each block adds its columns.
+        var sums = [UInt32](repeating: 0, count: average ? 4 * src.width : 0)
         var y = rows.lowerBound
         while y < rows.upperBound {
             let blockTop = y / s * s
             let blockBottom = min(blockTop + s, src.height)
             let end = min(blockBottom, rows.upperBound)
+            if average {
+                sums.withUnsafeMutableBufferPointer { c in
+                    let b = c.baseAddress!, width = src.width
+                    colorKernels.column_sums(src.row(blockTop), src.stride, blockBottom - blockTop, width, b, b + width, b + 2 * width, b + 3 * width)
+                }
+            }
             var x = 0
             while x < src.width {
                 let w = min(s, src.width - x)
@@ -36,12 +45,9 @@ public struct Pixelate: LayerEffect {
                     // transparent pixel's colour does not bleed into the block; when every
                     // pixel is opaque this is exactly floor(sum/n).
                     var sb = 0, sg = 0, sr = 0, sa = 0
-                    for by in blockTop..<blockBottom {
-                        let row = src.row(by) + x
-                        for bx in 0..<w {
-                            let p = row[bx]
-                            sb &+= Int(p & 0xFF); sg &+= Int((p >> 8) & 0xFF); sr &+= Int((p >> 16) & 0xFF); sa &+= Int(p >> 24)
-                        }
+                    let width = src.width
+                    for cx in x..<(x + w) {
+                        sb &+= Int(sums[cx]); sg &+= Int(sums[width + cx]); sr &+= Int(sums[2 * width + cx]); sa &+= Int(sums[3 * width + cx])
                     }
                     let n = w * (blockBottom - blockTop)
                     if sa != 255 * n {

@@ -80,30 +80,14 @@ public struct ZoomBlur: LayerEffect {
                 for k in 0..<9 {
                     let scale = 1 - Float(k - 4) * a, weight = ZoomBlur.weights[k]
                     let (y0, y1, fy) = ZoomBlur.axis(n: h, center: centerY, scale: scale, at: y)
-                    let r0 = src.row(y0), r1 = src.row(y1)
-                    // Vertical blend of two rows: contiguous, no gathers.
-                    for x in 0..<w {
-                        let p = r0[x], q = r1[x]
-                        let pr = Float(Int32(truncatingIfNeeded: (p >> 16) & 0xFF)), qr = Float(Int32(truncatingIfNeeded: (q >> 16) & 0xFF))
-                        let pg = Float(Int32(truncatingIfNeeded: (p >> 8) & 0xFF)), qg = Float(Int32(truncatingIfNeeded: (q >> 8) & 0xFF))
-                        let pb = Float(Int32(truncatingIfNeeded: p & 0xFF)), qb = Float(Int32(truncatingIfNeeded: q & 0xFF))
-                        br[x] = pr + (qr - pr) * fy
-                        bg[x] = pg + (qg - pg) * fy
-                        bb[x] = pb + (qb - pb) * fy
-                    }
-                    // Horizontal read at this tap's columns, weighted into the sum.
-                    let i0 = x0.baseAddress! + k * w, i1 = x1.baseAddress! + k * w, f = fx.baseAddress! + k * w
-                    for x in 0..<w {
-                        let a0 = Int(i0[x]), a1 = Int(i1[x]), t = f[x]
-                        ar[x] += weight * (br[a0] + (br[a1] - br[a0]) * t)
-                        ag[x] += weight * (bg[a0] + (bg[a1] - bg[a0]) * t)
-                        ab[x] += weight * (bb[a0] + (bb[a1] - bb[a0]) * t)
-                    }
+                    // Vertical blend of two rows (contiguous), then the horizontal read at this
+                    // tap's columns weighted into the sum: the C kernels `blend_rows` and
+                    // `add_tap` (AVX2 gathers where the CPU has them).
+                    colorKernels.blend_rows(src.row(y0), src.row(y1), fy, br, bg, bb, w)
+                    colorKernels.add_tap(ar, ag, ab, br, bg, bb, x0.baseAddress! + k * w, x1.baseAddress! + k * w,
+                                         fx.baseAddress! + k * w, weight, w)
                 }
-                let out = dst + y * destinationStride, original = src.row(y)
-                for x in 0..<w {
-                    out[x] = (original[x] & 0xFF00_0000) | Pixel.quantize(ar[x]) << 16 | Pixel.quantize(ag[x]) << 8 | Pixel.quantize(ab[x])
-                }
+                colorKernels.planar_to_bgra(ar, ag, ab, src.row(y), dst + y * destinationStride, w)
             }
         } }
         } } }

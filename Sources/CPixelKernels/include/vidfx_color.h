@@ -54,6 +54,18 @@ typedef struct {
                                const uint8_t *encode);
     /// out[x] += weight·in[x]: one tap of a separable blur over a row of floats.
     void (*add_scaled)(float *out, const float *in, long n, float weight);
+    /// Per column x of `rows` BGRA rows from `top` (`stride` pixels apart): the sums of
+    /// each channel, into four planes of `width` (b, g, r, a).
+    void (*column_sums)(const uint32_t *top, long stride, long rows, long width, uint32_t *b, uint32_t *g, uint32_t *r,
+                        uint32_t *a);
+    /// Two rows mixed vertically, row0 + (row1 − row0)·f, into planar floats (r, g, b).
+    void (*blend_rows)(const uint32_t *row0, const uint32_t *row1, float f, float *r, float *g, float *b, long w);
+    /// One resampling tap over planar rows: out[x] += weight·lerp(in[i0[x]], in[i1[x]], f[x])
+    /// for each of (r, g, b).
+    void (*add_tap)(float *r, float *g, float *b, const float *inr, const float *ing, const float *inb, const int32_t *i0,
+                    const int32_t *i1, const float *f, float weight, long w);
+    /// Planar floats (0…255 units) → BGRA, rounded half up, alpha from `alpha`.
+    void (*planar_to_bgra)(const float *r, const float *g, const float *b, const uint32_t *alpha, uint32_t *out, long w);
     /// Two BGRA rows → two luma rows and one row each of Cb and Cr (2×2 means), `half`
     /// pixel pairs across.
     void (*yuv420_row_pair)(const uint32_t *r0, const uint32_t *r1, uint8_t *y0, uint8_t *y1, uint8_t *u, uint8_t *v,
