@@ -7,7 +7,8 @@ A package that depends on vidfx cannot pass it unsafe flags, so it gets the port
 build (baseline x86-64). This builds effects-bench both ways (release; the portable one
 in .build, the tuned one in .build-CPU), runs them in turn on the same 1080p frames as
 bench/effects.py, `runs` times each, and prints per effect the medians, the ranges and
-portable / tuned. The goal for every effect is ≤ 1.10.
+portable / tuned, of the medians and of the fastest runs. The goal for every effect is
+≤ 1.10.
 """
 import argparse, json, os, statistics, subprocess, sys
 
@@ -49,15 +50,17 @@ def main():
                 times[kind][r["chain"]].append(r["msPerFrame"])
     print(f"1920x1080 testsrc2, {args.frames} frames, {args.runs} runs of each build alternating, "
           f"{os.cpu_count()} cores; tuned = VIDFX_TARGET_CPU={args.cpu}")
-    print(f"{'effect':40s} {'portable ms':>16s} {'tuned ms':>16s} {'portable/tuned':>15s}")
+    # Medians, and the fastest run of each: on a shared machine the noise only ever adds
+    # time, so the fastest runs compare the code itself best.
+    print(f"{'effect':40s} {'portable ms':>19s} {'tuned ms':>19s} {'p/t medians':>12s} {'p/t fastest':>12s}")
     worst = (0.0, "")
     for label, chain in cases:
         p, t = times["portable"][chain], times["tuned"][chain]
-        ratio = statistics.median(p) / statistics.median(t)
-        worst = max(worst, (ratio, label))
+        ratio, best = statistics.median(p) / statistics.median(t), min(p) / min(t)
+        worst = max(worst, (best, label))
         print(f"{label:40s} {statistics.median(p):6.2f} ({min(p):.2f}-{max(p):.2f}) "
-              f"{statistics.median(t):6.2f} ({min(t):.2f}-{max(t):.2f}) {ratio:14.2f}")
-    print(f"worst: {worst[1]} at {worst[0]:.2f}")
+              f"{statistics.median(t):6.2f} ({min(t):.2f}-{max(t):.2f}) {ratio:12.2f} {best:12.2f}")
+    print(f"worst (fastest runs): {worst[1]} at {worst[0]:.2f}")
 
 
 if __name__ == "__main__":
