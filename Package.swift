@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "Effects", targets: ["Effects"]),
         .library(name: "Sinks", targets: ["Sinks"]),
         .library(name: "Detection", targets: ["Detection"]),
+        .library(name: "Scenes", targets: ["Scenes"]),
         // The face network (OpenCV dnn behind a C API), loaded by Detection at run time
         // rather than linked: see FaceNetLibrary.
         .library(name: "VidfxFaceNet", type: .dynamic, targets: ["CFaceNet"]),
@@ -80,6 +81,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_core")]
         ),
         .target(name: "Detection", dependencies: ["FrameCore", "CZbar"], swiftSettings: strict),
+        // What changes between pictures: scene cuts (PySceneDetect's detectors), on the
+        // small pictures FrameSource's PictureScanner reads; no FFmpeg.
+        .target(name: "Scenes", dependencies: ["FrameCore"], swiftSettings: strict),
         // The preview window: SDL2 (what ffplay uses), kept out of the Sinks library so
         // that users of Sinks need no libsdl2-dev.
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
@@ -101,7 +105,7 @@ let package = Package(
         .executableTarget(
             name: "vidfx",
             dependencies: [
-                "MediaInput", "FrameSource", "Effects", "Sinks", "FrameCore", "Playback", "WindowSink", "Detection", "Studio",
+                "MediaInput", "FrameSource", "Effects", "Sinks", "FrameCore", "Playback", "WindowSink", "Detection", "Studio", "Scenes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -109,12 +113,13 @@ let package = Package(
         // Benchmark driver (bench/effects.py runs it beside ffmpeg); not a test.
         .executableTarget(name: "effects-bench", dependencies: ["Effects", "FrameCore"], path: "Benchmarks/EffectsBench", swiftSettings: strict),
         // Process running shared by the test targets.
-        .target(name: "TestSupport", path: "Tests/Support", exclude: ["media_server.py", "browser_seams.py", "cdp.py", "face_oracle.py"], swiftSettings: strict),
+        .target(name: "TestSupport", path: "Tests/Support", exclude: ["media_server.py", "browser_seams.py", "cdp.py", "face_oracle.py", "scene_oracle.py"], swiftSettings: strict),
         .testTarget(name: "FrameCoreTests", dependencies: ["FrameCore"], swiftSettings: strict),
         .testTarget(name: "EffectsTests", dependencies: ["Effects", "FrameCore", "FrameSource", "CPixelKernels", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "WindowSink", "CSDL2", "Sinks", "Effects", "FrameSource", "FrameCore", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "SinksTests", dependencies: ["Sinks", "MediaInput", "FrameCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ScenesTests", dependencies: ["Scenes", "FrameCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DetectionTests", dependencies: ["Detection", "FrameSource", "FrameCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "FrameSourceTests", dependencies: ["FrameSource", "MediaInput", "FrameCore", "CFFmpeg", "CPixelKernels", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "VidfxCLITests", dependencies: ["vidfx", "Studio", "FrameSource", "Effects", "FrameCore", "TestSupport"], swiftSettings: strict),

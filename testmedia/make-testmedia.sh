@@ -202,3 +202,20 @@ ff -f lavfi -i "testsrc2=s=160x120:d=0.5,format=yuva444p,geq=lum='lum(X,Y)':cb='
 #   encoding, as H.264 that says it is progressive (an upload that lost its field flags), 320x240, 0.5 s.
 ff -loop 1 -framerate 60000/1001 -i crowd.jpg -vf "format=rgb24,crop=320:240:x='3*n':y=150,format=yuv420p,interlace=scan=tff:lowpass=0" \
   -frames:v 30 -c:v libx264 -crf 20 -preset veryfast woven-upload.mp4
+
+# Scene cuts (issue 28): cuts.mp4, 640x360, 30 fps, 9.6 s from the two photographs and a test
+# pattern: hard cuts between pans, a three-frame white flash inside a shot, a fade to black,
+# black, and a fade in. cuts-vfr.mkv: the same pictures at variable timing (the first 100 at
+# 30 fps, then 20 fps, then 40 fps), so picture numbers and times part ways.
+ff -loop 1 -framerate 30 -i crowd.jpg -loop 1 -framerate 30 -i pitch.jpg -f lavfi -i testsrc2=s=640x360:r=30 \
+  -filter_complex "\
+[0:v]scale=1280:-2,crop=640:360:x='40+60*t':y=120,trim=duration=2,setpts=PTS-STARTPTS,format=yuv420p,setsar=1[a];\
+[1:v]scale=1370:856,crop=640:360:x='700-100*t':y=150,trim=duration=1.5,setpts=PTS-STARTPTS,format=yuv420p,setsar=1[b];\
+[2:v]trim=duration=1.2,setpts=PTS-STARTPTS,format=yuv420p,setsar=1[c];\
+[0:v]scale=1600:-2,crop=640:360:x='500-40*t':y=400,trim=duration=1.5,setpts=PTS-STARTPTS,format=yuv420p,drawbox=enable='between(n,18,20)':c=white:t=fill,setsar=1[d];\
+[1:v]scale=1370:856,crop=640:360:x='100+80*t':y=300,trim=duration=1.4,setpts=PTS-STARTPTS,format=yuv420p,fade=t=out:st=0.8:d=0.45,setsar=1[e];\
+color=black:s=640x360:r=30:d=0.5,format=yuv420p,setsar=1[f];\
+[0:v]scale=1280:-2,crop=640:360:x='400+30*t':y=50,trim=duration=1.5,setpts=PTS-STARTPTS,format=yuv420p,fade=t=in:st=0:d=0.4,setsar=1[g];\
+[a][b][c][d][e][f][g]concat=n=7:v=1:a=0[v]" -map "[v]" -c:v libx264 -crf 23 -g 60 -pix_fmt yuv420p -movflags +faststart cuts.mp4
+ff -i cuts.mp4 -vf "settb=1/1000,setpts='if(lt(N,100),N/30,if(lt(N,200),100/30+(N-100)/20,100/30+5+(N-200)/40))/TB'" \
+  -fps_mode passthrough -enc_time_base 1/1000 -c:v libx264 -crf 23 -g 60 cuts-vfr.mkv

@@ -1,0 +1,156 @@
+import CFFmpeg
+public import FrameCore
+public import MediaInput
+
+/// Every picture of a video, in presentation order, each scaled straight from the
+/// decoder's YUV to a small BGRA image: what content analysis (scene cuts, hashes,
+/// histograms) reads. No cadence: picture `n` is the stream's `n`th, with its own time.
+///
+/// Unlike ``FrameSource`` it neither rotates, tone-maps nor deinterlaces, and its
+/// colour conversion is swscale's default (BT.601, limited range), as OpenCV's capture
+/// does: measures computed on it then agree with tools built on OpenCV.
+///
+/// ```swift
+/// let scanner = try PictureScanner(input: MediaInput("clip.mp4"))
+/// while let picture = try scanner.next() { print(picture.tick, picture.time) }
+/// ```
+/// Use from one thread; only ``stop()`` may be called from others.
+public final class PictureScanner: @unchecked Sendable {
+    /// What to read and at which size.
+    public struct Options: Sendable {
+        /// The analysis width; nil follows PySceneDetect's rule (a width of 256 or more
+        /// is scaled to 256, height in proportion; smaller pictures keep their size).
+        public var width: Int?
+        /// Where to start, in seconds on the source timeline.
+        public var start = Rational(0)
+        /// How long to read from `start`; nil for up to the end.
+        public var duration: Rational?
+        /// Decode key frames only (one picture a GOP; `tick` is then the key frame's
+        /// picture number, counted at the stream's nominal rate).
+        public var keyFramesOnly = false
+        /// Skip the in-loop deblocking filter: about a quarter faster on H.264, and
+        /// below a code value of difference at the analysis size.
+        public var fastDecode = true
+        /// Receives one-line warnings (damaged data skipped, input ending early).
+        public var warningHandler: (@Sendable (String) -> Void)?
+
+        /// Defaults: the whole clip at PySceneDetect's analysis size, every picture.
+        public init() {}
+    }
+
+    /// What the input contains.
+    public let info: MediaInfo
+    /// The analysis size every picture is scaled to.
+    public let width: Int, height: Int
+    /// The stream's nominal frame duration (from its average rate), when it has one.
+    public let nominalFrameDuration: Rational?
+
+    private let decoder: VideoDecoder
+    private let interrupt: InterruptFlag
+    private let options: Options
+    private var picture: UnsafeMutablePointer<AVFrame>?
+    private var sws: OpaquePointer?
+    private var swsKey: [Int32] = []
+    private var index = -1
+    private var ended = false
+    private let pool = FramePool(capacity: 4)
+
+    /// Opens the input's video stream.
+    /// - Throws: ``FrameSourceError`` naming the input and the cause.
+    public init(input: MediaInput, options: Options = Options()) throws(FrameSourceError) {
+        var configuration = FrameSource.Configuration()
+        configuration.deinterlace = .off
+        configuration.start = options.start
+        configuration.duration = options.duration
+        configuration.warningHandler = options.warningHandler
+        try configuration.validate(input: input.location)
+        if let width = options.width, !(16...4096).contains(width) {
+            throw FrameSourceError(input: input.location, kind: .invalidConfiguration, reason: "analysis width must be 16…4096 (got \(width))")
+        }
+        self.options = options
+        interrupt = InterruptFlag(timeout: input.network.timeout)
+        decoder = try VideoDecoder(input: input, configuration: configuration, interrupt: interrupt)
+        decoder.keyFramesOnly = options.keyFramesOnly
+        decoder.loopFilter = !options.fastDecode
+        info = decoder.info
+        nominalFrameDuration = decoder.nominalDuration
+        let (w, h) = (max(1, decoder.info.video.codedWidth), max(1, decoder.info.video.codedHeight))
+        (width, height) = PictureScanner.analysisSize(width: w, height: h, requested: options.width)
+        picture = av_frame_alloc()
+        if options.start > Rational(0) { _ = decoder.seek(toSeconds: options.start) }
+    }
+
+    deinit {
+        av_frame_free(&picture)
+        sws_freeContext(sws)
+    }
+
+    /// PySceneDetect's analysis size: a picture `width` wide or wider than 256 is
+    /// divided by `width / 256` (each side rounded), or by `width / requested`.
+    public static func analysisSize(width: Int, height: Int, requested: Int?) -> (Int, Int) {
+        let target = Double(requested ?? 256)
+        guard Double(width) > target || (requested != nil && width != requested) else { return (width, height) }
+        let factor = Double(width) / target
+        return (max(1, Int((Double(width) / factor).rounded())), max(1, Int((Double(height) / factor).rounded())))
+    }
+
+    /// Asks ``next()`` to return nil; safe from any thread (a signal handler's task).
+    public func stop() { interrupt.requestStop() }
+
+    /// The next picture, scaled: `tick` is its number in the stream (from 0), `time` and
+    /// `sourceTime` its presentation time. Nil at the end, or after ``stop()``.
+    public func next() throws(FrameSourceError) -> Frame? {
+        guard !ended, let picture else { return nil }
+        while true {
+            guard try decoder.decode(into: picture), !interrupt.stopRequested else { ended = true; return nil }
+            let t = decoder.time(of: picture)
+            if let nominal = nominalFrameDuration, (t - options.start).seconds < -nominal.seconds / 2 { continue }  // before the start: the seek's lead-in
+            if nominalFrameDuration == nil, t < options.start { continue }
+            if let duration = options.duration, t >= options.start + duration { ended = true; return nil }
+            // Picture numbers count from 0 at the top; past a seek, and for key frames,
+            // they are counted at the nominal rate (exact for constant-rate video).
+            func number(at t: Rational) -> Int {
+                nominalFrameDuration.map { Int((t.seconds / $0.seconds).rounded()) } ?? index + 1
+            }
+            if index < 0 { index = options.start == Rational(0) && !options.keyFramesOnly ? 0 : number(at: t) }
+            else if options.keyFramesOnly { index = max(index + 1, number(at: t)) }
+            else { index += 1 }
+            var frame = try scale(picture)
+            frame.tick = Int64(index)
+            frame.time = t
+            frame.sourceTime = t
+            return frame
+        }
+    }
+
+    /// One decoded picture to BGRA at the analysis size.
+    private func scale(_ p: UnsafeMutablePointer<AVFrame>) throws(FrameSourceError) -> Frame {
+        let key = [p.pointee.width, p.pointee.height, p.pointee.format]
+        if key != swsKey {
+            sws_freeContext(sws)
+            // Two taps each way, as OpenCV's INTER_LINEAR samples when it shrinks.
+            sws = sws_getContext(p.pointee.width, p.pointee.height, AVPixelFormat(rawValue: p.pointee.format),
+                                 Int32(width), Int32(height), AV_PIX_FMT_BGRA, Int32(SWS_FAST_BILINEAR), nil, nil, nil)
+            swsKey = key
+        }
+        guard let sws else {
+            throw FrameSourceError(input: decoder.input, kind: .decodeFailed, reason: "cannot convert a \(p.pointee.width)x\(p.pointee.height) picture")
+        }
+        var frame = Frame(width: width, height: height, pool: pool)
+        let stride = Int32(frame.bytesPerRow)
+        frame.withUnsafeMutableBytes { (out: UnsafeMutableRawBufferPointer) in
+            var dst: [UnsafeMutablePointer<UInt8>?] = [out.baseAddress!.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
+            var dstStride: [Int32] = [stride, 0, 0, 0]
+            withUnsafePointer(to: &p.pointee.data) { dataTuple in
+                dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { src in
+                    withUnsafePointer(to: &p.pointee.linesize) { lsTuple in
+                        lsTuple.withMemoryRebound(to: Int32.self, capacity: 8) { ls in
+                            _ = sws_scale(sws, src, ls, 0, p.pointee.height, &dst, &dstStride)
+                        }
+                    }
+                }
+            }
+        }
+        return frame
+    }
+}

@@ -1,0 +1,48 @@
+public import FrameCore
+
+/// Cuts where a picture's content score stands out from its neighbours': the score over
+/// the mean of the `window` scores either side, at least `ratio` and at least
+/// `minContent`. Fast camera motion raises every score in a window alike, so it cuts
+/// less there than ``ContentDetector``. PySceneDetect's `detect-adaptive` (its CLI's
+/// default); cuts are decided `window` pictures late.
+public final class AdaptiveDetector: SceneDetector {
+    private let content: ContentDetector
+    private let ratio: Double
+    private let minContent: Double
+    private let window: Int
+    private let minSceneLength: Int
+    private var lastCut: Int?
+    private var buffer: [(frame: Int, time: Rational, score: Double)] = []
+    /// The last picture's content score (its ratio is known `window` pictures later).
+    public private(set) var lastScore = 0.0
+
+    /// PySceneDetect's defaults: ratio 3, window 2, a content score of at least 15.
+    public init(ratio: Double = 3, minSceneLength: Int, window: Int = 2, minContent: Double = 15, weights: ContentDetector.Weights = .even) {
+        content = ContentDetector(threshold: 255, minSceneLength: 0, weights: weights)
+        self.ratio = ratio
+        self.minContent = minContent
+        self.window = max(1, window)
+        self.minSceneLength = minSceneLength
+    }
+
+    /// Scores the picture and decides on the one `window` pictures back.
+    public func process(_ picture: Frame) -> [Cut] {
+        let score = content.score(picture)
+        lastScore = score
+        let frame = Int(picture.tick)
+        if lastCut == nil { lastCut = frame }
+        buffer.append((frame, picture.time, score))
+        let needed = 1 + 2 * window
+        guard buffer.count >= needed else { return [] }
+        if buffer.count > needed { buffer.removeFirst(buffer.count - needed) }
+        let target = buffer[window]
+        let neighbours = buffer.indices.filter { $0 != window }.reduce(0.0) { $0 + buffer[$1].score } / Double(2 * window)
+        var adaptive = 0.0
+        if abs(neighbours) >= 1e-5 { adaptive = min(target.score / neighbours, 255) }
+        else if target.score >= minContent { adaptive = 255 }
+        // As PySceneDetect: the scene length is counted to the newest picture, not the target.
+        guard adaptive >= ratio, target.score >= minContent, frame - lastCut! >= minSceneLength else { return [] }
+        lastCut = target.frame
+        return [Cut(frame: target.frame, time: target.time, score: adaptive)]
+    }
+}

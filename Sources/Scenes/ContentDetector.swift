@@ -1,0 +1,123 @@
+public import FrameCore
+
+/// Cuts where the picture's colour and brightness change at once: the mean absolute
+/// difference of hue, saturation and value (HSV, OpenCV's 8-bit scales: hue 0–179) from
+/// the previous picture, weighted, against a threshold. PySceneDetect's `detect-content`.
+public final class ContentDetector: SceneDetector {
+    /// How much each component counts (hue, saturation, value).
+    public struct Weights: Sendable, Equatable {
+        /// Hue difference weight.
+        public var hue: Double
+        /// Saturation difference weight.
+        public var saturation: Double
+        /// Value (brightness) difference weight.
+        public var value: Double
+
+        /// Weights for hue, saturation and value.
+        public init(hue: Double, saturation: Double, value: Double) {
+            self.hue = hue
+            self.saturation = saturation
+            self.value = value
+        }
+
+        /// All three alike (the default).
+        public static let even = Weights(hue: 1, saturation: 1, value: 1)
+        /// Brightness only.
+        public static let lumaOnly = Weights(hue: 0, saturation: 0, value: 1)
+    }
+
+    /// PySceneDetect's default threshold.
+    public static let defaultThreshold = 27.0
+
+    private let threshold: Double
+    private let weights: Weights
+    private var flash: FlashFilter
+    private var previous: HSVPlanes?
+    private var spare: HSVPlanes?
+    private var recent: RecentPictures
+    /// The last picture's weighted difference (0 for the first).
+    public private(set) var lastScore = 0.0
+
+    /// Cuts where the weighted score reaches `threshold`, at least `minSceneLength`
+    /// pictures apart (kept so by `filter`).
+    public init(threshold: Double = defaultThreshold, minSceneLength: Int, weights: Weights = .even, filter: FlashFilter.Mode = .merge) {
+        self.threshold = threshold
+        self.weights = weights
+        self.flash = FlashFilter(mode: filter, length: minSceneLength)
+        self.recent = RecentPictures(capacity: 2 * minSceneLength + 8)
+    }
+
+    /// The weighted mean difference from the previous picture (0 for the first).
+    func score(_ picture: Frame) -> Double {
+        var planes = spare ?? HSVPlanes()  // the buffers of two pictures ago, reused
+        spare = nil
+        planes.fill(from: picture)
+        defer { spare = previous; previous = planes }
+        guard let previous, previous.count == planes.count, planes.count > 0 else { return 0 }
+        let (dh, ds, dv) = planes.meanDifferences(from: previous)
+        let total = abs(weights.hue) + abs(weights.saturation) + abs(weights.value)
+        return (dh * weights.hue + ds * weights.saturation + dv * weights.value) / total
+    }
+
+    /// Scores the picture; a cut where the flash filter lets one through.
+    public func process(_ picture: Frame) -> [Cut] {
+        lastScore = score(picture)
+        let frame = Int(picture.tick)
+        recent.add(frame: frame, time: picture.time, score: lastScore)
+        return flash.filter(frame: frame, above: lastScore >= threshold).compactMap { recent.cut(at: $0) }
+    }
+}
+
+/// A picture as OpenCV's 8-bit HSV planes.
+struct HSVPlanes {
+    private(set) var hue: [UInt8] = []
+    private(set) var saturation: [UInt8] = []
+    private(set) var value: [UInt8] = []
+    var count: Int { hue.count }
+
+    /// OpenCV's BGR→HSV for 8 bits, in integers rounded as it rounds: V = max,
+    /// S = 255·(V − min)/V, H = 30·(sector offset + (a − b)/(V − min)), in 0–179.
+    mutating func fill(from picture: Frame) {
+        let n = picture.width * picture.height
+        if hue.count != n {
+            hue = [UInt8](repeating: 0, count: n)
+            saturation = hue
+            value = hue
+        }
+        hue.withUnsafeMutableBufferPointer { h in
+            saturation.withUnsafeMutableBufferPointer { s in
+                value.withUnsafeMutableBufferPointer { v in
+                    picture.forEachPixel { b, g, r, i in
+                        let maxc = max(b, max(g, r)), minc = min(b, min(g, r))
+                        let diff = maxc - minc
+                        v[i] = UInt8(maxc)
+                        s[i] = maxc == 0 ? 0 : UInt8((diff * HSVPlanes.saturationTable[Int(maxc)] + (1 << 11)) >> 12)
+                        guard diff > 0 else { h[i] = 0; return }
+                        let x: Int32 = maxc == r ? g - b : maxc == g ? b - r + 2 * diff : r - g + 4 * diff
+                        var hv = (x * HSVPlanes.hueTable[Int(diff)] + (1 << 11)) >> 12
+                        if hv < 0 { hv += 180 }
+                        h[i] = UInt8(clamping: hv)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Mean absolute differences of the three planes from `other`'s.
+    func meanDifferences(from other: HSVPlanes) -> (Double, Double, Double) {
+        func mean(_ a: [UInt8], _ b: [UInt8]) -> Double {
+            var sum = 0
+            a.withUnsafeBufferPointer { a in
+                b.withUnsafeBufferPointer { b in
+                    for i in 0..<a.count { sum &+= abs(Int(a[i]) - Int(b[i])) }
+                }
+            }
+            return Double(sum) / Double(max(1, a.count))
+        }
+        return (mean(hue, other.hue), mean(saturation, other.saturation), mean(value, other.value))
+    }
+
+    /// 255·4096 / v and 180·4096 / (6·d), rounded: the fixed-point divisions.
+    static let saturationTable: [Int32] = (0..<256).map { $0 == 0 ? 0 : Int32((Double(255 << 12) / Double($0)).rounded()) }
+    static let hueTable: [Int32] = (0..<256).map { $0 == 0 ? 0 : Int32((Double(180 << 12) / (6 * Double($0))).rounded()) }
+}

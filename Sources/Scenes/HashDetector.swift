@@ -1,0 +1,75 @@
+public import FrameCore
+import Foundation
+
+/// Cuts where a perceptual hash changes: luma shrunk to `size·lowpass` square, its DCT's
+/// lowest `size`×`size` coefficients each compared with their median; the score is the
+/// share of the `size²` bits that differ from the previous picture's hash.
+/// PySceneDetect's `detect-hash`.
+public final class HashDetector: SceneDetector {
+    private let threshold: Double
+    private let size: Int
+    private let lowpass: Int
+    private let minSceneLength: Int
+    private var lastHash: [Bool]?
+    private var lastCut: Int?
+    /// The share of hash bits that changed with the last picture.
+    public private(set) var lastScore = 0.0
+
+    /// PySceneDetect's defaults: threshold 0.395, a 16×16 hash of a 32×32 DCT.
+    public init(threshold: Double = 0.395, size: Int = 16, lowpass: Int = 2, minSceneLength: Int) {
+        self.threshold = threshold
+        self.size = max(1, size)
+        self.lowpass = max(1, lowpass)
+        self.minSceneLength = minSceneLength
+    }
+
+    /// The picture's hash: `size²` bits, row by row.
+    public static func hash(_ picture: Frame, size: Int = 16, lowpass: Int = 2) -> [Bool] {
+        let n = size * lowpass
+        var small = areaResize(lumaPlane(picture), width: picture.width, height: picture.height, to: n, n)
+        // OpenCV rounds INTER_AREA's result back to 8 bits before the hash scales it.
+        for i in small.indices { small[i] = small[i].rounded() }
+        let top = max(1, small.max() ?? 1)
+        let scaled = small.map { Double($0 / top) }
+        // An orthonormal 2-D DCT-II, of which only the low `size`×`size` corner is needed.
+        var basis = [Double](repeating: 0, count: size * n)
+        for k in 0..<size {
+            let norm = k == 0 ? (1 / Double(n)).squareRoot() : (2 / Double(n)).squareRoot()
+            for i in 0..<n { basis[k * n + i] = norm * cos(Double.pi * Double((2 * i + 1) * k) / Double(2 * n)) }
+        }
+        var rows = [Double](repeating: 0, count: n * size)  // each row's low coefficients
+        for y in 0..<n {
+            for k in 0..<size {
+                var s = 0.0
+                for x in 0..<n { s += scaled[y * n + x] * basis[k * n + x] }
+                rows[y * size + k] = s
+            }
+        }
+        var coefficients = [Double](repeating: 0, count: size * size)
+        for ky in 0..<size {
+            for kx in 0..<size {
+                var s = 0.0
+                for y in 0..<n { s += rows[y * size + kx] * basis[ky * n + y] }
+                coefficients[ky * size + kx] = s
+            }
+        }
+        let sorted = coefficients.sorted()
+        let c = sorted.count
+        let median = c % 2 == 1 ? sorted[c / 2] : (sorted[c / 2 - 1] + sorted[c / 2]) / 2
+        return coefficients.map { $0 > median }
+    }
+
+    /// Hashes the picture; a cut where the hash distance reaches the threshold.
+    public func process(_ picture: Frame) -> [Cut] {
+        let frame = Int(picture.tick)
+        if lastCut == nil { lastCut = frame }
+        let hash = HashDetector.hash(picture, size: size, lowpass: lowpass)
+        defer { lastHash = hash }
+        guard let lastHash, lastHash.count == hash.count else { return [] }
+        let distance = Double(zip(hash, lastHash).filter { $0 != $1 }.count) / Double(size * size)
+        lastScore = distance
+        guard distance >= threshold, frame - lastCut! >= minSceneLength else { return [] }
+        lastCut = frame
+        return [Cut(frame: frame, time: picture.time, score: distance)]
+    }
+}

@@ -1,0 +1,74 @@
+public import FrameCore
+
+/// A cut: the first picture of a new scene.
+public struct Cut: Sendable, Equatable {
+    /// The picture's number in the stream, from 0 (as PySceneDetect counts).
+    public var frame: Int
+    /// The picture's presentation time in seconds.
+    public var time: Rational
+    /// The detector's score for the picture (its own scale: see each detector).
+    public var score: Double
+
+    /// A cut at `frame`, shown at `time`, scored `score`.
+    public init(frame: Int, time: Rational, score: Double) {
+        self.frame = frame
+        self.time = time
+        self.score = score
+    }
+}
+
+/// Finds scene cuts in a stream of pictures, one picture at a time.
+///
+/// Pictures arrive in order with consecutive numbers (``Frame/tick``) and their
+/// presentation times (``Frame/time``), small (see `PictureScanner`): each detector
+/// reads the BGRA pixels and reports the cuts it has decided on, which may lie a few
+/// pictures back (a flash filter or a window looks ahead). The detectors follow
+/// PySceneDetect's of the same names, so that their cuts agree with it.
+public protocol SceneDetector: AnyObject {
+    /// Takes the next picture; returns the cuts decided with it, oldest first.
+    func process(_ picture: Frame) -> [Cut]
+    /// The stream has ended after picture `last`: the cuts still held back.
+    func finish(last: Frame?) -> [Cut]
+    /// The score of the last picture processed, on the detector's scale (for a stats file).
+    var lastScore: Double { get }
+}
+
+extension SceneDetector {
+    /// Nothing is held back by default.
+    public func finish(last: Frame?) -> [Cut] { [] }
+}
+
+/// The scores and times of the last pictures, so that a cut decided late can say both.
+struct RecentPictures {
+    private var entries: [(frame: Int, time: Rational, score: Double)] = []
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = max(4, capacity) }
+
+    mutating func add(frame: Int, time: Rational, score: Double) {
+        if entries.count == capacity { entries.removeFirst() }
+        entries.append((frame, time, score))
+    }
+
+    /// A cut at `frame`, which must be one of the recent pictures.
+    func cut(at frame: Int) -> Cut? {
+        entries.last(where: { $0.frame == frame }).map { Cut(frame: $0.frame, time: $0.time, score: $0.score) }
+    }
+}
+
+/// Reads a BGRA frame's pixels row by row, without the row padding.
+extension Frame {
+    func forEachPixel(_ body: (_ b: Int32, _ g: Int32, _ r: Int32, _ index: Int) -> Void) {
+        let (w, h, stride) = (width, height, bytesPerRow)
+        withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let p = raw.bindMemory(to: UInt8.self)
+            for y in 0..<h {
+                let row = y * stride
+                for x in 0..<w {
+                    let o = row + 4 * x
+                    body(Int32(p[o]), Int32(p[o + 1]), Int32(p[o + 2]), y * w + x)
+                }
+            }
+        }
+    }
+}

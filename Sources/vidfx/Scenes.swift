@@ -1,0 +1,187 @@
+import ArgumentParser
+import Foundation
+import FrameCore
+import FrameSource
+import MediaInput
+import Scenes
+import Sinks
+
+/// `vidfx scenes INPUT`: the cut list, with PySceneDetect's detectors and defaults.
+struct ScenesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scenes",
+        abstract: "List the scene cuts of a video (PySceneDetect's detectors and defaults, on every picture).",
+        discussion: """
+        Frames are the source's pictures counted from 0, times their presentation times in seconds (true
+        times for variable-rate video). --csv prints the layout of `scenedetect list-scenes`; --json prints
+        {"cuts": [{"frame", "time", "score"}], "scenes": [{"start": {"frame", "time"}, "end": {"frame", "time"}}]},
+        where a scene's end is the next one's start (the end of the video for the last).
+        """
+    )
+
+    enum DetectorName: String, ExpressibleByArgument, CaseIterable {
+        case content, adaptive, threshold, hash, histogram
+    }
+
+    @Argument(help: "Video file, http(s) URL, or - for standard input.")
+    var input: String
+
+    @Option(help: "content (colour and brightness jumps, the default), adaptive (jumps that stand out from their neighbours), threshold (fades to black), hash (perceptual hash), histogram (luma histogram).")
+    var detector: DetectorName = .content
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("The detector's threshold (defaults: content 27, adaptive 3, threshold 12, hash 0.395, histogram 0.05).", valueName: "x"))
+    var threshold: Double?
+
+    @Option(name: .customLong("min-scene-len"), parsing: .unconditional, help: ArgumentHelp("The shortest scene: pictures, or seconds with an s (default 0.6s).", valueName: "n"))
+    var minSceneLength: String = "0.6s"
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    @Flag(help: "Print the CSV of `scenedetect list-scenes`.")
+    var csv = false
+
+    @Option(help: ArgumentHelp("Also write every picture's score to this CSV (frame, time, score), as scenedetect's --stats does.", valueName: "file"))
+    var stats: String?
+
+    @Option(name: .shortAndLong, help: "Write the list to this file (atomically) instead of standard output.")
+    var output: String?
+
+    @Flag(name: .shortAndLong, help: "Overwrite an existing output.")
+    var yes = false
+
+    @Flag(name: .shortAndLong, help: "No messages except errors.")
+    var quiet = false
+
+    @Option(parsing: .unconditional, help: "Start at this time in the input (seconds or h:m:s).")
+    var start: TimeArgument?
+
+    @Option(parsing: .unconditional, help: "Read this many seconds from the start point.")
+    var duration: TimeArgument?
+
+    @Option(name: .customLong("analysis-width"), parsing: .unconditional, help: ArgumentHelp("Width the pictures are scaled to for detection (default: PySceneDetect's, 256 for wider video).", valueName: "pixels"))
+    var analysisWidth: Int?
+
+    @OptionGroup var network: NetworkOptions
+
+    func validate() throws {
+        if json && csv { throw ValidationError("--json and --csv: choose one") }
+        if let threshold, !threshold.isFinite || threshold < 0 { throw ValidationError("--threshold must be a number ≥ 0") }
+        if let analysisWidth, !(16...4096).contains(analysisWidth) { throw ValidationError("--analysis-width must be 16…4096") }
+        guard MinimumLength(minSceneLength) != nil else {
+            throw ValidationError("--min-scene-len: '\(minSceneLength)' is not a count of pictures or seconds (15, 0.6s)")
+        }
+    }
+
+    /// A length in pictures, or in seconds to be turned into pictures at the stream's rate.
+    enum MinimumLength {
+        case pictures(Int), seconds(Double)
+
+        init?(_ text: String) {
+            if text.hasSuffix("s"), let s = Double(text.dropLast()), s.isFinite, (0...3600).contains(s) { self = .seconds(s); return }
+            if let n = Int(text), (0...1_000_000).contains(n) { self = .pictures(n); return }
+            return nil
+        }
+
+        /// As PySceneDetect converts: seconds × rate, rounded.
+        func pictures(rate: Double) -> Int {
+            switch self {
+            case .pictures(let n): n
+            case .seconds(let s): Int((s * rate).rounded())
+            }
+        }
+    }
+
+    func run() throws {
+        let interruption = Interruption()
+        defer { interruption.end() }
+        if let output { try OutputSafety.check(output: output, input: input, overwrite: yes, folder: false) }
+        if let stats { try OutputSafety.check(output: stats, input: input, overwrite: yes, folder: false) }
+        let media: MediaInput
+        do { media = try MediaInput(input, access: .seekable, network: network.settings) } catch { throw CommandFailure(message: error.description) }
+        var options = PictureScanner.Options()
+        options.width = analysisWidth
+        if let start { options.start = start.value }
+        options.duration = duration?.value
+        options.warningHandler = { message in if !quiet { Console.warning(message) } }
+        let scanner = try PictureScanner(input: media, options: options)
+        interruption.arm { scanner.stop() }
+        if scanner.info.isStillImage { throw CommandFailure(message: "\(input): a still image has no scenes") }
+        let rate = scanner.nominalFrameDuration.map { 1 / $0.seconds } ?? scanner.info.frameRate ?? 30
+        let minLength = MinimumLength(minSceneLength)!.pictures(rate: rate)
+        let detector = makeDetector(minLength: minLength)
+
+        var cuts: [Cut] = []
+        var first: Frame?
+        var last: Frame?
+        var count = 0
+        var statsLines = ["Frame,Time,\(detector.name)"]
+        while let picture = try scanner.next() {
+            if first == nil { first = picture }
+            cuts += detector.process(picture)
+            if stats != nil {
+                statsLines.append("\(picture.tick),\(String(format: "%.6f", picture.time.seconds)),\(String(format: "%.6f", detector.detector.lastScore))")
+            }
+            last = picture
+            count += 1
+        }
+        if let sig = interruption.signal {
+            Console.note("interrupted after \(Console.count(count, "picture")); nothing written")
+            throw ExitCode(128 + sig)
+        }
+        guard let first, let last else { throw CommandFailure(message: "\(input): no pictures in the chosen range") }
+        cuts += detector.finish(last: last)
+        cuts = cuts.filter { $0.frame > Int(first.tick) }.sorted { $0.frame < $1.frame }
+        // The end of the last scene: where the last picture stops being shown.
+        let lastLength = scanner.nominalFrameDuration ?? Rational(1, Int64(max(1, rate.rounded())))
+        let end = SceneList.Position(frame: Int(last.tick) + 1, time: last.time + lastLength)
+        let list = SceneList(cuts: cuts, start: .init(frame: Int(first.tick), time: first.time), end: end)
+
+        let text = json ? list.json() : csv ? list.csv(rate: rate) : list.text()
+        if let stats { try write(statsLines.joined(separator: "\n") + "\n", to: stats, what: "the scores") }
+        if let output {
+            try write(text, to: output, what: "the scene list")
+        } else {
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
+        if !quiet {
+            Console.note("\(input): \(Console.count(cuts.count, "cut")), \(Console.count(list.scenes.count, "scene")) in \(Console.count(count, "picture")) (\(detector.name), min \(minLength))")
+        }
+    }
+
+    /// Publishes `text` at `path` whole or not at all.
+    private func write(_ text: String, to path: String, what: String) throws {
+        let work = AtomicOutput.workPath(for: path)
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: work))
+            try AtomicOutput.publish(work, to: path, overwrite: yes)
+        } catch {
+            unlink(work)
+            throw CommandFailure(message: "\(path): cannot write \(what) (\(error))")
+        }
+    }
+
+    private func makeDetector(minLength: Int) -> NamedDetector {
+        switch detector {
+        case .content:
+            NamedDetector(name: "content", ContentDetector(threshold: threshold ?? ContentDetector.defaultThreshold, minSceneLength: minLength))
+        case .adaptive:
+            NamedDetector(name: "adaptive", AdaptiveDetector(ratio: threshold ?? 3, minSceneLength: minLength))
+        case .threshold:
+            NamedDetector(name: "threshold", ThresholdDetector(threshold: threshold ?? 12, minSceneLength: minLength))
+        case .hash:
+            NamedDetector(name: "hash", HashDetector(threshold: threshold ?? 0.395, minSceneLength: minLength))
+        case .histogram:
+            NamedDetector(name: "histogram", HistogramDetector(threshold: threshold ?? 0.05, minSceneLength: minLength))
+        }
+    }
+}
+
+/// A detector and the name the summary line gives it.
+struct NamedDetector {
+    let name: String
+    let detector: any SceneDetector
+    init(name: String, _ detector: any SceneDetector) { self.name = name; self.detector = detector }
+    func process(_ picture: Frame) -> [Cut] { detector.process(picture) }
+    func finish(last: Frame?) -> [Cut] { detector.finish(last: last) }
+}
