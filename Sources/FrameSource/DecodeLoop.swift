@@ -26,7 +26,7 @@ final class DecodeLoop: @unchecked Sendable {
         FFmpegLog.collect(into: decoder.damage)
         defer { FFmpegLog.collect(into: nil) }
         do {
-            try play()
+            if configuration.keyFramesOnly { try playKeyFrames() } else { try play() }
             reportDamage()
             queue.finish(nil)
         } catch {
@@ -209,6 +209,38 @@ final class DecodeLoop: @unchecked Sendable {
             if case .count(let n) = configuration.loop, pass >= n { return }
             if cadence.isExhausted || interrupt.stopRequested { return }
             offset = offset + length
+        }
+    }
+
+    /// Key frames only: each decoded picture is one frame at its own time, no cadence.
+    private func playKeyFrames() throws(FrameSourceError) {
+        var incoming: UnsafeMutablePointer<AVFrame>? = av_frame_alloc()
+        defer { av_frame_free(&incoming) }
+        guard let picture = incoming else { throw FrameSourceError(input: decoder.input, kind: .decodeFailed, reason: "out of memory") }
+        decoder.keyFramesOnly = true
+        let start = configuration.start
+        if start > Rational(0) { _ = decoder.seek(toSeconds: start) }
+        let end = configuration.duration.map { start + $0 }
+        var count: Int64 = 0
+        while try decoder.decode(into: picture) {
+            if interrupt.stopRequested { return }
+            let t = decoder.info.isStillImage ? Rational(0) : decoder.time(of: picture)
+            if t < start { continue }
+            if let end, t >= end { break }
+            // The limit is in output time (dump --frames N sets N ticks' worth): N frames here.
+            if let limit = configuration.outputLimit, Double(count) >= (limit.seconds * configuration.frameRate.seconds).rounded() { break }
+            if queue.demandDriven, !queue.awaitDemand() { return }
+            var frame = try converter.convert(picture)
+            frame.tick = count
+            frame.time = t
+            frame.sourceTime = t
+            if !queue.put(consume frame) { return }
+            count += 1
+            if decoder.info.isStillImage { break }
+        }
+        if count == 0 {
+            throw FrameSourceError(input: decoder.input, kind: .noFrames,
+                                   reason: start > Rational(0) ? "no key frame at or after \(start.seconds) s" : "no key frames could be decoded")
         }
     }
 

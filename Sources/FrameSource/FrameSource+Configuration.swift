@@ -100,6 +100,12 @@ extension FrameSource {
         /// threads hold fewer frames in flight, worth it when something else (an
         /// encoder) is the bottleneck.
         public var decoderThreads: Int?
+        /// Key frames only, instead of the cadence: one frame for each key frame from
+        /// `start` for `duration`, its `tick` counting them from 0 and its `time` (and
+        /// `sourceTime`) the key frame's own time. Only key frames are decoded, so this
+        /// reads a long clip many times faster than the cadence does. Loops are not
+        /// supported with it.
+        public var keyFramesOnly = false
         /// Receives one-line warnings about recoverable problems (damaged data skipped,
         /// input ending early). Called on the decode thread.
         public var warningHandler: (@Sendable (String) -> Void)?
@@ -135,6 +141,7 @@ extension FrameSource.Configuration {
         if let duration, duration <= Rational(0) { throw bad("duration must be positive (got \(duration.seconds) s)") }
         if let outputLimit, outputLimit <= Rational(0) { throw bad("output limit must be positive (got \(outputLimit.seconds) s)") }
         if case .count(let n) = loop, n < 1 { throw bad("loop count must be at least 1 (got \(n))") }
+        if keyFramesOnly && loop != .once { throw bad("key frames only cannot loop") }
         guard prefetch >= 0 else { throw bad("prefetch must be 0 or more") }
         if let peakNits, !(peakNits >= 100 && peakNits <= 10000) {
             throw bad("peak must be between 100 and 10000 nits (got \(peakNits))")
