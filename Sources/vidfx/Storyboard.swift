@@ -1,0 +1,264 @@
+import ArgumentParser
+import Foundation
+import FrameCore
+import FrameSource
+import MediaInput
+import Sinks
+
+/// `vidfx storyboard INPUT -o DIR`: sprite sheets and the WebVTT thumbnail track that web
+/// players show while scrubbing.
+struct StoryboardCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "storyboard",
+        abstract: "Write scrubbing thumbnails: sprite JPEGs and a WebVTT track (thumbnails.vtt) for web players.",
+        discussion: """
+        One thumbnail every --interval seconds, tiled --tile columns by rows into DIR/sprite_1.jpg, sprite_2.jpg…;
+        DIR/thumbnails.vtt has a cue per thumbnail, sprite_N.jpg#xywh=x,y,w,h, covering the whole clip, and
+        DIR/storyboard.json says which picture each tile shows. By default a tile shows the key frame nearest its
+        time (only key frames are decoded: fast); --exact shows the picture on screen at the time.
+        """
+    )
+
+    @Argument(help: "Video file, http(s) URL, or - for standard input.")
+    var input: String
+
+    @Option(name: .shortAndLong, help: "Output folder.")
+    var output: String
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds between thumbnails.", valueName: "seconds"))
+    var interval = TimeArgument(argument: "10")!
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Thumbnail width in pixels (the height keeps the aspect).", valueName: "pixels"))
+    var width = 160
+
+    @Option(help: ArgumentHelp("Thumbnails per sprite, columns x rows.", valueName: "CxR"))
+    var tile = "5x5"
+
+    @Flag(help: "Show the picture on screen at each time, not the nearest key frame (decodes everything).")
+    var exact = false
+
+    @Option(parsing: .unconditional, help: "JPEG quality, 1–100.")
+    var quality = 80
+
+    @Option(parsing: .unconditional, help: "Start at this time in the input (seconds or h:m:s).")
+    var start: TimeArgument?
+
+    @Option(parsing: .unconditional, help: "Cover this many seconds from the start point.")
+    var duration: TimeArgument?
+
+    @Flag(name: .shortAndLong, help: "Replace an earlier storyboard in the folder.")
+    var yes = false
+
+    @Flag(name: .shortAndLong, help: "No messages except errors.")
+    var quiet = false
+
+    @OptionGroup var source: SourceOptions
+
+    var grid: (columns: Int, rows: Int)? {
+        let parts = tile.lowercased().split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, (1...50).contains(parts[0]), (1...50).contains(parts[1]) else { return nil }
+        return (parts[0], parts[1])
+    }
+
+    func validate() throws {
+        if grid == nil { throw ValidationError("--tile: '\(tile)' is not CxR with 1…50 each (5x5)") }
+        if !(16...1920).contains(width) { throw ValidationError("--width must be 16…1920") }
+        if !(1...100).contains(quality) { throw ValidationError("--quality must be 1…100") }
+        if interval.value <= Rational(0) || interval.value < Rational(1, 10) { throw ValidationError("--interval must be at least 0.1 s") }
+    }
+
+    /// A thumbnail: the tile's time on the clip's timeline and the picture shown.
+    struct Tile: Codable {
+        var time: Double
+        var sourceTime: Double
+        var sprite: String
+        var x: Int, y: Int
+    }
+
+    struct Manifest: Codable {
+        var input: String
+        var interval: Double
+        var width: Int, height: Int
+        var columns: Int, rows: Int
+        var exact: Bool
+        var tiles: [Tile]
+    }
+
+    func run() throws {
+        let interruption = Interruption()
+        defer { interruption.end() }
+        let grid = grid!
+        try OutputSafety.check(output: output, input: input, overwrite: yes, folder: true)
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        let existing = fm.fileExists(atPath: output, isDirectory: &isDir)
+        if existing && !isDir.boolValue { throw CommandFailure(message: "\(output): exists and is not a folder") }
+        if existing && !yes && !((try? fm.contentsOfDirectory(atPath: output)) ?? []).isEmpty {
+            throw CommandFailure(message: "\(output): folder is not empty (use -y to replace its storyboard)")
+        }
+
+        let media = try self.source.input(input, access: .seekable)
+        var configuration = self.source.configuration(quiet: quiet)
+        let from = start?.value ?? Rational(0)
+        configuration.start = from
+        configuration.duration = duration?.value
+        if exact {
+            configuration.frameRate = interval.value.inverse  // tick k is the picture on screen at start + k·interval
+        } else {
+            configuration.keyFramesOnly = true
+        }
+        let frames = try FrameSource(input: media, configuration: configuration)
+        defer { frames.close() }
+        interruption.arm { frames.stop() }
+        guard !frames.info.isStillImage else { throw CommandFailure(message: "\(input): a still image has no timeline to storyboard") }
+        guard let total = frames.info.duration else {
+            throw CommandFailure(message: "\(input): its duration is unknown (a live stream?); give --duration")
+        }
+        let span = duration.map { min($0.value.seconds, total - from.seconds) } ?? total - from.seconds
+        guard span > 0 else { throw CommandFailure(message: "\(input): --start \(from.seconds) s is at or past the end (\(String(format: "%.3f", total)) s)", code: 2) }
+        let step = interval.value.seconds
+        let count = max(1, Int((span / step - 1e-9).rounded(.up)))  // tiles at 0, step, 2·step… before the end
+        let tileWidth = width
+        var tileHeight = 0
+        let perSprite = grid.columns * grid.rows
+
+        AtomicOutput.removeStaleWork(besides: output)
+        let work = AtomicOutput.workPath(for: output)
+        do { try fm.createDirectory(atPath: work, withIntermediateDirectories: false) } catch {
+            throw CommandFailure(message: "\(output): cannot create the folder (\(error.localizedDescription))")
+        }
+        var published = false
+        defer { if !published { try? fm.removeItem(atPath: work) } }
+
+        var sprite: Frame?
+        var tiles: [Tile] = []
+        func spriteName(_ n: Int) -> String { "sprite_\(n + 1).jpg" }
+        func flushSprite() throws {
+            guard let s = sprite else { return }
+            let n = (tiles.count - 1) / perSprite
+            let used = tiles.count - n * perSprite
+            let rows = (used + grid.columns - 1) / grid.columns
+            // The last sprite is only as tall as its rows.
+            let out = rows == grid.rows ? s : crop(s, height: rows * tileHeight)
+            do { try ImageWriter.write(out, to: work + "/" + spriteName(n), as: .jpeg(quality: quality)) } catch {
+                throw CommandFailure(message: error.description)
+            }
+            sprite = nil
+        }
+        func place(_ picture: Frame) throws {
+            if tileHeight == 0 {
+                tileHeight = max(2, Int((Double(tileWidth) * Double(picture.height) / Double(max(1, picture.width))).rounded()))
+            }
+            let index = tiles.count
+            let slot = index % perSprite
+            if slot == 0 { sprite = Frame(width: grid.columns * tileWidth, height: grid.rows * tileHeight) ; clear(&sprite!) }
+            let small = FrameScaler.resize(picture, width: tileWidth, height: tileHeight)
+            let (x, y) = (slot % grid.columns * tileWidth, slot / grid.columns * tileHeight)
+            blit(small, into: &sprite!, x: x, y: y)
+            tiles.append(Tile(time: from.seconds + Double(index) * step, sourceTime: picture.sourceTime.seconds,
+                              sprite: spriteName(index / perSprite), x: x, y: y))
+            if slot == perSprite - 1 { try flushSprite() }
+        }
+
+        if exact {
+            while tiles.count < count, let frame = try frames.nextFrame() { try place(frame) }
+        } else {
+            // Key frames arrive in time order: each tile takes the one nearest its time.
+            var previous: Frame?
+            while tiles.count < count, let key = try frames.nextFrame() {
+                if let p = previous {
+                    while tiles.count < count {
+                        let t = from.seconds + Double(tiles.count) * step
+                        guard abs(p.sourceTime.seconds - t) <= abs(key.sourceTime.seconds - t) else { break }
+                        try place(p)
+                    }
+                }
+                previous = key
+            }
+            if let p = previous { while tiles.count < count { try place(p) } }
+        }
+        if let sig = interruption.signal {
+            Console.note("interrupted; nothing written to \(output)")
+            throw ExitCode(128 + sig)
+        }
+        guard !tiles.isEmpty else { throw CommandFailure(message: "\(input): no pictures could be read for the storyboard") }
+        // A clip that ends early (truncated) still gets a cue for every tile it has: the last picture repeats.
+        try flushSprite()
+
+        let end = from.seconds + span
+        var vtt = "WEBVTT\n"
+        for t in tiles {
+            let cueEnd = min(end, t.time + step)
+            vtt += "\n\(Self.timestamp(t.time)) --> \(Self.timestamp(cueEnd))\n\(t.sprite)#xywh=\(t.x),\(t.y),\(tileWidth),\(tileHeight)\n"
+        }
+        let manifest = Manifest(input: input, interval: step, width: tileWidth, height: tileHeight, columns: grid.columns, rows: grid.rows,
+                                exact: exact, tiles: tiles)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            try Data(vtt.utf8).write(to: URL(fileURLWithPath: work + "/thumbnails.vtt"))
+            try encoder.encode(manifest).write(to: URL(fileURLWithPath: work + "/storyboard.json"))
+        } catch { throw CommandFailure(message: "\(output): cannot write the track (\(error.localizedDescription))") }
+
+        do {
+            if existing {
+                // Into the folder the user named: the old storyboard gives way, anything else stays.
+                for name in (try? fm.contentsOfDirectory(atPath: output)) ?? []
+                where name.hasPrefix("sprite_") || name == "thumbnails.vtt" || name == "storyboard.json" {
+                    try? fm.removeItem(atPath: output + "/" + name)
+                }
+                // The track last, so that it never names a sprite not yet in place.
+                let names = try fm.contentsOfDirectory(atPath: work).sorted { ($0 == "thumbnails.vtt" ? 1 : 0, $0) < ($1 == "thumbnails.vtt" ? 1 : 0, $1) }
+                for name in names {
+                    try AtomicOutput.publish(work + "/" + name, to: output + "/" + name, overwrite: true)
+                }
+                try? fm.removeItem(atPath: work)
+            } else {
+                try AtomicOutput.publish(work, to: output, overwrite: false)
+            }
+            published = true
+        } catch let error as SinkError {
+            throw CommandFailure(message: error.description)
+        }
+        if !quiet {
+            let sprites = (tiles.count + perSprite - 1) / perSprite
+            Console.note("\(Console.count(tiles.count, "thumbnail")) of \(tileWidth)x\(tileHeight) every \(String(format: "%g", step)) s"
+                         + " in \(Console.count(sprites, "sprite")) (\(exact ? "exact" : "nearest key frames")) -> \(output)/thumbnails.vtt")
+        }
+    }
+
+    /// WebVTT's HH:MM:SS.mmm.
+    static func timestamp(_ seconds: Double) -> String {
+        let ms = Int((max(0, seconds) * 1000).rounded())
+        return String(format: "%02d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
+    }
+
+    private func clear(_ frame: inout Frame) {
+        frame.withUnsafeMutableBytes { p in
+            for i in stride(from: 0, to: p.count, by: 4) { p[i] = 0; p[i + 1] = 0; p[i + 2] = 0; p[i + 3] = 255 }
+        }
+    }
+
+    private func blit(_ tile: Frame, into sheet: inout Frame, x: Int, y: Int) {
+        let (dstStride, srcStride, rowBytes) = (sheet.bytesPerRow, tile.bytesPerRow, tile.width * 4)
+        tile.withUnsafeBytes { src in
+            sheet.withUnsafeMutableBytes { dst in
+                for row in 0..<tile.height {
+                    let d = dst.baseAddress! + (y + row) * dstStride + x * 4
+                    d.copyMemory(from: src.baseAddress! + row * srcStride, byteCount: rowBytes)
+                }
+            }
+        }
+    }
+
+    private func crop(_ frame: Frame, height: Int) -> Frame {
+        var out = Frame(width: frame.width, height: height)
+        let (dstStride, srcStride, rowBytes) = (out.bytesPerRow, frame.bytesPerRow, frame.width * 4)
+        frame.withUnsafeBytes { src in
+            out.withUnsafeMutableBytes { dst in
+                for row in 0..<height { (dst.baseAddress! + row * dstStride).copyMemory(from: src.baseAddress! + row * srcStride, byteCount: rowBytes) }
+            }
+        }
+        return out
+    }
+}
