@@ -22,6 +22,8 @@ public final class ImageSequenceSink: FrameSink, @unchecked Sendable {
         public var sourceTime: Double
         /// Loop pass.
         public var pass: Int
+        /// Why this frame was chosen, when it was chosen by content (`dump --count`).
+        public var reason: String?
     }
 
     private struct Manifest: Codable {
@@ -127,6 +129,13 @@ public final class ImageSequenceSink: FrameSink, @unchecked Sendable {
     public func setLastTime(_ seconds: Double) {
         condition.lock()
         if !entries.isEmpty { entries[entries.count - 1].time = seconds }
+        condition.unlock()
+    }
+
+    /// Says in the manifest why the latest frame was chosen.
+    public func setLastReason(_ reason: String) {
+        condition.lock()
+        if !entries.isEmpty { entries[entries.count - 1].reason = reason }
         condition.unlock()
     }
 

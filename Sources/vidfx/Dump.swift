@@ -47,6 +47,9 @@ struct Dump: ParsableCommand {
     @Flag(name: .customLong("keyframes"), help: "Only the key frames, each at its own time (decodes nothing else: many times faster on long clips).")
     var keyFrames = false
 
+    @Option(name: .customLong("count"), parsing: .unconditional, help: ArgumentHelp("N representative frames spread over the clip, skipping dark, faded and soft ones (the manifest says why each was chosen).", valueName: "N"))
+    var pick: Int?
+
     @OptionGroup var render: RenderOptions
     @OptionGroup var detection: DetectionOptions
     @OptionGroup var reviewed: ReviewedDetectionsOption
@@ -57,6 +60,10 @@ struct Dump: ParsableCommand {
         if output == "-" && format != .bgra { throw ValidationError("-o - streams raw frames: use --format bgra, or give a folder") }
         try InputLimits.checkCount(frames, option: "--frames")
         if !(1...100).contains(quality) { throw ValidationError("--quality must be 1…100") }
+        if let pick, !(1...1000).contains(pick) { throw ValidationError("--count must be 1…1000") }
+        if pick != nil && (at != nil || keyFrames || timeline.loop != nil || frames != nil) {
+            throw ValidationError("--count chooses its own frames; it does not combine with --at, --keyframes, --loop or --frames")
+        }
         if keyFrames && (at != nil || timeline.loop != nil) { throw ValidationError("--keyframes takes every key frame; it does not combine with --at or --loop") }
         if at != nil && (timeline.start != nil || timeline.loop != nil) { throw ValidationError("--at takes stills at given times; it does not combine with --start or --loop") }
     }
@@ -143,7 +150,9 @@ struct Dump: ParsableCommand {
             }
         } catch { throw CommandFailure(message: error.description) }
 
-        let expected = keyFrames ? frames : times.isEmpty ? configuration.expectedTicks(for: source.info) : times.count
+        let expected: Int? = if let pick { pick } else if keyFrames { frames } else if times.isEmpty {
+            configuration.expectedTicks(for: source.info)
+        } else { times.count }
         let line = ProgressLine(style: render.progress.style, quiet: render.quiet || output == "-", total: expected, frameRate: configuration.frameRate.seconds,
                                 damage: { source.damage })
         var count = 0
@@ -157,7 +166,18 @@ struct Dump: ParsableCommand {
                 line.update(frames: count)
                 return true
             }
-            if times.isEmpty {
+            if let pick {
+                let chooser = try RepresentativeFrames(media: media, configuration: configuration, info: source.info, count: pick, input: input)
+                var going = true
+                for slot in 0..<pick where going && interruption.signal == nil {
+                    guard let choice = try chooser.choose(slot: slot) else { continue }
+                    var frame = choice.frame
+                    frame.tick = Int64(slot)
+                    going = try DetectionStage.pass(frame, through: stage, to: deliver)
+                    (writer as? ImageSequenceSink)?.setLastReason(choice.reason)
+                }
+                if going { try DetectionStage.drain(stage, to: deliver) }
+            } else if times.isEmpty {
                 var going = true
                 while going, let frame = try source.nextFrame() {
                     going = try DetectionStage.pass(frame, through: stage, to: deliver)

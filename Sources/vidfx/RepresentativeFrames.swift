@@ -1,0 +1,74 @@
+import Foundation
+import FrameCore
+import FrameSource
+import MediaInput
+import Scenes
+import Sinks
+
+/// Frames chosen by content, for `dump --count` and `sheet`: the clip is cut into equal
+/// slots, and each slot gives the sharpest of a few pictures spread over it that is
+/// neither dark nor flat (a fade, black, a blank card); where all of them are, the one
+/// with the most contrast, and the reason says so.
+struct RepresentativeFrames {
+    /// A chosen picture, at its time, and why.
+    struct Choice {
+        var frame: Frame
+        var time: Rational
+        var reason: String
+    }
+
+    let media: MediaInput
+    let configuration: FrameSource.Configuration
+    let start: Rational
+    let length: Double
+    let count: Int
+    /// Pictures looked at in each slot.
+    let candidates = 3
+
+    /// The slots over [start, start + length) of the clip `info` describes.
+    init(media: MediaInput, configuration: FrameSource.Configuration, info: MediaInfo, count: Int, input: String) throws {
+        self.media = media
+        self.configuration = configuration
+        self.count = count
+        let start = configuration.start
+        self.start = start
+        guard let total = info.duration else {
+            throw CommandFailure(message: "\(input): its duration is unknown (a live stream?); give --duration")
+        }
+        let length = configuration.duration.map { min($0.seconds, total - start.seconds) } ?? total - start.seconds
+        self.length = length
+        guard length > 0 else { throw CommandFailure(message: "\(input): the start is at or past the end (\(String(format: "%.3f", total)) s)", code: 2) }
+    }
+
+    /// The choice for slot `slot` (0..<count).
+    func choose(slot: Int) throws -> Choice? {
+        let slotLength = length / Double(count)
+        var looked: [(frame: Frame, time: Rational, measures: PictureMeasures)] = []
+        for j in 0..<candidates {
+            let seconds = start.seconds + slotLength * (Double(slot) + (Double(j) + 0.5) / Double(candidates))
+            let t = Rational(Int64((seconds * 1_000_000).rounded(.down)), 1_000_000)
+            var c = configuration
+            c.start = t
+            c.duration = nil
+            c.outputLimit = c.frameRate.inverse
+            let source = try FrameSource(input: media, configuration: c)
+            defer { source.close() }
+            guard var frame = try source.nextFrame() else { continue }
+            frame.time = t
+            let (w, h) = FrameScaler.fit(width: frame.width, height: frame.height, into: (320, 320))
+            looked.append((frame, t, PictureMeasures(FrameScaler.resize(frame, width: w, height: h))))
+        }
+        guard !looked.isEmpty else { return nil }
+        let span = "\(SceneList.timecode(start.seconds + slotLength * Double(slot)))–\(SceneList.timecode(start.seconds + slotLength * Double(slot + 1)))"
+        let usable = looked.filter { $0.measures.flaw == nil }
+        let skipped = looked.compactMap { $0.measures.flaw }
+        let skippedText = skipped.isEmpty ? "" : "; skipped \(skipped.count) (\(Set(skipped).sorted().joined(separator: ", ")))"
+        if let best = usable.max(by: { $0.measures.sharpness < $1.measures.sharpness }) {
+            return Choice(frame: best.frame, time: best.time,
+                          reason: "sharpest of \(looked.count) in \(span) (\(best.measures.summary))\(skippedText)")
+        }
+        let best = looked.max(by: { $0.measures.contrast < $1.measures.contrast })!
+        return Choice(frame: best.frame, time: best.time,
+                      reason: "every picture looked at in \(span) is \(Set(skipped).sorted().joined(separator: " or ")): the most contrast (\(best.measures.summary))")
+    }
+}
