@@ -29,9 +29,15 @@ public final class HashDetector: SceneDetector {
         var small = areaResize(lumaPlane(picture), width: picture.width, height: picture.height, to: n, n)
         // OpenCV rounds INTER_AREA's result back to 8 bits before the hash scales it.
         for i in small.indices { small[i] = small[i].rounded() }
-        let top = max(1, small.max() ?? 1)
-        let scaled = small.map { Double($0 / top) }
-        // An orthonormal 2-D DCT-II, of which only the low `size`×`size` corner is needed.
+        return lowFrequencyBits(small, side: n, size: size)
+    }
+
+    /// The bits of a perceptual hash of a `side`×`side` plane: scaled by its maximum, an
+    /// orthonormal 2-D DCT-II, its lowest `size`×`size` coefficients each against their median.
+    static func lowFrequencyBits(_ plane: [Float], side n: Int, size: Int) -> [Bool] {
+        let top = max(1, plane.max() ?? 1)
+        let scaled = plane.map { Double($0 / top) }
+        // Only the low `size`×`size` corner of the DCT is needed.
         var basis = [Double](repeating: 0, count: size * n)
         for k in 0..<size {
             let norm = k == 0 ? (1 / Double(n)).squareRoot() : (2 / Double(n)).squareRoot()

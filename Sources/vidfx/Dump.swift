@@ -4,6 +4,7 @@ import Effects
 import FrameCore
 import FrameSource
 import MediaInput
+import Scenes
 import Sinks
 
 #if canImport(Glibc)
@@ -50,6 +51,15 @@ struct Dump: ParsableCommand {
     @Option(name: .customLong("count"), parsing: .unconditional, help: ArgumentHelp("N representative frames spread over the clip, skipping dark, faded and soft ones (the manifest says why each was chosen).", valueName: "N"))
     var pick: Int?
 
+    @Flag(help: "One frame from the middle of each scene (cuts as `vidfx scenes` finds them), or --per-scene K spread over it.")
+    var scenes = false
+
+    @Option(name: .customLong("per-scene"), parsing: .unconditional, help: ArgumentHelp("With --scenes: frames per scene.", valueName: "K"))
+    var perScene = 1
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Drop a frame whose 64-bit perceptual hash is within this many bits of the last frame kept (0…64).", valueName: "bits"))
+    var dedupe: Int?
+
     @OptionGroup var render: RenderOptions
     @OptionGroup var detection: DetectionOptions
     @OptionGroup var reviewed: ReviewedDetectionsOption
@@ -60,6 +70,12 @@ struct Dump: ParsableCommand {
         if output == "-" && format != .bgra { throw ValidationError("-o - streams raw frames: use --format bgra, or give a folder") }
         try InputLimits.checkCount(frames, option: "--frames")
         if !(1...100).contains(quality) { throw ValidationError("--quality must be 1…100") }
+        if scenes && (at != nil || keyFrames || pick != nil || timeline.loop != nil || frames != nil) {
+            throw ValidationError("--scenes chooses its own frames; it does not combine with --at, --count, --keyframes, --loop or --frames")
+        }
+        if !(1...100).contains(perScene) { throw ValidationError("--per-scene must be 1…100") }
+        if perScene != 1 && !scenes { throw ValidationError("--per-scene goes with --scenes") }
+        if let dedupe, !(0...64).contains(dedupe) { throw ValidationError("--dedupe must be 0…64 bits") }
         if let pick, !(1...1000).contains(pick) { throw ValidationError("--count must be 1…1000") }
         if pick != nil && (at != nil || keyFrames || timeline.loop != nil || frames != nil) {
             throw ValidationError("--count chooses its own frames; it does not combine with --at, --keyframes, --loop or --frames")
@@ -97,7 +113,8 @@ struct Dump: ParsableCommand {
             throw CommandFailure(message: "-: standard output is a terminal; pipe the frames into a program (| ffplay -f rawvideo …)")
         }
 
-        let times: [Rational]
+        var times: [Rational]
+        var reasons: [String] = []
         if let at {
             var parsed: [Rational] = []
             for item in at.split(separator: ",") {
@@ -116,6 +133,25 @@ struct Dump: ParsableCommand {
         // Standard input through a spool: seekable (an MP4 indexed at the end) and read
         // again for each still.
         let media = try self.source.input(input, access: .seekable)
+        if scenes {
+            // The cuts first (a pass over small pictures), then stills inside each scene.
+            var options = PictureScanner.Options()
+            options.start = configuration.start
+            options.duration = configuration.duration
+            options.warningHandler = configuration.warningHandler
+            let scan = try SceneScan(input: input, media: media, options: options, interruption: interruption,
+                                     minimumLength: .seconds(0.6)) { ScenesCommand.defaultDetector(minLength: $0) }
+            for (n, scene) in scan.list.scenes.enumerated() {
+                let (a, b) = (scene.start.time, scene.end.time)
+                for j in 0..<perScene {
+                    // K points spread over the scene, the middle for one; to the microsecond.
+                    let seconds = a.seconds + (b - a).seconds * (Double(j) + 0.5) / Double(perScene)
+                    times.append(Rational(Int64((seconds * 1_000_000).rounded(.down)), 1_000_000))
+                    reasons.append("scene \(n + 1) (frames \(scene.start.frame)–\(scene.end.frame - 1)), "
+                                   + (perScene == 1 ? "its middle" : "\(j + 1) of \(perScene)"))
+                }
+            }
+        }
         let source = try FrameSource(input: media, configuration: times.isEmpty ? configuration : {
             var c = configuration; c.start = times[0]; c.outputLimit = c.frameRate.inverse; return c
         }())
@@ -156,10 +192,18 @@ struct Dump: ParsableCommand {
         let line = ProgressLine(style: render.progress.style, quiet: render.quiet || output == "-", total: expected, frameRate: configuration.frameRate.seconds,
                                 damage: { source.damage })
         var count = 0
+        var dropped = 0
+        var lastKept: PerceptualHash?
         var size: (Int, Int)?
         do {
             func deliver(_ frame: Frame) throws -> Bool {
                 let out = chain?.apply(to: frame, time: frame.time.seconds) ?? frame
+                if let dedupe {
+                    // A near-copy of the last frame kept adds nothing to a data set.
+                    let hash = PerceptualHash(out)
+                    if let lastKept, hash.distance(to: lastKept) <= dedupe { dropped += 1; return true }
+                    lastKept = hash
+                }
                 if size == nil { size = (out.width, out.height) }
                 guard try writer.write(out) else { return false }
                 count += 1
@@ -194,7 +238,9 @@ struct Dump: ParsableCommand {
                     defer { if i > 0 { still.close() } }
                     guard var frame = try still.nextFrame() else { continue }
                     frame.time = t
+                    let written = count
                     going = try DetectionStage.pass(frame, through: stage, to: deliver)
+                    if i < reasons.count, count > written { (writer as? ImageSequenceSink)?.setLastReason(reasons[i]) }
                 }
                 if going { try DetectionStage.drain(stage, to: deliver) }
             }
@@ -223,7 +269,8 @@ struct Dump: ParsableCommand {
         }
         if !render.quiet, let (w, h) = size {
             let target = output == "-" ? "stdout" : output
-            Console.note("\(Console.count(count, "frame")), \(w)x\(h) \(format.rawValue), \(configuration.frameRate) fps -> \(target)")
+            let duplicates = dedupe == nil ? "" : " (\(dropped) near-duplicates dropped)"
+            Console.note("\(Console.count(count, "frame")), \(w)x\(h) \(format.rawValue), \(configuration.frameRate) fps -> \(target)\(duplicates)")
         }
     }
 }

@@ -104,38 +104,14 @@ struct ScenesCommand: ParsableCommand {
         if let start { options.start = start.value }
         options.duration = duration?.value
         options.warningHandler = { message in if !quiet { Console.warning(message) } }
-        let scanner = try PictureScanner(input: media, options: options)
-        interruption.arm { scanner.stop() }
-        if scanner.info.isStillImage { throw CommandFailure(message: "\(input): a still image has no scenes") }
-        let rate = scanner.nominalFrameDuration.map { 1 / $0.seconds } ?? scanner.info.frameRate ?? 30
-        let minLength = MinimumLength(minSceneLength)!.pictures(rate: rate)
-        let detector = makeDetector(minLength: minLength)
-
-        var cuts: [Cut] = []
-        var first: Frame?
-        var last: Frame?
-        var count = 0
-        var statsLines = ["Frame,Time,\(detector.name)"]
-        while let picture = try scanner.next() {
-            if first == nil { first = picture }
-            cuts += detector.process(picture)
-            if stats != nil {
-                statsLines.append("\(picture.tick),\(String(format: "%.6f", picture.time.seconds)),\(String(format: "%.6f", detector.detector.lastScore))")
-            }
-            last = picture
-            count += 1
+        let scan = try SceneScan(input: input, media: media, options: options, interruption: interruption,
+                                 minimumLength: MinimumLength(minSceneLength)!, recordScores: stats != nil) { minLength in
+            makeDetector(minLength: minLength)
         }
-        if let sig = interruption.signal {
-            Console.note("interrupted after \(Console.count(count, "picture")); nothing written")
-            throw ExitCode(128 + sig)
+        let list = scan.list, rate = scan.rate
+        let statsLines = ["Frame,Time,\(scan.detectorName)"] + scan.scores.map {
+            "\($0.frame),\(String(format: "%.6f", $0.time.seconds)),\(String(format: "%.6f", $0.score))"
         }
-        guard let first, let last else { throw CommandFailure(message: "\(input): no pictures in the chosen range") }
-        cuts += detector.finish(last: last)
-        cuts = cuts.filter { $0.frame > Int(first.tick) }.sorted { $0.frame < $1.frame }
-        // The end of the last scene: where the last picture stops being shown.
-        let lastLength = scanner.nominalFrameDuration ?? Rational(1, Int64(max(1, rate.rounded())))
-        let end = SceneList.Position(frame: Int(last.tick) + 1, time: last.time + lastLength)
-        let list = SceneList(cuts: cuts, start: .init(frame: Int(first.tick), time: first.time), end: end)
 
         let text = json ? list.json() : csv ? list.csv(rate: rate) : list.text()
         if let stats { try write(statsLines.joined(separator: "\n") + "\n", to: stats, what: "the scores") }
@@ -145,7 +121,7 @@ struct ScenesCommand: ParsableCommand {
             FileHandle.standardOutput.write(Data(text.utf8))
         }
         if !quiet {
-            Console.note("\(input): \(Console.count(cuts.count, "cut")), \(Console.count(list.scenes.count, "scene")) in \(Console.count(count, "picture")) (\(detector.name), min \(minLength))")
+            Console.note("\(input): \(Console.count(list.cuts.count, "cut")), \(Console.count(list.scenes.count, "scene")) in \(Console.count(scan.pictures, "picture")) (\(scan.detectorName), min \(scan.minimumLength))")
         }
     }
 
@@ -161,7 +137,12 @@ struct ScenesCommand: ParsableCommand {
         }
     }
 
-    private func makeDetector(minLength: Int) -> NamedDetector {
+    /// The content detector with PySceneDetect's defaults.
+    static func defaultDetector(minLength: Int) -> NamedDetector {
+        NamedDetector(name: "content", ContentDetector(threshold: ContentDetector.defaultThreshold, minSceneLength: minLength))
+    }
+
+    func makeDetector(minLength: Int) -> NamedDetector {
         switch detector {
         case .content:
             NamedDetector(name: "content", ContentDetector(threshold: threshold ?? ContentDetector.defaultThreshold, minSceneLength: minLength))
@@ -184,4 +165,53 @@ struct NamedDetector {
     init(name: String, _ detector: any SceneDetector) { self.name = name; self.detector = detector }
     func process(_ picture: Frame) -> [Cut] { detector.process(picture) }
     func finish(last: Frame?) -> [Cut] { detector.finish(last: last) }
+}
+
+/// One pass of a scene detector over a clip's pictures: the scene list, and every
+/// picture's score when asked. Shared by `scenes` and `dump --scenes`.
+struct SceneScan {
+    let list: SceneList
+    let rate: Double
+    let pictures: Int
+    let minimumLength: Int
+    let detectorName: String
+    let scores: [(frame: Int, time: Rational, score: Double)]
+
+    init(input: String, media: MediaInput, options: PictureScanner.Options, interruption: Interruption,
+         minimumLength: ScenesCommand.MinimumLength, recordScores: Bool = false, detector: (Int) -> NamedDetector) throws {
+        let scanner = try PictureScanner(input: media, options: options)
+        interruption.arm { scanner.stop() }
+        if scanner.info.isStillImage { throw CommandFailure(message: "\(input): a still image has no scenes") }
+        let rate = scanner.nominalFrameDuration.map { 1 / $0.seconds } ?? scanner.info.frameRate ?? 30
+        let minLength = minimumLength.pictures(rate: rate)
+        let detector = detector(minLength)
+        var cuts: [Cut] = []
+        var first: Frame?
+        var last: Frame?
+        var count = 0
+        var scores: [(frame: Int, time: Rational, score: Double)] = []
+        while let picture = try scanner.next() {
+            if first == nil { first = picture }
+            cuts += detector.process(picture)
+            if recordScores { scores.append((Int(picture.tick), picture.time, detector.detector.lastScore)) }
+            last = picture
+            count += 1
+        }
+        if let sig = interruption.signal {
+            Console.note("interrupted after \(Console.count(count, "picture")); nothing written")
+            throw ExitCode(128 + sig)
+        }
+        guard let first, let last else { throw CommandFailure(message: "\(input): no pictures in the chosen range") }
+        cuts += detector.finish(last: last)
+        cuts = cuts.filter { $0.frame > Int(first.tick) }.sorted { $0.frame < $1.frame }
+        // The end of the last scene: where the last picture stops being shown.
+        let lastLength = scanner.nominalFrameDuration ?? Rational(1, Int64(max(1, rate.rounded())))
+        let end = SceneList.Position(frame: Int(last.tick) + 1, time: last.time + lastLength)
+        list = SceneList(cuts: cuts, start: .init(frame: Int(first.tick), time: first.time), end: end)
+        self.rate = rate
+        pictures = count
+        self.minimumLength = minLength
+        detectorName = detector.name
+        self.scores = scores
+    }
 }

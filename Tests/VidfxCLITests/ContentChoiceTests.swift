@@ -49,4 +49,57 @@ import Testing
         let wrongKind = try await CLI.run(["sheet", "testmedia/cuts.mp4", "-o", scratch.path("x.gif")])
         #expect(wrongKind.status != 0 && wrongKind.stderr.contains(".png"))
     }
+
+    static func manifestFrames(_ folder: String) throws -> [[String: Any]] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/manifest.json"))
+        return try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["frames"] as? [[String: Any]])
+    }
+
+    @Test func scenesGiveFramesInsideEachScene() async throws {
+        let scratch = try ScratchDirectory("dump-scenes")
+        let list = try await CLI.run(["scenes", "testmedia/cuts.mp4", "--json", "-q"])
+        let scenes = try #require((try JSONSerialization.jsonObject(with: list.stdout) as? [String: Any])?["scenes"] as? [[String: Any]])
+        #expect(scenes.count == 8)
+        for k in [1, 3] {
+            let out = scratch.path("k\(k)")
+            let r = try await CLI.run(["dump", "testmedia/cuts.mp4", "--scenes", "--per-scene", "\(k)", "-o", out, "-q"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let frames = try Self.manifestFrames(out)
+            #expect(frames.count == k * scenes.count)
+            for (i, frame) in frames.enumerated() {
+                let scene = scenes[i / k]
+                let a = try #require((scene["start"] as? [String: Any])?["time"] as? Double)
+                let b = try #require((scene["end"] as? [String: Any])?["time"] as? Double)
+                let t = try #require(frame["time"] as? Double), source = try #require(frame["sourceTime"] as? Double)
+                let want = a + (b - a) * (Double(i % k) + 0.5) / Double(k)
+                #expect(abs(t - want) < 0.001 && source >= a && source < b, "frame \(i) at \(t) (picture \(source)) for scene \(a)–\(b)")
+                #expect((frame["reason"] as? String)?.hasPrefix("scene \(i / k + 1) ") == true)
+            }
+        }
+    }
+
+    @Test func dedupeDropsNearCopiesOnly() async throws {
+        let scratch = try ScratchDirectory("dump-dedupe")
+        let all = try await CLI.run(["dump", "testmedia/cuts.mp4", "--fps", "5", "-o", scratch.path("all"), "-q"])
+        #expect(all.status == 0)
+        let everything = try Self.manifestFrames(scratch.path("all")).compactMap { $0["time"] as? Double }
+        let exact = try await CLI.run(["dump", "testmedia/cuts.mp4", "--fps", "5", "--dedupe", "0", "-o", scratch.path("exact")])
+        #expect(exact.status == 0, "\(exact.stderr)")
+        let kept = Set(try Self.manifestFrames(scratch.path("exact")).compactMap { $0["time"] as? Double })
+        let dropped = everything.filter { !kept.contains($0) }
+        // At 0 bits only pictures that look the same at 32×32 go: the black run's after its
+        // first, and little else (a slow pan's step of 0.2 s can be one).
+        #expect([7.8, 8.0].allSatisfy(dropped.contains) && dropped.count <= everything.count / 10, "\(dropped)")
+        #expect(exact.stderr.contains("\(dropped.count) near-duplicates dropped"), "\(exact.stderr)")
+        let loose = try await CLI.run(["dump", "testmedia/cuts.mp4", "--fps", "5", "--dedupe", "12", "-o", scratch.path("loose"), "-q"])
+        #expect(loose.status == 0)
+        let looseTimes = try Self.manifestFrames(scratch.path("loose")).compactMap { $0["time"] as? Double }
+        #expect(looseTimes.count < kept.count, "a pan's neighbours are near copies at 12 bits")
+        // Every shot keeps at least its first frame.
+        for cut in [0.0, 2.0, 3.6, 4.8, 6.2, 8.2] {
+            #expect(looseTimes.contains { $0 >= cut && $0 < cut + 0.3 }, "no frame kept from the shot at \(cut) s: \(looseTimes)")
+        }
+        let bad = try await CLI.run(["dump", "testmedia/cuts.mp4", "--dedupe", "65", "-o", scratch.path("bad")])
+        #expect(bad.status != 0 && bad.stderr.contains("--dedupe"))
+    }
 }
