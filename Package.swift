@@ -83,7 +83,7 @@ let package = Package(
         .target(name: "Detection", dependencies: ["FrameCore", "CZbar"], swiftSettings: strict),
         // What changes between pictures: scene cuts (PySceneDetect's detectors), on the
         // small pictures FrameSource's PictureScanner reads; no FFmpeg.
-        .target(name: "Scenes", dependencies: ["FrameCore"], swiftSettings: strict),
+        .target(name: "Scenes", dependencies: ["FrameCore", "CPixelKernels"], swiftSettings: strict),
         // The preview window: SDL2 (what ffplay uses), kept out of the Sinks library so
         // that users of Sinks need no libsdl2-dev.
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),

@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
-"""Scene cuts: `vidfx scenes` against the `scenedetect` CLI (PySceneDetect 0.6.7, OpenCV
-backend, from .oracle-venv), same clip, same run, interleaved.
+"""Frames by content against their peers, same clip, same run, interleaved:
 
-    python3 bench/content.py [--minutes 5] [--runs 3] [--detector content] [--vidfx PATH]
+- scenes: `vidfx scenes CLIP --detector D --csv` against the `scenedetect` CLI
+  (PySceneDetect 0.6.7, OpenCV backend, from .oracle-venv: `-i CLIP detect-D list-scenes`);
+  also how many cuts each found and how many agree within one frame;
+- key frames: `vidfx dump CLIP --keyframes --format jpg` against a full decode of the clip
+  (`ffmpeg -i CLIP -f null -`, decoding only, no conversion or output);
+- storyboard: `vidfx storyboard CLIP --interval 10` (nearest key frames) against ffmpeg's
+  `fps=1/10,scale=160:-2,tile=5x5` chain writing the same sprites.
 
-Makes a 1080p30 H.264 clip under bench/out/ (testmedia/cuts.mp4 scaled to 1920x1080 and
-looped to the length: hard cuts, a flash and a fade every 9.6 s), then alternates
+    python3 bench/content.py [--minutes 5] [--runs 3] [--detector content] [--vidfx PATH] [--only scenes|keyframes|storyboard]
 
-    vidfx scenes CLIP --detector D --csv -q
-    scenedetect -i CLIP -q detect-D list-scenes -n
-
-and prints median wall times with ranges, the speed ratio (scenedetect / vidfx: above 1,
-vidfx is faster), and how many cuts each found and how many agree within one frame.
+The clip is 1080p30 H.264 under bench/out/: testmedia/cuts.mp4 scaled to 1920x1080 and
+looped to the length (hard cuts, a flash and a fade every 9.6 s; a key frame every 2 s at
+most). Prints median wall times with ranges and the ratio peer / vidfx (above 1: vidfx is
+faster).
 """
 import argparse, csv, io, os, statistics, subprocess, sys, tempfile
 
@@ -44,25 +47,45 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--detector", default="content", choices=sorted(ORACLE))
     ap.add_argument("--vidfx", help="a vidfx binary (default: a release build of this tree)")
+    ap.add_argument("--only", choices=["scenes", "keyframes", "storyboard"])
     args = ap.parse_args()
     vidfx = args.vidfx or release_vidfx()
     scenedetect = os.path.join(ROOT, ".oracle-venv", "bin", "scenedetect")
     path = clip(args.minutes)
-    times = {"vidfx": [], "scenedetect": []}
-    with tempfile.TemporaryDirectory() as scratch:
-        mine_out = os.path.join(scratch, "mine.csv")
-        for _ in range(args.runs):
-            times["vidfx"].append(wall([vidfx, "scenes", path, "--detector", args.detector, "--csv", "-q", "-o", mine_out, "-y"]))
-            times["scenedetect"].append(wall([scenedetect, "-i", path, "-q", ORACLE[args.detector], "list-scenes", "-o", scratch]))
-        mine = starts(open(mine_out).read())
-        theirs = starts(open(os.path.join(scratch, os.path.splitext(os.path.basename(path))[0] + "-Scenes.csv")).read())
-    agree = sum(1 for c in mine if any(abs(c - t) <= 1 for t in theirs))
-    print(f"{os.path.basename(path)}, detector {args.detector}, {args.runs} runs each, alternating, {os.cpu_count()} cores")
-    for name, ts in times.items():
-        print(f"  {name:12s} {statistics.median(ts):7.2f} s  ({min(ts):.2f}-{max(ts):.2f})")
-    print(f"  scenedetect / vidfx: {statistics.median(times['scenedetect']) / statistics.median(times['vidfx']):.2f}x")
-    print(f"  cuts: vidfx {len(mine)}, scenedetect {len(theirs)}, vidfx's within one frame of scenedetect's: {agree}")
+    def report(title, times, peer):
+        print(title)
+        for name, ts in times.items():
+            print(f"  {name:12s} {statistics.median(ts):7.2f} s  ({min(ts):.2f}-{max(ts):.2f})")
+        print(f"  {peer} / vidfx: {statistics.median(times[peer]) / statistics.median(times['vidfx']):.2f}x")
 
+    print(f"{os.path.basename(path)}, {args.runs} runs each, alternating, {os.cpu_count()} cores")
+    with tempfile.TemporaryDirectory() as scratch:
+        if args.only in (None, "scenes"):
+            times = {"vidfx": [], "scenedetect": []}
+            mine_out = os.path.join(scratch, "mine.csv")
+            for _ in range(args.runs):
+                times["vidfx"].append(wall([vidfx, "scenes", path, "--detector", args.detector, "--csv", "-q", "-o", mine_out, "-y"]))
+                times["scenedetect"].append(wall([scenedetect, "-i", path, "-q", ORACLE[args.detector], "list-scenes", "-o", scratch]))
+            mine = starts(open(mine_out).read())
+            theirs = starts(open(os.path.join(scratch, os.path.splitext(os.path.basename(path))[0] + "-Scenes.csv")).read())
+            agree = sum(1 for c in mine if any(abs(c - t) <= 1 for t in theirs))
+            report(f"scenes, detector {args.detector}", times, "scenedetect")
+            print(f"  cuts: vidfx {len(mine)}, scenedetect {len(theirs)}, vidfx's within one frame of scenedetect's: {agree}")
+        if args.only in (None, "keyframes"):
+            times = {"vidfx": [], "full decode": []}
+            for _ in range(args.runs):
+                out = os.path.join(scratch, "keys")
+                times["vidfx"].append(wall([vidfx, "dump", path, "--keyframes", "--format", "jpg", "-o", out, "-y", "-q"]))
+                times["full decode"].append(wall(["ffmpeg", "-v", "error", "-i", path, "-f", "null", "-"]))
+            report("dump --keyframes (JPEGs written) against decoding every picture (nothing written)", times, "full decode")
+        if args.only in (None, "storyboard"):
+            times = {"vidfx": [], "ffmpeg": []}
+            for _ in range(args.runs):
+                out = os.path.join(scratch, "board")
+                times["vidfx"].append(wall([vidfx, "storyboard", path, "-o", out, "--interval", "10", "-y", "-q"]))
+                times["ffmpeg"].append(wall(["ffmpeg", "-v", "error", "-y", "-i", path, "-vf", "fps=1/10,scale=160:-2,tile=5x5",
+                                             os.path.join(scratch, "ff_%03d.jpg")]))
+            report("storyboard every 10 s, 160 px, 5x5 sprites", times, "ffmpeg")
 
 if __name__ == "__main__":
     main()

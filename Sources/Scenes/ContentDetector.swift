@@ -1,4 +1,5 @@
 public import FrameCore
+import CPixelKernels
 
 /// Cuts where the picture's colour and brightness change at once: the mean absolute
 /// difference of hue, saturation and value (HSV, OpenCV's 8-bit scales: hue 0–179) from
@@ -76,7 +77,8 @@ struct HSVPlanes {
     var count: Int { hue.count }
 
     /// OpenCV's BGR→HSV for 8 bits, in integers rounded as it rounds: V = max,
-    /// S = 255·(V − min)/V, H = 30·(sector offset + (a − b)/(V − min)), in 0–179.
+    /// S = 255·(V − min)/V, H = 30·(sector offset + (a − b)/(V − min)), in 0–179
+    /// (a C kernel: see vidfx_hsv.h).
     mutating func fill(from picture: Frame) {
         let n = picture.width * picture.height
         if hue.count != n {
@@ -87,16 +89,9 @@ struct HSVPlanes {
         hue.withUnsafeMutableBufferPointer { h in
             saturation.withUnsafeMutableBufferPointer { s in
                 value.withUnsafeMutableBufferPointer { v in
-                    picture.forEachPixel { b, g, r, i in
-                        let maxc = max(b, max(g, r)), minc = min(b, min(g, r))
-                        let diff = maxc - minc
-                        v[i] = UInt8(maxc)
-                        s[i] = maxc == 0 ? 0 : UInt8((diff * HSVPlanes.saturationTable[Int(maxc)] + (1 << 11)) >> 12)
-                        guard diff > 0 else { h[i] = 0; return }
-                        let x: Int32 = maxc == r ? g - b : maxc == g ? b - r + 2 * diff : r - g + 4 * diff
-                        var hv = (x * HSVPlanes.hueTable[Int(diff)] + (1 << 11)) >> 12
-                        if hv < 0 { hv += 180 }
-                        h[i] = UInt8(clamping: hv)
+                    picture.withUnsafeBytes { raw in
+                        vfx_bgra_to_hsv(raw.bindMemory(to: UInt8.self).baseAddress, picture.bytesPerRow, Int32(picture.width),
+                                        Int32(picture.height), h.baseAddress, s.baseAddress, v.baseAddress)
                     }
                 }
             }
@@ -106,18 +101,9 @@ struct HSVPlanes {
     /// Mean absolute differences of the three planes from `other`'s.
     func meanDifferences(from other: HSVPlanes) -> (Double, Double, Double) {
         func mean(_ a: [UInt8], _ b: [UInt8]) -> Double {
-            var sum = 0
-            a.withUnsafeBufferPointer { a in
-                b.withUnsafeBufferPointer { b in
-                    for i in 0..<a.count { sum &+= abs(Int(a[i]) - Int(b[i])) }
-                }
-            }
+            let sum = a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in vfx_abs_diff_sum(a.baseAddress, b.baseAddress, a.count) } }
             return Double(sum) / Double(max(1, a.count))
         }
         return (mean(hue, other.hue), mean(saturation, other.saturation), mean(value, other.value))
     }
-
-    /// 255·4096 / v and 180·4096 / (6·d), rounded: the fixed-point divisions.
-    static let saturationTable: [Int32] = (0..<256).map { $0 == 0 ? 0 : Int32((Double(255 << 12) / Double($0)).rounded()) }
-    static let hueTable: [Int32] = (0..<256).map { $0 == 0 ? 0 : Int32((Double(180 << 12) / (6 * Double($0))).rounded()) }
 }
