@@ -31,7 +31,10 @@ NUMBERS = ["0", "-1", "-0", "1e16", "1e308", "nan", "inf", "-inf", "922337203685
            "18446744073709551616", "30.000000001", "1/3000000000", "1/-9223372036854775808", "0/0", "1/0", "600000000000000",
            "99999999999:59:59", "1:-1", ":", ",,", "0.0000001", "2147483648", "65536", "1e-300"]
 OPTIONS = {"probe": [], "dump": ["--fps", "--start", "--duration", "--loop", "--frames", "--at", "--quality", "--timeout"],
-           "apply": ["--fps", "--start", "--duration", "--loop", "--crf", "--bitrate", "--size", "--timeout"]}
+           "apply": ["--fps", "--start", "--duration", "--loop", "--crf", "--bitrate", "--size", "--timeout"],
+           "scenes": ["--threshold", "--min-scene-len", "--start", "--duration", "--analysis-width", "--timeout"],
+           "storyboard": ["--interval", "--width", "--start", "--duration", "--quality"],
+           "sheet": ["--width", "--start", "--duration"]}
 CHAINS = ["crop:rect={n},0,0,0", "crop:rect=0,0,{n},{n}", "pixelate={n}", "sepia={n}", "overlay:file=testmedia/still.png:x={n}",
           "posterize:levels={n}", "zoomblur:amount={n}", "kaleidoscope:count={n}", "temperature:neutral={n}",
           "tonecurve:p1={n},0.2", "whitepoint={n}", "lut:file={cube}", "colormatrix:r={n},0,0,0", ",,,", "sepia=,", "=", ":::"]
@@ -87,7 +90,7 @@ def build_case(n: int, seed: int, work: str) -> dict:
     rng = random.Random(seed * 1_000_003 + n)
     case_dir = os.path.join(work, f"case{n}")
     os.makedirs(case_dir)
-    command = rng.choice(["probe", "dump", "dump", "apply"])
+    command = rng.choice(["probe", "dump", "dump", "apply", "scenes", "storyboard", "sheet"])
     if rng.random() < 0.75:
         name = rng.choice(SEEDS)
         with open(os.path.join(MEDIA, name), "rb") as f:
@@ -98,7 +101,7 @@ def build_case(n: int, seed: int, work: str) -> dict:
             f.write(data)
         args, what = [inp], f"{how} of {name}"
         # Damaged media through the seek path too (key frame search, skipped pictures).
-        if command != "probe" and rng.random() < 0.4:
+        if command not in ("probe", "scenes") and rng.random() < 0.4:
             args += ["--at" if command == "dump" and rng.random() < 0.5 else "--start", f"{rng.uniform(0, 3):.3f}"]
             what += " with a seek"
     else:
@@ -112,7 +115,7 @@ def build_case(n: int, seed: int, work: str) -> dict:
                 if option in ("--loop", "--frames") and value.isdigit() and 50 < int(value) <= 100_000_000:
                     value = "50"
                 args += [option, value]
-            elif command != "probe":
+            elif command in ("dump", "apply"):
                 cube = os.path.join(case_dir, "x.cube")
                 hostile_cube(cube, rng)
                 args += ["-e", rng.choice(CHAINS).format(n=rng.choice(NUMBERS), cube=cube)]
@@ -120,6 +123,12 @@ def build_case(n: int, seed: int, work: str) -> dict:
         args += ["-o", os.path.join(case_dir, "frames"), "--format", rng.choice(["png", "bgra", "jpg"])]
         if "--frames" not in args and "--at" not in args:
             args += ["--frames", "8"]
+    elif command == "scenes":
+        args += ["--detector", rng.choice(["content", "adaptive", "threshold", "hash", "histogram"]), "--json"]
+    elif command == "storyboard":
+        args += ["-o", os.path.join(case_dir, "board"), "--tile", rng.choice(["5x5", "1x1", "3x2"])] + (["--exact"] if rng.random() < 0.3 else [])
+    elif command == "sheet":
+        args += ["-o", os.path.join(case_dir, "sheet.png"), "--grid", rng.choice(["2x2", "3x1"])]
     elif command == "apply":
         args += ["-o", os.path.join(case_dir, "out." + rng.choice(["mp4", "mkv", "webm", "ts"])), "--preset", "ultrafast"]
         if "--duration" not in args:
