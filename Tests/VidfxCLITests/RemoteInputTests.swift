@@ -12,7 +12,7 @@ final class MediaServer {
     init() async throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-http-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        for name in ["h264-30fps.mp4", "h264-30fps-faststart.mp4", "vp9-opus.webm", "h264-noaudio.mp4"] {
+        for name in ["h264-30fps.mp4", "h264-30fps-faststart.mp4", "vp9-opus.webm", "h264-noaudio.mp4", "cuts.mp4"] {
             try FileManager.default.createSymbolicLink(at: root.appendingPathComponent(name), withDestinationURL: CLI.testmedia.appendingPathComponent(name))
         }
         // An HLS rendition of the clip: MPEG-TS segments of one second, codec copied.
@@ -103,6 +103,19 @@ final class MediaServer {
         #expect(there.status == 0, "\(there.stderr)")
         #expect(there.frames.count == here.frames.count && here.frames.count >= 30)
         #expect(there.frames == here.frames)
+    }
+
+    @Test func scenesAndStoryboardsOfARemoteClipAreTheLocalOnes() async throws {
+        let remote = try await CLI.run(["scenes", server.url("files/cuts.mp4"), "--csv", "-q"])
+        let local = try await CLI.run(["scenes", CLI.media("cuts.mp4"), "--csv", "-q"])
+        #expect(remote.status == 0, "\(remote.stderr)")
+        #expect(remote.stdout == local.stdout && !local.stdout.isEmpty)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-remote-board-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let board = try await CLI.run(["storyboard", server.url("files/cuts.mp4"), "-o", dir.path, "--interval", "2", "-q"])
+        #expect(board.status == 0, "\(board.stderr)")
+        let vtt = try String(contentsOf: dir.appendingPathComponent("thumbnails.vtt"), encoding: .utf8)
+        #expect(vtt.components(separatedBy: " --> ").count == 6, "five cues")
     }
 
     @Test func indexAtTheEndIsReadWithRangeRequests() async throws {
