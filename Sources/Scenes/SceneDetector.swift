@@ -38,21 +38,21 @@ extension SceneDetector {
     public func finish(last: Frame?) -> [Cut] { [] }
 }
 
-/// The scores and times of the last pictures, so that a cut decided late can say both.
+/// The scores and times of the last pictures, so that a cut decided late can say both:
+/// a ring indexed by picture number, O(1) a picture.
 struct RecentPictures {
-    private var entries: [(frame: Int, time: Rational, score: Double)] = []
-    private let capacity: Int
+    private var entries: [(frame: Int, time: Rational, score: Double)?]
 
-    init(capacity: Int) { self.capacity = max(4, capacity) }
+    init(capacity: Int) { entries = Array(repeating: nil, count: max(4, capacity)) }
 
     mutating func add(frame: Int, time: Rational, score: Double) {
-        if entries.count == capacity { entries.removeFirst() }
-        entries.append((frame, time, score))
+        entries[frame % entries.count] = (frame, time, score)
     }
 
-    /// A cut at `frame`, which must be one of the recent pictures.
+    /// A cut at `frame`, when it is one of the recent pictures.
     func cut(at frame: Int) -> Cut? {
-        entries.last(where: { $0.frame == frame }).map { Cut(frame: $0.frame, time: $0.time, score: $0.score) }
+        guard frame >= 0, let e = entries[frame % entries.count], e.frame == frame else { return nil }
+        return Cut(frame: e.frame, time: e.time, score: e.score)
     }
 }
 

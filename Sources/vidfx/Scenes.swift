@@ -53,11 +53,7 @@ struct ScenesCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No messages except errors.")
     var quiet = false
 
-    @Option(parsing: .unconditional, help: "Start at this time in the input (seconds or h:m:s).")
-    var start: TimeArgument?
-
-    @Option(parsing: .unconditional, help: "Read this many seconds from the start point.")
-    var duration: TimeArgument?
+    @OptionGroup var range: ClipRangeOptions
 
     @Option(name: .customLong("analysis-width"), parsing: .unconditional, help: ArgumentHelp("Width the pictures are scaled to for detection (default: PySceneDetect's, 256 for wider video).", valueName: "pixels"))
     var analysisWidth: Int?
@@ -101,8 +97,8 @@ struct ScenesCommand: ParsableCommand {
         do { media = try MediaInput(input, access: .seekable, network: network.settings) } catch { throw CommandFailure(message: error.description) }
         var options = PictureScanner.Options()
         options.width = analysisWidth
-        if let start { options.start = start.value }
-        options.duration = duration?.value
+        if let start = range.start { options.start = start.value }
+        options.duration = range.duration?.value
         options.warningHandler = { message in if !quiet { Console.warning(message) } }
         let scan = try SceneScan(input: input, media: media, options: options, interruption: interruption,
                                  minimumLength: MinimumLength(minSceneLength)!, recordScores: stats != nil) { minLength in

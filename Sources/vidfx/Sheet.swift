@@ -29,11 +29,7 @@ struct SheetCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Width of the sheet in pixels.", valueName: "pixels"))
     var width = 1280
 
-    @Option(parsing: .unconditional, help: "Start at this time in the input (seconds or h:m:s).")
-    var start: TimeArgument?
-
-    @Option(parsing: .unconditional, help: "Cover this many seconds from the start point.")
-    var duration: TimeArgument?
+    @OptionGroup var range: ClipRangeOptions
 
     @Flag(name: .shortAndLong, help: "Overwrite an existing output.")
     var yes = false
@@ -43,11 +39,7 @@ struct SheetCommand: ParsableCommand {
 
     @OptionGroup var source: SourceOptions
 
-    var layout: (columns: Int, rows: Int)? {
-        let parts = grid.lowercased().split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, (1...20).contains(parts[0]), (1...20).contains(parts[1]) else { return nil }
-        return (parts[0], parts[1])
-    }
+    var layout: (columns: Int, rows: Int)? { Tiles.grid(grid, limit: 20) }
 
     func validate() throws {
         if layout == nil { throw ValidationError("--grid: '\(grid)' is not CxR with 1…20 each (4x4)") }
@@ -68,8 +60,8 @@ struct SheetCommand: ParsableCommand {
         try OutputSafety.check(output: output, input: input, overwrite: yes)
         let media = try self.source.input(input, access: .seekable)
         var configuration = self.source.configuration(quiet: quiet)
-        configuration.start = start?.value ?? Rational(0)
-        configuration.duration = duration?.value
+        configuration.start = range.start?.value ?? Rational(0)
+        configuration.duration = range.duration?.value
         let probe = try FrameSource(input: media, configuration: configuration)
         let info = probe.info
         probe.close()
@@ -99,16 +91,12 @@ struct SheetCommand: ParsableCommand {
             let x = Self.gap + (slot % columns) * (tileWidth + Self.gap)
             let y = headerHeight + Self.gap + (slot / columns) * (tileHeight + Self.gap)
             let label = SceneList.timecode(choice.time.seconds)
-            tile.withUnsafeBytes { src in
-                sheet.withUnsafeMutableBytes { dst in
-                    for row in 0..<tileHeight {
-                        (dst.baseAddress! + (y + row) * stride * 4 + x * 4).copyMemory(from: src.baseAddress! + row * tile.bytesPerRow, byteCount: tileWidth * 4)
-                    }
-                    let p = dst.bindMemory(to: UInt32.self).baseAddress!
-                    let scale = tileWidth >= 200 ? Self.scale : 1
-                    Caption.draw(label, into: p, stride: stride, width: w, height: h, x: x + tileWidth - Caption.advance(scale: scale) * label.count - 2 * scale,
-                                 y: y + tileHeight - Caption.lineHeight(scale: scale) - 2 * scale, scale: scale, background: 0xC000_0000)
-                }
+            Tiles.place(tile, into: &sheet, x: x, y: y)
+            sheet.withUnsafeMutableBytes { raw in
+                let p = raw.bindMemory(to: UInt32.self).baseAddress!
+                let scale = tileWidth >= 200 ? Self.scale : 1
+                Caption.draw(label, into: p, stride: stride, width: w, height: h, x: x + tileWidth - Caption.advance(scale: scale) * label.count - 2 * scale,
+                             y: y + tileHeight - Caption.lineHeight(scale: scale) - 2 * scale, scale: scale, background: 0xC000_0000)
             }
             placed += 1
         }

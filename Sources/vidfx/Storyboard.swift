@@ -40,11 +40,7 @@ struct StoryboardCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "JPEG quality, 1–100.")
     var quality = 80
 
-    @Option(parsing: .unconditional, help: "Start at this time in the input (seconds or h:m:s).")
-    var start: TimeArgument?
-
-    @Option(parsing: .unconditional, help: "Cover this many seconds from the start point.")
-    var duration: TimeArgument?
+    @OptionGroup var range: ClipRangeOptions
 
     @Flag(name: .shortAndLong, help: "Replace an earlier storyboard in the folder.")
     var yes = false
@@ -54,11 +50,7 @@ struct StoryboardCommand: ParsableCommand {
 
     @OptionGroup var source: SourceOptions
 
-    var grid: (columns: Int, rows: Int)? {
-        let parts = tile.lowercased().split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, (1...50).contains(parts[0]), (1...50).contains(parts[1]) else { return nil }
-        return (parts[0], parts[1])
-    }
+    var grid: (columns: Int, rows: Int)? { Tiles.grid(tile, limit: 50) }
 
     func validate() throws {
         if grid == nil { throw ValidationError("--tile: '\(tile)' is not CxR with 1…50 each (5x5)") }
@@ -99,9 +91,9 @@ struct StoryboardCommand: ParsableCommand {
 
         let media = try self.source.input(input, access: .seekable)
         var configuration = self.source.configuration(quiet: quiet)
-        let from = start?.value ?? Rational(0)
+        let from = range.start?.value ?? Rational(0)
         configuration.start = from
-        configuration.duration = duration?.value
+        configuration.duration = range.duration?.value
         if exact {
             configuration.frameRate = interval.value.inverse  // tick k is the picture on screen at start + k·interval
         } else {
@@ -114,7 +106,7 @@ struct StoryboardCommand: ParsableCommand {
         guard let total = frames.info.duration else {
             throw CommandFailure(message: "\(input): its duration is unknown (a live stream?); give --duration")
         }
-        let span = duration.map { min($0.value.seconds, total - from.seconds) } ?? total - from.seconds
+        let span = range.duration.map { min($0.value.seconds, total - from.seconds) } ?? total - from.seconds
         guard span > 0 else { throw CommandFailure(message: "\(input): --start \(from.seconds) s is at or past the end (\(String(format: "%.3f", total)) s)", code: 2) }
         let step = interval.value.seconds
         let count = max(1, Int((span / step - 1e-9).rounded(.up)))  // tiles at 0, step, 2·step… before the end
@@ -139,7 +131,7 @@ struct StoryboardCommand: ParsableCommand {
             let used = tiles.count - n * perSprite
             let rows = (used + grid.columns - 1) / grid.columns
             // The last sprite is only as tall as its rows.
-            let out = rows == grid.rows ? s : crop(s, height: rows * tileHeight)
+            let out = rows == grid.rows ? s : Tiles.topRows(s, height: rows * tileHeight)
             do { try ImageWriter.write(out, to: work + "/" + spriteName(n), as: .jpeg(quality: quality)) } catch {
                 throw CommandFailure(message: error.description)
             }
@@ -154,7 +146,7 @@ struct StoryboardCommand: ParsableCommand {
             if slot == 0 { sprite = Frame(width: grid.columns * tileWidth, height: grid.rows * tileHeight) ; clear(&sprite!) }
             let small = FrameScaler.resize(picture, width: tileWidth, height: tileHeight)
             let (x, y) = (slot % grid.columns * tileWidth, slot / grid.columns * tileHeight)
-            blit(small, into: &sprite!, x: x, y: y)
+            Tiles.place(small, into: &sprite!, x: x, y: y)
             tiles.append(Tile(time: from.seconds + Double(index) * step, sourceTime: picture.sourceTime.seconds,
                               sprite: spriteName(index / perSprite), x: x, y: y))
             if slot == perSprite - 1 { try flushSprite() }
@@ -237,28 +229,5 @@ struct StoryboardCommand: ParsableCommand {
         frame.withUnsafeMutableBytes { p in
             for i in stride(from: 0, to: p.count, by: 4) { p[i] = 0; p[i + 1] = 0; p[i + 2] = 0; p[i + 3] = 255 }
         }
-    }
-
-    private func blit(_ tile: Frame, into sheet: inout Frame, x: Int, y: Int) {
-        let (dstStride, srcStride, rowBytes) = (sheet.bytesPerRow, tile.bytesPerRow, tile.width * 4)
-        tile.withUnsafeBytes { src in
-            sheet.withUnsafeMutableBytes { dst in
-                for row in 0..<tile.height {
-                    let d = dst.baseAddress! + (y + row) * dstStride + x * 4
-                    d.copyMemory(from: src.baseAddress! + row * srcStride, byteCount: rowBytes)
-                }
-            }
-        }
-    }
-
-    private func crop(_ frame: Frame, height: Int) -> Frame {
-        var out = Frame(width: frame.width, height: height)
-        let (dstStride, srcStride, rowBytes) = (out.bytesPerRow, frame.bytesPerRow, frame.width * 4)
-        frame.withUnsafeBytes { src in
-            out.withUnsafeMutableBytes { dst in
-                for row in 0..<height { (dst.baseAddress! + row * dstStride).copyMemory(from: src.baseAddress! + row * srcStride, byteCount: rowBytes) }
-            }
-        }
-        return out
     }
 }
