@@ -287,6 +287,74 @@ KERNEL_TARGET static void K(oldtimes_row)(const uint32_t *restrict from, const u
     }
 }
 
+/// Y709 of a row in 0…1: of the decoded values when `lin` is given, else of the bytes.
+KERNEL_TARGET static void K(luma_row)(const uint32_t *restrict row, float *restrict l, long n, const float *lin) {
+    if (lin) {
+        for (long x = 0; x < n; x++) {
+            uint32_t p = row[x];
+            l[x] = 0.2126f * lin[(p >> 16) & 0xFF] + 0.7152f * lin[(p >> 8) & 0xFF] + 0.0722f * lin[p & 0xFF];
+        }
+    } else {
+        for (long x = 0; x < n; x++) {
+            uint32_t p = row[x];
+            l[x] = (0.2126f * CH(p, 16) + 0.7152f * CH(p, 8) + 0.0722f * CH(p, 0)) * (1.0f / 255);
+        }
+    }
+}
+
+KERNEL_TARGET static void K(highlight_shadow_row)(const uint32_t *restrict from, uint32_t *restrict out,
+                                                  const float *restrict luma, long n, const float *restrict table,
+                                                  int32_t steps, const float *lin, const uint8_t *enc) {
+    const float scale = (float)steps;
+    for (long x = 0; x < n; x++) {
+        uint32_t p = from[x];
+        float l = luma[x];
+        // The gain is computed everywhere and kept only above 1/1024: no branch per pixel.
+        float s = (l > 1 ? 1 : (l < 0 ? 0 : l)) * scale;
+        int32_t i = (int32_t)s, j = i < steps ? i + 1 : i;
+        float g = (table[i] + (table[j] - table[i]) * (s - (float)i)) / l;
+        float gain = l > 1.0f / 1024 ? g : 1;
+        if (lin) {
+            out[x] = (p & 0xFF000000u) | K(encode)(lin[(p >> 16) & 0xFF] * gain, enc) << 16
+                | K(encode)(lin[(p >> 8) & 0xFF] * gain, enc) << 8 | K(encode)(lin[p & 0xFF] * gain, enc);
+        } else {
+            out[x] = (p & 0xFF000000u) | K(byte_even)(CH(p, 16) * gain) << 16 | K(byte_even)(CH(p, 8) * gain) << 8
+                | K(byte_even)(CH(p, 0) * gain);
+        }
+    }
+}
+
+KERNEL_TARGET static long K(map_row)(const uint64_t *restrict entries, const uint32_t *base, long stride,
+                                     uint32_t *restrict out, long w, int nearest, int32_t *restrict translucent) {
+    long count = 0;
+    if (nearest) {
+        for (long x = 0; x < w; x++) {
+            uint64_t e = entries[x];
+            uint32_t x0 = (uint32_t)(e & 0xFFFF);
+            out[x] = x0 == 0xFFFF ? 0 : base[(long)((e >> 16) & 0xFFFF) * stride + x0];
+        }
+        return 0;
+    }
+    for (long x = 0; x < w; x++) {
+        uint64_t e = entries[x];
+        uint32_t x0 = (uint32_t)(e & 0xFFFF);
+        if (x0 == 0xFFFF) { out[x] = 0; continue; }
+        const uint32_t *p = base + (long)((e >> 16) & 0xFFFF) * stride + x0;
+        uint32_t fxi = (uint32_t)((e >> 32) & 0xFFFF), fyi = (uint32_t)(e >> 48);
+        // A zero fraction reads no neighbour: at the right and bottom edges there is none.
+        long dx = fxi ? 1 : 0, dy = fyi ? stride : 0;
+        uint32_t p00 = p[0], p10 = p[dx], p01 = p[dy], p11 = p[dx + dy];
+        if ((p00 & p10 & p01 & p11) >> 24 != 0xFF) { translucent[count++] = (int32_t)x; continue; }
+        float fx = (float)(int32_t)fxi * (1.0f / 65536), fy = (float)(int32_t)fyi * (1.0f / 65536);
+        float tr = CH(p00, 16) + (CH(p10, 16) - CH(p00, 16)) * fx, br = CH(p01, 16) + (CH(p11, 16) - CH(p01, 16)) * fx;
+        float tg = CH(p00, 8) + (CH(p10, 8) - CH(p00, 8)) * fx, bg = CH(p01, 8) + (CH(p11, 8) - CH(p01, 8)) * fx;
+        float tb = CH(p00, 0) + (CH(p10, 0) - CH(p00, 0)) * fx, bb = CH(p01, 0) + (CH(p11, 0) - CH(p01, 0)) * fx;
+        out[x] = (p00 & 0xFF000000u) | K(byte_even)(tr + (br - tr) * fy) << 16 | K(byte_even)(tg + (bg - tg) * fy) << 8
+            | K(byte_even)(tb + (bb - tb) * fy);
+    }
+    return count;
+}
+
 #undef CH
 #undef LUMA4
 #undef FMAX

@@ -22,6 +22,9 @@
     .planar_to_bgra = planar_to_bgra_##suffix, \
     .yuv420_row_pair = yuv420_row_pair_##suffix, \
     .oldtimes_row = oldtimes_row_##suffix, \
+    .luma_row = luma_row_##suffix, \
+    .highlight_shadow_row = highlight_shadow_row_##suffix, \
+    .map_row = map_row_##suffix, \
 }
 
 #define K(name) name##_baseline

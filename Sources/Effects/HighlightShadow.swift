@@ -53,34 +53,19 @@ public struct HighlightShadow: LayerEffect {
         // Luminance for these rows (and, with a radius, blurred from a margin around them).
         let blurred = radius > 0 ? blurredLuma(src, rows: rows, linear: linear) : nil
         var luma = [Float](repeating: 0, count: w)
+        // Both steps are C kernels (AVX2 where the CPU has it, in every build).
         numerator.withUnsafeBufferPointer { table in
             LinearLight.shared.withTables { lin, enc in
-                let t = table.baseAddress!, scale = Float(Self.steps)
-                for y in rows {
-                    let from = src.row(y), out = dst + y * destinationStride
-                    luma.withUnsafeMutableBufferPointer { l in
+                luma.withUnsafeMutableBufferPointer { l in
+                    for y in rows {
+                        let from = src.row(y)
                         if let blurred {
                             blurred.withUnsafeBufferPointer { l.baseAddress!.update(from: $0.baseAddress! + (y - rows.lowerBound) * w, count: w) }
                         } else {
                             HighlightShadow.luma(from, count: w, linear: linear, lin, into: l.baseAddress!)
                         }
-                    }
-                    for x in 0..<w {
-                        let p = from[x], l = luma[x]
-                        var gain: Float = 1
-                        if l > 1 / 1024 {
-                            let s = (l > 1 ? 1 : l) * scale
-                            let i = Int(Int32(s)), j = i < Self.steps ? i + 1 : i
-                            gain = (t[i] + (t[j] - t[i]) * (s - Float(Int32(s)))) / l
-                        }
-                        let r = (p >> 16) & 0xFF, g = (p >> 8) & 0xFF, b = p & 0xFF
-                        if linear {
-                            out[x] = (p & 0xFF00_0000) | LinearLight.encodeByte(lin[Int(r)] * gain, enc) << 16
-                                | LinearLight.encodeByte(lin[Int(g)] * gain, enc) << 8 | LinearLight.encodeByte(lin[Int(b)] * gain, enc)
-                        } else {
-                            out[x] = (p & 0xFF00_0000) | roundedByte(Float(Int32(bitPattern: r)) * gain) << 16
-                                | roundedByte(Float(Int32(bitPattern: g)) * gain) << 8 | roundedByte(Float(Int32(bitPattern: b)) * gain)
-                        }
+                        colorKernels.highlight_shadow_row(from, dst + y * destinationStride, l.baseAddress!, w, table.baseAddress!,
+                                                          Int32(Self.steps), linear ? lin : nil, enc)
                     }
                 }
             }
@@ -90,15 +75,7 @@ public struct HighlightShadow: LayerEffect {
     /// Y709 of a row, in 0…1 (of the linear values when `linear`).
     @inline(__always)
     private static func luma(_ row: UnsafePointer<UInt32>, count: Int, linear: Bool, _ lin: UnsafePointer<Float>, into l: UnsafeMutablePointer<Float>) {
-        for x in 0..<count {
-            let p = row[x]
-            let r = Int((p >> 16) & 0xFF), g = Int((p >> 8) & 0xFF), b = Int(p & 0xFF)
-            if linear {
-                l[x] = 0.2126 * lin[r] + 0.7152 * lin[g] + 0.0722 * lin[b]
-            } else {
-                l[x] = (0.2126 * Float(r) + 0.7152 * Float(g) + 0.0722 * Float(b)) * (1 / 255 as Float)
-            }
-        }
+        colorKernels.luma_row(row, l, count, linear ? lin : nil)
     }
 
     /// Gaussian-blurred luminance of `rows` (σ = radius, 3σ taps each side, edges

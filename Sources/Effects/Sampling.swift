@@ -118,37 +118,26 @@ public final class SourceMap: @unchecked Sendable {
         }
     }
 
-    /// Renders `rows` through the map (bilinear when the entries carry fractions).
+    /// Renders `rows` through the map (bilinear when the entries carry fractions). The
+    /// lookups are the C kernel `map_row`; taps that are not all opaque come back to be
+    /// mixed premultiplied here.
     static func render(_ entries: [UInt64], _ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int,
                        rows: Range<Int>, sampling: Sampling) {
         let w = src.width, stride = src.stride, base = src.base
+        let translucent = UnsafeMutablePointer<Int32>.allocate(capacity: w)
+        defer { translucent.deallocate() }
         entries.withUnsafeBufferPointer { m in
             for y in rows {
                 let out = dst + y * destinationStride, row = m.baseAddress! + y * w
-                for x in 0..<w {
-                    let e = row[x]
-                    let x0 = Int(e & 0xFFFF)
-                    if x0 == 0xFFFF { out[x] = 0; continue }
-                    let p = base + Int((e >> 16) & 0xFFFF) * stride + x0
-                    if sampling == .nearest { out[x] = p[0]; continue }
+                let count = colorKernels.map_row(row, base, stride, out, w, sampling == .nearest ? 1 : 0, translucent)
+                for i in 0..<count {
+                    let x = Int(translucent[i]), e = row[x]
+                    let p = base + Int((e >> 16) & 0xFFFF) * stride + Int(e & 0xFFFF)
                     let fxi = (e >> 32) & 0xFFFF, fyi = e >> 48
-                    let p00 = p[0]
-                    let p10 = fxi == 0 ? p00 : p[1]
-                    let p01 = fyi == 0 ? p00 : p[stride]
-                    let p11 = fxi == 0 ? p01 : (fyi == 0 ? p10 : p[stride + 1])
-                    let fx = Float(Int32(truncatingIfNeeded: fxi)) * (1 / 65536 as Float)
-                    let fy = Float(Int32(truncatingIfNeeded: fyi)) * (1 / 65536 as Float)
-                    if (p00 & p10 & p01 & p11) >> 24 != 0xFF {
-                        out[x] = premultipliedBilinear(p00, p10, p01, p11, fx, fy)
-                        continue
-                    }
-                    @inline(__always) func ch(_ s: UInt32) -> UInt32 {
-                        func c(_ q: UInt32) -> Float { Float(Int32(truncatingIfNeeded: (q >> s) & 0xFF)) }
-                        let top = c(p00) + (c(p10) - c(p00)) * fx
-                        let bottom = c(p01) + (c(p11) - c(p01)) * fx
-                        return roundedByte(top + (bottom - top) * fy)
-                    }
-                    out[x] = (p00 & 0xFF00_0000) | ch(16) << 16 | ch(8) << 8 | ch(0)
+                    let dx = fxi == 0 ? 0 : 1, dy = fyi == 0 ? 0 : stride
+                    out[x] = premultipliedBilinear(p[0], p[dx], p[dy], p[dx + dy],
+                                                   Float(Int32(truncatingIfNeeded: fxi)) * (1 / 65536 as Float),
+                                                   Float(Int32(truncatingIfNeeded: fyi)) * (1 / 65536 as Float))
                 }
             }
         }

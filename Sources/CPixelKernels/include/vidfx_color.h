@@ -74,6 +74,20 @@ typedef struct {
     /// scratched by out = c·mul[x] + add[x], vignetted and mixed with `original`.
     void (*oldtimes_row)(const uint32_t *from, const uint32_t *original, uint32_t *out, long w, const float *mul,
                          const float *add, const vfx_oldtimes_row_params *p);
+    /// Y709 of a row in 0…1: of the decoded values (`lin`, 256 floats) when given, else of
+    /// the bytes.
+    void (*luma_row)(const uint32_t *row, float *luma, long n, const float *lin);
+    /// Highlight and shadow: each channel scaled by table(l)/l (the table read linearly at
+    /// l·steps, `steps + 1` entries; gain 1 where l ≤ 1/1024). In linear light through
+    /// `lin` and `enc` when `lin` is given, else on the bytes.
+    void (*highlight_shadow_row)(const uint32_t *from, uint32_t *out, const float *luma, long n, const float *table,
+                                 int32_t steps, const float *lin, const uint8_t *enc);
+    /// One row of a distortion's source map (Effects' SourceMap: x0, y0, fx, fy in 16 bits
+    /// each, x0 = 0xFFFF outside, which gives a clear pixel). Bilinear taps that are not
+    /// all opaque are not written: their columns go to `translucent` (room for `w`) and
+    /// their count is returned, for the caller's premultiplied mix.
+    long (*map_row)(const uint64_t *entries, const uint32_t *base, long stride, uint32_t *out, long w, int nearest,
+                    int32_t *translucent);
 } vfx_color_kernels;
 
 /// The kernels for `isa` (VFX_COLOR_*), or NULL when this build or this CPU lacks it.
