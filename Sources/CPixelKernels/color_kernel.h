@@ -302,55 +302,90 @@ KERNEL_TARGET static void K(luma_row)(const uint32_t *restrict row, float *restr
     }
 }
 
+/// The gain table(l)/l, read linearly at l·steps (l in 0…1); 1 where l ≤ 1/1024. Computed
+/// everywhere and selected, so the loops have no branch per pixel.
+#define HS_GAIN(l) ({ \
+    float c_ = (l) > 1 ? 1 : ((l) < 0 ? 0 : (l)), s_ = c_ * scale; \
+    int32_t i_ = (int32_t)s_, j_ = i_ < steps ? i_ + 1 : i_; \
+    float g_ = (table[i_] + (table[j_] - table[i_]) * (s_ - (float)i_)) / (l); \
+    (l) > 1.0f / 1024 ? g_ : 1.0f; })
+
 KERNEL_TARGET static void K(highlight_shadow_row)(const uint32_t *restrict from, uint32_t *restrict out,
                                                   const float *restrict luma, long n, const float *restrict table,
                                                   int32_t steps, const float *lin, const uint8_t *enc) {
     const float scale = (float)steps;
-    for (long x = 0; x < n; x++) {
-        uint32_t p = from[x];
-        float l = luma[x];
-        // The gain is computed everywhere and kept only above 1/1024: no branch per pixel.
-        float s = (l > 1 ? 1 : (l < 0 ? 0 : l)) * scale;
-        int32_t i = (int32_t)s, j = i < steps ? i + 1 : i;
-        float g = (table[i] + (table[j] - table[i]) * (s - (float)i)) / l;
-        float gain = l > 1.0f / 1024 ? g : 1;
-        if (lin) {
+    if (lin) {
+#if KERNEL_AVX2
+#pragma clang loop vectorize(enable) vectorize_width(8)
+#endif
+        for (long x = 0; x < n; x++) {
+            uint32_t p = from[x];
+            float gain = HS_GAIN(luma[x]);
             out[x] = (p & 0xFF000000u) | K(encode)(lin[(p >> 16) & 0xFF] * gain, enc) << 16
                 | K(encode)(lin[(p >> 8) & 0xFF] * gain, enc) << 8 | K(encode)(lin[p & 0xFF] * gain, enc);
-        } else {
+        }
+    } else {
+#if KERNEL_AVX2
+#pragma clang loop vectorize(enable) vectorize_width(8)
+#endif
+        for (long x = 0; x < n; x++) {
+            uint32_t p = from[x];
+            float gain = HS_GAIN(luma[x]);
             out[x] = (p & 0xFF000000u) | K(byte_even)(CH(p, 16) * gain) << 16 | K(byte_even)(CH(p, 8) * gain) << 8
                 | K(byte_even)(CH(p, 0) * gain);
         }
     }
 }
+#undef HS_GAIN
 
 KERNEL_TARGET static long K(map_row)(const uint64_t *restrict entries, const uint32_t *base, long stride,
                                      uint32_t *restrict out, long w, int nearest, int32_t *restrict translucent) {
-    long count = 0;
+    // Indices are 32-bit (a frame has fewer than 2^31 pixels), so the gathers vectorise.
+    const int32_t s32 = (int32_t)stride;
     if (nearest) {
+#if KERNEL_AVX2
+#pragma clang loop vectorize(enable) vectorize_width(8)
+#endif
         for (long x = 0; x < w; x++) {
             uint64_t e = entries[x];
-            uint32_t x0 = (uint32_t)(e & 0xFFFF);
-            out[x] = x0 == 0xFFFF ? 0 : base[(long)((e >> 16) & 0xFFFF) * stride + x0];
+            int32_t x0 = (int32_t)(e & 0xFFFF), y0 = (int32_t)((e >> 16) & 0xFFFF);
+            int outside = x0 == 0xFFFF;
+            uint32_t p = base[outside ? 0 : y0 * s32 + x0];
+            out[x] = outside ? 0 : p;
         }
         return 0;
     }
+    // Every column is mixed straight, as if its taps were opaque; a second pass lists the
+    // columns whose taps were not, which the caller mixes premultiplied (none in most video).
+    uint32_t anyTranslucent = 0;
+#if KERNEL_AVX2
+#pragma clang loop vectorize(enable) vectorize_width(8)
+#endif
     for (long x = 0; x < w; x++) {
         uint64_t e = entries[x];
-        uint32_t x0 = (uint32_t)(e & 0xFFFF);
-        if (x0 == 0xFFFF) { out[x] = 0; continue; }
-        const uint32_t *p = base + (long)((e >> 16) & 0xFFFF) * stride + x0;
-        uint32_t fxi = (uint32_t)((e >> 32) & 0xFFFF), fyi = (uint32_t)(e >> 48);
+        int32_t x0 = (int32_t)(e & 0xFFFF), y0 = (int32_t)((e >> 16) & 0xFFFF);
+        int outside = x0 == 0xFFFF;
+        int32_t fxi = (int32_t)((e >> 32) & 0xFFFF), fyi = (int32_t)(e >> 48);
         // A zero fraction reads no neighbour: at the right and bottom edges there is none.
-        long dx = fxi ? 1 : 0, dy = fyi ? stride : 0;
-        uint32_t p00 = p[0], p10 = p[dx], p01 = p[dy], p11 = p[dx + dy];
-        if ((p00 & p10 & p01 & p11) >> 24 != 0xFF) { translucent[count++] = (int32_t)x; continue; }
-        float fx = (float)(int32_t)fxi * (1.0f / 65536), fy = (float)(int32_t)fyi * (1.0f / 65536);
+        int32_t i = outside ? 0 : y0 * s32 + x0, dx = fxi ? 1 : 0, dy = fyi ? s32 : 0;
+        uint32_t p00 = base[i], p10 = base[i + dx], p01 = base[i + dy], p11 = base[i + dx + dy];
+        anyTranslucent |= outside ? 0 : ((p00 & p10 & p01 & p11) >> 24) ^ 0xFF;
+        float fx = (float)fxi * (1.0f / 65536), fy = (float)fyi * (1.0f / 65536);
         float tr = CH(p00, 16) + (CH(p10, 16) - CH(p00, 16)) * fx, br = CH(p01, 16) + (CH(p11, 16) - CH(p01, 16)) * fx;
         float tg = CH(p00, 8) + (CH(p10, 8) - CH(p00, 8)) * fx, bg = CH(p01, 8) + (CH(p11, 8) - CH(p01, 8)) * fx;
         float tb = CH(p00, 0) + (CH(p10, 0) - CH(p00, 0)) * fx, bb = CH(p01, 0) + (CH(p11, 0) - CH(p01, 0)) * fx;
-        out[x] = (p00 & 0xFF000000u) | K(byte_even)(tr + (br - tr) * fy) << 16 | K(byte_even)(tg + (bg - tg) * fy) << 8
-            | K(byte_even)(tb + (bb - tb) * fy);
+        uint32_t v = (p00 & 0xFF000000u) | K(byte_even)(tr + (br - tr) * fy) << 16
+            | K(byte_even)(tg + (bg - tg) * fy) << 8 | K(byte_even)(tb + (bb - tb) * fy);
+        out[x] = outside ? 0 : v;
+    }
+    if (!anyTranslucent) return 0;
+    long count = 0;
+    for (long x = 0; x < w; x++) {
+        uint64_t e = entries[x];
+        int32_t x0 = (int32_t)(e & 0xFFFF), y0 = (int32_t)((e >> 16) & 0xFFFF);
+        if (x0 == 0xFFFF) continue;
+        int32_t i = y0 * s32 + x0, dx = (e >> 32) & 0xFFFF ? 1 : 0, dy = e >> 48 ? s32 : 0;
+        if ((base[i] & base[i + dx] & base[i + dy] & base[i + dx + dy]) >> 24 != 0xFF) translucent[count++] = (int32_t)x;
     }
     return count;
 }

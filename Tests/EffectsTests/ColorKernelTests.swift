@@ -304,6 +304,96 @@ import Testing
         }
     }
 
+    /// Highlight and shadow: luma (Y709, of bytes or of decoded values), then each channel
+    /// scaled by the table read at l·steps over l; gain 1 in the darkest pixels.
+    @Test(arguments: [false, true])
+    func highlightShadowRowMatchesItsFormula(linear: Bool) {
+        let steps = 1024
+        let table: [Float] = (0...steps).map { i in let l = Float(i) / Float(steps); return l + 0.3 * l * (1 - l) }
+        let decode: [Float] = (0..<256).map { Float(pow(Double($0) / 255, 2.2)) }
+        let encode: [UInt8] = (0..<65536).map { UInt8(min(255, (pow(Double($0) / 65535, 1 / 2.2) * 255 + 0.5).rounded(.down))) }
+        func luma(_ p: UInt32) -> Float {
+            let (r, g, b) = Self.channels(p)
+            if linear { return 0.2126 * decode[Int(r)] + 0.7152 * decode[Int(g)] + 0.0722 * decode[Int(b)] }
+            return (0.2126 * r + 0.7152 * g + 0.0722 * b) * (1 / 255 as Float)
+        }
+        func enc(_ v: Float) -> UInt32 {
+            let c = v < 0 ? 0 : (v > 1 ? 1 : v)
+            return UInt32(encode[Int((c * 65535 + 8_388_608).bitPattern & 0xFFFF)])
+        }
+        check("highlight/shadow \(linear ? "linear" : "bytes")", { p in
+            let l = luma(p)
+            var gain: Float = 1
+            if l > 1 / 1024 {
+                let s = (l > 1 ? 1 : l) * Float(steps), i = Int(s), j = i < steps ? i + 1 : i
+                gain = (table[i] + (table[j] - table[i]) * (s - Float(i))) / l
+            }
+            let (r, g, b) = Self.channels(p)
+            if linear {
+                return (p & 0xFF00_0000) | enc(decode[Int(r)] * gain) << 16 | enc(decode[Int(g)] * gain) << 8 | enc(decode[Int(b)] * gain)
+            }
+            return (p & 0xFF00_0000) | Self.byte(r * gain) << 16 | Self.byte(g * gain) << 8 | Self.byte(b * gain)
+        }, { k, px, n in
+            let from = Array(UnsafeBufferPointer(start: px, count: n))
+            var l = [Float](repeating: 0, count: n)
+            table.withUnsafeBufferPointer { t in decode.withUnsafeBufferPointer { d in encode.withUnsafeBufferPointer { e in
+                k.luma_row(from, &l, n, linear ? d.baseAddress : nil)
+                k.highlight_shadow_row(from, px, l, n, t.baseAddress, Int32(steps), linear ? d.baseAddress : nil, e.baseAddress)
+            } } }
+        })
+    }
+
+    /// A distortion's map lookups: clear outside, the tap itself for nearest, the straight
+    /// bilinear mix of opaque taps (no neighbour read at a zero fraction), and every column
+    /// whose taps are not all opaque listed, not written.
+    @Test func mapRowReadsItsTaps() {
+        let w = 67, h = 9
+        var g = SystemRandomNumberGenerator()
+        // Opaque, but for one translucent pixel that a few taps reach.
+        var image = (0..<(w * h)).map { _ in UInt32.random(in: 0...0xFF_FFFF, using: &g) | 0xFF00_0000 }
+        image[3 * w + 10] &= 0x80FF_FFFF
+        var entries: [UInt64] = (0..<w).map { x in
+            let x0 = UInt64.random(in: 0...UInt64(w - 2), using: &g), y0 = UInt64.random(in: 0...UInt64(h - 2), using: &g)
+            let fx = x % 5 == 0 ? 0 : UInt64.random(in: 0..<65536, using: &g), fy = x % 7 == 0 ? 0 : UInt64.random(in: 0..<65536, using: &g)
+            return x0 | y0 << 16 | fx << 32 | fy << 48
+        }
+        entries[4] = 0xFFFF                                              // outside
+        entries[5] = UInt64(w - 1) | UInt64(h - 1) << 16                 // the last pixel, no neighbours
+        entries[6] = 9 | 3 << 16 | 30000 << 32 | 0 << 48                 // reaches the translucent pixel
+        entries[7] = 10 | 2 << 16 | 0 << 32 | 40000 << 48                // so does this one
+        func bilinear(_ e: UInt64) -> UInt32? {
+            if e & 0xFFFF == 0xFFFF { return 0 }
+            let i = Int((e >> 16) & 0xFFFF) * w + Int(e & 0xFFFF)
+            let fxi = (e >> 32) & 0xFFFF, fyi = e >> 48
+            let dx = fxi == 0 ? 0 : 1, dy = fyi == 0 ? 0 : w
+            let p00 = image[i], p10 = image[i + dx], p01 = image[i + dy], p11 = image[i + dx + dy]
+            if (p00 & p10 & p01 & p11) >> 24 != 0xFF { return nil }
+            let fx = Float(Int32(fxi)) / 65536, fy = Float(Int32(fyi)) / 65536
+            func ch(_ s: UInt32) -> UInt32 {
+                func c(_ q: UInt32) -> Float { Float(Int32((q >> s) & 0xFF)) }
+                let top = c(p00) + (c(p10) - c(p00)) * fx, bottom = c(p01) + (c(p11) - c(p01)) * fx
+                return Self.byte(top + (bottom - top) * fy)
+            }
+            return (p00 & 0xFF00_0000) | ch(16) << 16 | ch(8) << 8 | ch(0)
+        }
+        for (name, set) in Self.kernelSets {
+            var out = [UInt32](repeating: 0x1234_5678, count: w), listed = [Int32](repeating: -1, count: w)
+            let count = image.withUnsafeBufferPointer { set.map_row(entries, $0.baseAddress, w, &out, w, 0, &listed) }
+            let expected = entries.map(bilinear)
+            let translucent = (0..<w).filter { expected[$0] == nil }
+            #expect(translucent.contains(6) && translucent.contains(7))
+            #expect(Array(listed.prefix(count)).map(Int.init) == translucent, "\(name): translucent columns")
+            let wrong = (0..<w).filter { expected[$0] != nil && out[$0] != expected[$0] }
+            #expect(wrong.isEmpty, "\(name): bilinear, \(wrong.count) differ")
+            var near = [UInt32](repeating: 0, count: w)
+            let none = image.withUnsafeBufferPointer { set.map_row(entries, $0.baseAddress, w, &near, w, 1, &listed) }
+            #expect(none == 0)
+            #expect((0..<w).allSatisfy { x in
+                near[x] == (entries[x] & 0xFFFF == 0xFFFF ? 0 : image[Int((entries[x] >> 16) & 0xFFFF) * w + Int(entries[x] & 0xFFFF)])
+            }, "\(name): nearest")
+        }
+    }
+
     @Test func theBestSetIsTheWidestThisCPURuns() {
         let best = vfx_color_kernels_best()!
         let wide = vfx_color_kernels_for(Int32(VFX_COLOR_AVX2))
