@@ -1,5 +1,8 @@
 import CFFmpeg
+import CFFmpegShim
+import CPixelKernels
 import FrameCore
+import Foundation
 
 /// Turns decoded pictures into upright, square-pixel BGRA frames: libswscale for
 /// the colour conversion (with the stream's matrix and range) and pixel-aspect
@@ -61,8 +64,11 @@ final class PictureConverter {
     private func convertHDR(_ picture: UnsafePointer<AVFrame>, _ map: ToneMap, width sw: Int, height sh: Int) throws(FrameSourceError) -> Frame {
         let w = Int(picture.pointee.width), h = Int(picture.pointee.height)
         let upright = orientation == .upright, scaled = (sw, sh) != (w, h)
-        var native = upright && !scaled ? Frame(width: w, height: h, pool: pool) : Frame(width: w, height: h)
+        // Upright, the picture is the frame handed on; else it is an intermediate, reused
+        // from one picture to the next (a fresh 8 MB frame a picture was a page fault a page).
+        var native = upright && !scaled ? Frame(width: w, height: h, pool: pool) : scratchFrame(width: w, height: h)
         try map.convert(picture, into: &native, input: input)
+        if !(upright && !scaled) { scratch = native }
         var result = native
         if scaled {
             let key = [Int32(w), Int32(h), Int32(sw), Int32(sh)]
@@ -100,7 +106,8 @@ final class PictureConverter {
                          outWidth: Int32(sw), outHeight: Int32(sh))
         if wanted != key {
             sws_freeContext(sws)
-            sws = sws_getContext(w, h, format, Int32(sw), Int32(sh), AV_PIX_FMT_BGRA, SWS_BICUBIC, nil, nil, nil)
+            sws = vfx_sws_context(w, h, format.rawValue, Int32(sw), Int32(sh), AV_PIX_FMT_BGRA.rawValue, SWS_BICUBIC,
+                                  PictureConverter.sliceThreads(width: Int(sw), height: Int(sh))).map(OpaquePointer.init)
             guard let sws else {
                 key = nil
                 let name = av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "format \(format.rawValue)"
@@ -114,17 +121,23 @@ final class PictureConverter {
         let upright = orientation == .upright
         var target = upright ? Frame(width: sw, height: sh, pool: pool) : scratchFrame(width: sw, height: sh)
         let targetStride = Int32(target.bytesPerRow)
+        let sws = self.sws
         let ok = target.withUnsafeMutableBytes { bytes -> Bool in
-            var dst: [UnsafeMutablePointer<UInt8>?] = [bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
-            var dstStride: [Int32] = [targetStride, 0, 0, 0]
-            var src: [UnsafePointer<UInt8>?] = (0..<4).map { UnsafePointer(vfx_frame_plane(picture, Int32($0))) }
-            var srcStride: [Int32] = (0..<4).map { vfx_frame_linesize(picture, Int32($0)) }
-            return sws_scale(sws, &src, &srcStride, 0, h, &dst, &dstStride) > 0
+            vfx_sws_convert(UnsafeMutableRawPointer(sws), picture, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), targetStride,
+                            Int32(sw), Int32(sh), AV_PIX_FMT_BGRA.rawValue) >= 0
         }
         guard ok else { throw FrameSourceError(input: input, kind: .decodeFailed, reason: "colour conversion failed") }
         if upright { return target }
         scratch = target
         return reorient(target)
+    }
+
+    /// Slices the conversion runs in, each on its own thread: one per core for pictures of
+    /// 640x360 and more (swscale's slice threads; a 1080p picture takes 2–3 ms on one
+    /// core, which would otherwise wait on the decoder's threads), one below that.
+    static func sliceThreads(width: Int, height: Int) -> Int32 {
+        guard width * height >= 640 * 360 else { return 1 }
+        return Int32(min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 8))
     }
 
     private func scratchFrame(width: Int, height: Int) -> Frame {
@@ -158,17 +171,14 @@ final class PictureConverter {
         let stepX = (y1 - y0) * srcStride + (x1 - x0)
         let stepY = (y2 - y0) * srcStride + (x2 - x0)
         let outWidth = out.width, outHeight = out.height, outStride = out.bytesPerRow / 4
+        // Bands of output rows on every core, each walked in tiles by the C kernel.
+        let bands = min(2 * max(1, ProcessInfo.processInfo.activeProcessorCount), max(1, outHeight / 32))
         src.withUnsafeBytes { s in
-            let sp = s.baseAddress!.assumingMemoryBound(to: UInt32.self)
+            nonisolated(unsafe) let sp = s.baseAddress!.assumingMemoryBound(to: UInt32.self)
             out.withUnsafeMutableBytes { d in
-                let dp = d.baseAddress!.assumingMemoryBound(to: UInt32.self)
-                for Y in 0..<outHeight {
-                    var i = origin &+ Y &* stepY
-                    let row = dp + Y * outStride
-                    for X in 0..<outWidth {
-                        row[X] = sp[i]
-                        i &+= stepX
-                    }
+                nonisolated(unsafe) let dp = d.baseAddress!.assumingMemoryBound(to: UInt32.self)
+                DispatchQueue.concurrentPerform(iterations: bands) { b in
+                    vfx_reorient_rows(sp, origin, stepX, stepY, dp, outStride, outWidth, outHeight * b / bands, outHeight * (b + 1) / bands)
                 }
             }
         }
