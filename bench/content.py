@@ -14,7 +14,8 @@
 The clip is 1080p30 H.264 under bench/out/: testmedia/cuts.mp4 scaled to 1920x1080 and
 looped to the length (hard cuts, a flash and a fade every 9.6 s; x264 puts a key frame at
 most cuts, so a key frame every 1.3 s on average: a long film's GOPs are longer, and its
-key-frame speed-up larger). Prints median wall times with ranges and the ratio peer / vidfx (above 1: vidfx is
+key-frame speed-up larger). Key frames are measured on that clip and on a second encode of
+it with a key frame every 2 s exactly (`-sc_threshold 0`, as streaming ladders are cut). Prints median wall times with ranges and the ratio peer / vidfx (above 1: vidfx is
 faster).
 """
 import argparse, csv, io, os, statistics, subprocess, sys, tempfile
@@ -33,6 +34,18 @@ def clip(minutes):
         subprocess.run(["ffmpeg", "-v", "error", "-y", "-stream_loop", "-1", "-i", os.path.join(ROOT, "testmedia", "cuts.mp4"),
                         "-t", str(minutes * 60), "-vf", "scale=1920:1080", "-c:v", "libx264", "-preset", "veryfast",
                         "-g", "60", "-pix_fmt", "yuv420p", path], check=True)
+    return path
+
+
+def streaming_clip(minutes):
+    """The same pictures as a streaming ladder encodes them: a key frame every 2 s exactly
+    (`-sc_threshold 0`: no extra key frames at cuts, as HLS and DASH segmenters want)."""
+    path = os.path.join(OUT, f"scenes-1080p30-{minutes:g}min-gop2s.mp4")
+    if not os.path.exists(path):
+        os.makedirs(OUT, exist_ok=True)
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-stream_loop", "-1", "-i", os.path.join(ROOT, "testmedia", "cuts.mp4"),
+                        "-t", str(minutes * 60), "-vf", "scale=1920:1080", "-c:v", "libx264", "-preset", "veryfast",
+                        "-g", "60", "-sc_threshold", "0", "-pix_fmt", "yuv420p", path], check=True)
     return path
 
 
@@ -73,12 +86,14 @@ def main():
             report(f"scenes, detector {args.detector}", times, "scenedetect")
             print(f"  cuts: vidfx {len(mine)}, scenedetect {len(theirs)}, vidfx's within one frame of scenedetect's: {agree}")
         if args.only in (None, "keyframes"):
-            times = {"vidfx": [], "full decode": []}
-            for _ in range(args.runs):
-                out = os.path.join(scratch, "keys")
-                times["vidfx"].append(wall([vidfx, "dump", path, "--keyframes", "--format", "bgra", "-o", "/dev/null", "-q"]))
-                times["full decode"].append(wall(["ffmpeg", "-v", "error", "-i", path, "-f", "null", "-"]))
-            report("dump --keyframes (decoded and converted to BGRA, written to /dev/null) against decoding every picture", times, "full decode")
+            for name, keyed in [("x264's own key frames: every 2 s and at cuts", path),
+                                ("a key frame every 2 s exactly, as streaming encodes", streaming_clip(args.minutes))]:
+                times = {"vidfx": [], "full decode": []}
+                for _ in range(args.runs):
+                    times["vidfx"].append(wall([vidfx, "dump", keyed, "--keyframes", "--format", "bgra", "-o", "/dev/null", "-q"]))
+                    times["full decode"].append(wall(["ffmpeg", "-v", "error", "-i", keyed, "-f", "null", "-"]))
+                report(f"dump --keyframes (decoded and converted to BGRA, written to /dev/null) against decoding every picture; "
+                       f"{name}", times, "full decode")
         if args.only in (None, "storyboard"):
             times = {"vidfx": [], "ffmpeg": []}
             for _ in range(args.runs):

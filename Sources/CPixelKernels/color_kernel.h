@@ -390,6 +390,10 @@ KERNEL_TARGET static long K(map_row)(const uint64_t *restrict entries, const uin
     return count;
 }
 
+KERNEL_TARGET static void K(fill)(uint32_t *restrict px, long n, uint32_t value) {
+    for (long i = 0; i < n; i++) px[i] = value;
+}
+
 #undef CH
 #undef LUMA4
 #undef FMAX

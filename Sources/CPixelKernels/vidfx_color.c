@@ -25,6 +25,7 @@
     .luma_row = luma_row_##suffix, \
     .highlight_shadow_row = highlight_shadow_row_##suffix, \
     .map_row = map_row_##suffix, \
+    .fill = fill_##suffix, \
 }
 
 #define K(name) name##_baseline

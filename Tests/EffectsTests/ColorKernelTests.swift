@@ -394,6 +394,17 @@ import Testing
         }
     }
 
+    @Test func fillSetsEveryPixelAndNoMore() {
+        for (name, set) in Self.kernelSets {
+            for length in [Self.pixels.count, 7, 1, 0] {
+                var out = Self.pixels
+                set.fill(&out, length, 0x80C0_FFEE)
+                #expect(out.prefix(length).allSatisfy { $0 == 0x80C0_FFEE } && out.dropFirst(length) == Self.pixels.dropFirst(length),
+                        "\(name), \(length) pixels")
+            }
+        }
+    }
+
     @Test func theBestSetIsTheWidestThisCPURuns() {
         let best = vfx_color_kernels_best()!
         let wide = vfx_color_kernels_for(Int32(VFX_COLOR_AVX2))

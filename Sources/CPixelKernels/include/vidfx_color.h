@@ -88,6 +88,8 @@ typedef struct {
     /// their count is returned, for the caller's premultiplied mix.
     long (*map_row)(const uint64_t *entries, const uint32_t *base, long stride, uint32_t *out, long w, int nearest,
                     int32_t *translucent);
+    /// Every pixel set to `value` (the widest stores the CPU has).
+    void (*fill)(uint32_t *px, long n, uint32_t value);
 } vfx_color_kernels;
 
 /// The kernels for `isa` (VFX_COLOR_*), or NULL when this build or this CPU lacks it.
