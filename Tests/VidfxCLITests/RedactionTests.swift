@@ -59,11 +59,12 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
         let d = try await CLI.run(["detect", CLI.media("crowd.mp4"), "--what", "faces", "--json", "-q"])
-        #expect(d.status == 0, "\(d.stderr)")
+        try #require(d.status == 0, "\(d.stderr)")
         var ticks = try String(decoding: d.stdout, as: UTF8.self).split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
-        #expect(ticks.count == 60)
+        // Required, not expected: the lines below index the ticks.
+        try #require(ticks.count == 60)
         // The victim: the track on every tick, a face clear of the others (its grown box
         // touches no other face's grown box on any tick).
         func faces(_ tick: [String: Any]) -> [[String: Any]] { tick["detections"] as? [[String: Any]] ?? [] }
