@@ -86,12 +86,9 @@ def run(cmd, **kw):
     return subprocess.run(cmd, check=True, **kw)
 
 
-def prepare(frames):
+def grade_cube():
+    """bench/out/grade33.cube: a 33³ grade (every row that runs a LUT reads this one)."""
     os.makedirs(OUT, exist_ok=True)
-    raw = os.path.join(OUT, f"testsrc2-1080p-{frames}.bgra")
-    if not os.path.exists(raw):
-        run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size={W}x{H}:rate=30",
-             "-frames:v", str(frames), "-pix_fmt", "bgra", "-f", "rawvideo", raw])
     cube = os.path.join(OUT, "grade33.cube")
     if not os.path.exists(cube):
         n = 33
@@ -102,6 +99,16 @@ def prepare(frames):
                     for r in range(n):
                         R, G, B = r / (n - 1), g / (n - 1), b / (n - 1)
                         f.write(f"{G ** 0.8:.6f} {0.7 * B + 0.3 * R * R:.6f} {min(1, 0.9 * R + 0.1):.6f}\n")
+    return cube
+
+
+def prepare(frames):
+    os.makedirs(OUT, exist_ok=True)
+    raw = os.path.join(OUT, f"testsrc2-1080p-{frames}.bgra")
+    if not os.path.exists(raw):
+        run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size={W}x{H}:rate=30",
+             "-frames:v", str(frames), "-pix_fmt", "bgra", "-f", "rawvideo", raw])
+    cube = grade_cube()
     # A 256×128 badge with a soft alpha edge, raw for effects-bench and PNG for ffmpeg.
     badge = os.path.join(OUT, "badge-256x128.bgra")
     badge_png = os.path.join(OUT, "badge.png")

@@ -18,10 +18,12 @@ with vidfx / ffmpeg for both. Rows and goals:
     hdr-phone      2.5 s rotated 10-bit HLG HEVC → BGRA vs  zscale + tonemap                 ≥ 3× speed
 Every row: peak RSS ≤ 1.1× ffmpeg's.
 """
-import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, os, shutil, statistics, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from timing import OUT, ROOT  # noqa: E402
+from decode import measure  # noqa: E402  (wall seconds and peak RSS of one run)
+from effects import grade_cube  # noqa: E402  (the LUT every bench reads)
 
 SEPIA = "colorchannelmixer=rr=.393:rg=.769:rb=.189:gr=.349:gg=.686:gb=.168:br=.272:bg=.534:bb=.131"
 HDR_CHAIN = ("zscale=t=linear:npl=203,format=gbrpf32le,zscale=p=bt709,"
@@ -63,40 +65,12 @@ def phone_hdr():
     return path
 
 
-def cube():
-    path = os.path.join(OUT, "grade33.cube")
-    if not os.path.exists(path):
-        os.makedirs(OUT, exist_ok=True)
-        n = 33
-        with open(path, "w") as f:
-            f.write(f"LUT_3D_SIZE {n}\n")
-            for b in range(n):
-                for g in range(n):
-                    for r in range(n):
-                        x, y, z = r / (n - 1), g / (n - 1), b / (n - 1)
-                        f.write(f"{min(1, x * 0.9 + y * 0.1):.6f} {y ** 1.1:.6f} {min(1, z * 0.8 + 0.1):.6f}\n")
-    return path
-
-
-def measure(cmd):
-    """Wall seconds and peak RSS (MiB) of one run."""
-    start = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(p.pid, 0)
-    wall = time.monotonic() - start
-    err = p.stderr.read().decode(errors="replace")
-    p.stderr.close()
-    if status != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{err}")
-    return wall, usage.ru_maxrss / 1024
-
-
 def rows(vidfx, long_minutes, scratch):
     nul = ["-f", "null", "-"]
     ff = ["ffmpeg", "-nostdin", "-v", "error", "-y"]
     c1080, c4k = testsrc("testsrc2-1080p30-10s.mp4", "1920x1080", 10), testsrc("testsrc2-2160p30-5s.mp4", "3840x2160", 5)
     c720 = testsrc("testsrc2-720p30-10s.mp4", "1280x720", 10)
-    lut = cube()
+    lut = grade_cube()
     enc = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"]
     v_mp4, f_mp4 = os.path.join(scratch, "v.mp4"), os.path.join(scratch, "f.mp4")
     v_png, f_png = os.path.join(scratch, "vpng"), os.path.join(scratch, "fpng")
