@@ -27,15 +27,23 @@ public final class DetectionTimeline: @unchecked Sendable {
     /// Detections run so far.
     public private(set) var detections = 0
     private let redacting: Bool
+    private let recheck: RedactionRecheck?
+    private var finds = 0
+    /// Boxes a recheck found (and widened or added) so far.
+    public var recheckFinds: Int { condition.withLock { finds } }
 
     /// A timeline detecting every `every` frames with `workers` sets of detectors (one
     /// set per worker thread: a detector is used by one thread at a time). With
     /// `redacting`, a face is held through `Tracker`'s short misses and its carried boxes
-    /// get a margin for the motion between detections.
-    public init(every: Int, detectorSets: [[any Detector]], redacting: Bool = false) {
+    /// get a margin for the motion between detections. With `recheck`, each detection
+    /// frame is redacted and looked at again by the set's face detector, and what it
+    /// still finds is taken in (``RedactionRecheck``) — by the set's detector named
+    /// "faces".
+    public init(every: Int, detectorSets: [[any Detector]], redacting: Bool = false, recheck: RedactionRecheck? = nil) {
         precondition(!detectorSets.isEmpty, "at least one worker")
         self.every = max(1, every)
         self.redacting = redacting
+        self.recheck = recheck
         tracker = Tracker(hold: redacting ? 2 : 0)
         idle = detectorSets
     }
@@ -85,8 +93,27 @@ public final class DetectionTimeline: @unchecked Sendable {
                     break
                 }
             }
+            var finds = 0
+            if let recheck, case .success(var found) = result,
+               let faces = detectors.detectors.first(where: { $0.name == "faces" }) {
+                for _ in 0..<recheck.passes {
+                    let again: [Observation]
+                    do throws(DetectionError) {
+                        again = try faces.detect(recheck.redact(frame, found))
+                    } catch {
+                        result = .failure(error)
+                        break
+                    }
+                    let (widened, taken) = RedactionRecheck.widen(found, with: again)
+                    if taken == 0 { break }
+                    finds += taken
+                    found = widened
+                    result = .success(found)
+                }
+            }
             condition.lock()
             results[index] = result
+            self.finds += finds
             idle.append(detectors.detectors)
             running -= 1
             condition.broadcast()

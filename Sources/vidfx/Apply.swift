@@ -221,7 +221,8 @@ struct Apply: ParsableCommand {
         }
         try stage?.publish()
         if let stage, DetectionStage.redacts(chain) {
-            let report = RedactionReport(tally: stage.tally, input: input, output: output, fromFile: reviewed.path)
+            let report = RedactionReport(tally: stage.tally, input: input, output: output, fromFile: reviewed.path,
+                                             foundOnRecheck: stage.recheckFinds)
             if let reportPath { try report.write(to: reportPath, overwrite: render.yes) }
             if !render.quiet { Console.note(report.line + (reportPath.map { "; report \($0)" } ?? "")) }
         }

@@ -25,7 +25,12 @@ struct DetectionOptions: ParsableArguments {
             help: ArgumentHelp("The longer side, in pixels, of the picture the face network sees, never more than the frame's (larger: smaller faces, slower). Default 1280; 1920 when redacting.", valueName: "px"))
     var faceSize: Int?
 
+    @Option(name: .customLong("face-recheck"), parsing: .unconditional,
+            help: ArgumentHelp("When redacting: look again at each detection frame once redacted, up to N times, and redact what is still found (a blurred head's outline, a face missed). Default 2; 0 is faster and leaves more for other detectors to find.", valueName: "N"))
+    var faceRecheck: Int?
+
     func validate() throws {
+        if let n = faceRecheck, !(0...4).contains(n) { throw ValidationError("--face-recheck: must be 0…4, not \(n)") }
         if let n = detectEvery, !(1...300).contains(n) { throw ValidationError("--detect-every: must be 1…300, not \(n)") }
         if let t = faceThreshold, !(t > 0 && t < 1) { throw ValidationError("--face-threshold: must be between 0 and 1") }
         if let faceSize, !(64...4096).contains(faceSize) { throw ValidationError("--face-size: must be 64…4096 pixels") }
@@ -72,7 +77,7 @@ final class DetectionStage {
 
     /// A stage for `needs`, or nil when nothing is to be detected.
     init?(needs: DetectionNeeds, options: DetectionOptions, overwrite: Bool, codes: CodeDetector.Symbologies = .all,
-          redacting: Bool = false) throws {
+          redacting: Bool = false, recheck: RedactionRecheck? = nil) throws {
         guard !needs.isEmpty else { return nil }
         file = nil
         frameRate = 30
@@ -95,7 +100,8 @@ final class DetectionStage {
         // Workers run in parallel: one OpenCV thread each, rather than each taking every core.
         if needs.contains(.faces) { FaceDetector.setThreads(1) }
         let every = options.detectEvery ?? (needs.contains(.faces) ? 4 : 1)
-        timeline = DetectionTimeline(every: every, detectorSets: sets, redacting: redacting)
+        timeline = DetectionTimeline(every: every, detectorSets: sets, redacting: redacting,
+                                     recheck: needs.contains(.faces) ? recheck : nil)
         log = try options.detectionsPath.map { try DetectionLog(path: $0, overwrite: overwrite) }
     }
 
@@ -103,6 +109,8 @@ final class DetectionStage {
     var tracksStarted: Int { timeline?.tracksStarted ?? file?.tracks ?? 0 }
     /// Detector runs so far.
     var detections: Int { timeline?.detections ?? 0 }
+    /// Boxes the redaction recheck found so far.
+    var recheckFinds: Int { timeline?.recheckFinds ?? 0 }
     /// Whether the boxes come from a reviewed file.
     var usesFile: Bool { file != nil }
 
@@ -221,7 +229,21 @@ extension DetectionStage {
             return try DetectionStage(file: reviewed, frameRate: frameRate, options: options, overwrite: overwrite)
         }
         return try DetectionStage(needs: needs(of: chain, options: options), options: options, overwrite: overwrite,
-                                  redacting: redacts(chain))
+                                  redacting: redacts(chain), recheck: recheck(of: chain, options: options))
+    }
+
+    /// The recheck of a redacting render: its chain up to and including the first
+    /// faceblur, run on a detection frame with the boxes found so far.
+    static func recheck(of chain: EffectChain?, options: DetectionOptions) -> RedactionRecheck? {
+        guard let chain, let last = chain.entries.firstIndex(where: { type(of: $0.effect) == FaceBlur.self }) else { return nil }
+        let passes = options.faceRecheck ?? 2
+        guard passes > 0 else { return nil }
+        let upTo = EffectChain(Array(chain.entries[...last]))
+        return RedactionRecheck(passes: passes) { frame, observations in
+            var looked = frame
+            looked.observations = observations
+            return upTo.apply(to: looked)
+        }
     }
 
     /// Hands `frame` to `deliver`, through `stage` when there is one (then zero or more

@@ -54,8 +54,12 @@ struct RedactionReport: Encodable {
     var tracks: Int
     var manualBoxes: Int
     var possibleMisses: [Miss]
+    /// Boxes the recheck found in redacted detection frames, and redacted too (a blurred
+    /// head's outline, widening its face's box, or a face the first look missed).
+    var foundOnRecheck: Int
 
-    init(tally: RedactionTally, input: String, output: String, fromFile: String?) {
+    init(tally: RedactionTally, input: String, output: String, fromFile: String?, foundOnRecheck: Int = 0) {
+        self.foundOnRecheck = foundOnRecheck
         self.input = input
         self.output = output
         source = fromFile.map { "detections file \($0)" } ?? "detector"
@@ -90,7 +94,9 @@ struct RedactionReport: Encodable {
         let missed = possibleMisses.reduce(0) { $0 + $1.ticks }
         s += ", \(count(possibleMisses.count, "possible miss", "possible misses"))"
         if missed > 0 { s += " (\(count(missed, "tick", "ticks")) held)" }
-        return s + ", \(count(manualBoxes, "manual box", "manual boxes"))"
+        s += ", \(count(manualBoxes, "manual box", "manual boxes"))"
+        if foundOnRecheck > 0 { s += ", \(foundOnRecheck) more found on the redacted frames and covered" }
+        return s
     }
 
     /// Where the report of a render to `output` goes: `clip.mp4` → `clip.redaction.json`;

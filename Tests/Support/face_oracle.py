@@ -14,8 +14,9 @@ again; a box they
 find counts as a face left when its centre lies inside a face's box (grown by a quarter)
 or it overlaps one by IoU >= 0.3.
 
-Prints one JSON object: {"frames", "faces", "left": {"centerface": N, "haar": N},
-"found": [...]} where found lists each face left (detector, frame, box).
+Prints one JSON object: {"frames", "faces", "left": {"centerface": N, "haar": N, "vidfx": N,
+"vidfx_0.5": N}, "found": [...]} where found lists each face left (detector, frame, box;
+vidfx's boxes end with their score) and vidfx_0.5 counts vidfx's at 0.5 or more.
 Runs with the oracle venv's python (make setup: .oracle-venv).
 """
 import argparse, glob, json, os, subprocess, sys
@@ -42,7 +43,8 @@ def boxes_vidfx(binary, threshold, folder):
     out = subprocess.run([binary, "detect", os.path.join(folder, "frame_%06d.png"), "--fps", "25", "--detect-every", "1",
                           "--what", "faces", "--json", "-q", "--face-threshold", str(threshold)],
                          capture_output=True, text=True, check=True).stdout
-    return [[(d["bounds"]["x"], d["bounds"]["y"], d["bounds"]["width"], d["bounds"]["height"]) for d in json.loads(line)["detections"]]
+    return [[(d["bounds"]["x"], d["bounds"]["y"], d["bounds"]["width"], d["bounds"]["height"], d["confidence"])
+             for d in json.loads(line)["detections"]]
             for line in out.splitlines()]
 
 
@@ -96,7 +98,7 @@ def main():
                              for d in json.loads(line)["detections"] if d["kind"] == "face"])
     net = CenterFace()
     cascade = cv2.CascadeClassifier(os.path.join(cv2.data.haarcascades, "haarcascade_frontalface_default.xml"))
-    result = {"frames": len(plain), "faces": 0, "left": {"centerface": 0, "haar": 0, "vidfx": 0}, "found": []}
+    result = {"frames": len(plain), "faces": 0, "left": {"centerface": 0, "haar": 0, "vidfx": 0, "vidfx_0.5": 0}, "found": []}
     for k, (p, r) in enumerate(zip(plain, redacted)):
         before, after = cv2.imread(p), cv2.imread(r)
         faces = boxes_centerface(net, before, 0.2) + (ours[k] if k < len(ours) else [])
@@ -108,9 +110,11 @@ def main():
             looks.append(("vidfx", theirs[k]))
         for name, found in looks:
             for box in found:
-                if where_a_face_was(box, faces):
+                if where_a_face_was(box[:4], faces):
                     result["left"][name] += 1
-                    result["found"].append({"detector": name, "frame": os.path.basename(r), "box": [round(v, 1) for v in box]})
+                    if name == "vidfx" and box[4] >= 0.5:
+                        result["left"]["vidfx_0.5"] += 1
+                    result["found"].append({"detector": name, "frame": os.path.basename(r), "box": [round(v, 3) for v in box]})
     print(json.dumps(result))
 
 

