@@ -7,9 +7,14 @@
 - key frames: `vidfx dump CLIP --keyframes --format bgra -o /dev/null` against a full
   decode of the clip (`ffmpeg -i CLIP -f null -`, decoding only);
 - storyboard: `vidfx storyboard CLIP --interval 10` (nearest key frames) against ffmpeg's
-  `fps=1/10,scale=160:-2,tile=5x5` chain writing the same sprites.
+  `fps=1/10,scale=160:-2,tile=5x5` chain writing the same sprites;
+- sheet: `vidfx sheet CLIP --grid 4x4 --width 1500` against vcsi (PyPI; its defaults are a
+  4x4 grid 1500 px wide, each frame the best of several samples) and `vcsi --fast` (one
+  seek per tile, no choosing). vcsi is not installed by `make setup`: give its executable
+  with --vcsi, e.g. after `python3 -m venv /tmp/vcsi && /tmp/vcsi/bin/pip install vcsi`.
 
-    python3 bench/content.py [--minutes 5] [--runs 3] [--detector content] [--vidfx PATH] [--only scenes|keyframes|storyboard]
+    python3 bench/content.py [--minutes 5] [--runs 3] [--detector content] [--vidfx PATH]
+                             [--only scenes|keyframes|storyboard|sheet] [--vcsi PATH]
 
 The clip is 1080p30 H.264 under bench/out/: testmedia/cuts.mp4 scaled to 1920x1080 and
 looped to the length (hard cuts, a flash and a fade every 9.6 s; x264 puts a key frame at
@@ -61,7 +66,8 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--detector", default="content", choices=sorted(ORACLE))
     ap.add_argument("--vidfx", help="a vidfx binary (default: a release build of this tree)")
-    ap.add_argument("--only", choices=["scenes", "keyframes", "storyboard"])
+    ap.add_argument("--only", choices=["scenes", "keyframes", "storyboard", "sheet"])
+    ap.add_argument("--vcsi", default="vcsi", help="the vcsi executable, for the sheet row")
     args = ap.parse_args()
     vidfx = args.vidfx or release_vidfx()
     scenedetect = os.path.join(ROOT, ".oracle-venv", "bin", "scenedetect")
@@ -102,6 +108,20 @@ def main():
                 times["ffmpeg"].append(wall(["ffmpeg", "-v", "error", "-y", "-i", path, "-vf", "fps=1/10,scale=160:-2,tile=5x5",
                                              os.path.join(scratch, "ff_%03d.jpg")]))
             report("storyboard every 10 s, 160 px, 5x5 sprites", times, "ffmpeg")
+        if args.only in (None, "sheet"):
+            if subprocess.run(["sh", "-c", f"command -v {args.vcsi}"], capture_output=True).returncode != 0:
+                print(f"sheet: skipped, no vcsi at {args.vcsi} (--vcsi PATH)")
+            else:
+                times = {"vidfx": [], "vcsi": [], "vcsi --fast": []}
+                sheet = os.path.join(scratch, "sheet")
+                for _ in range(args.runs):
+                    times["vidfx"].append(wall([vidfx, "sheet", path, "-o", sheet + "-vidfx.png", "--grid", "4x4", "--width", "1500",
+                                                "-y", "-q"]))
+                    times["vcsi"].append(wall([args.vcsi, path, "-g", "4x4", "-w", "1500", "-o", sheet + "-vcsi.png"]))
+                    times["vcsi --fast"].append(wall([args.vcsi, path, "-g", "4x4", "-w", "1500", "--fast",
+                                                      "-o", sheet + "-vcsi-fast.png"]))
+                report("contact sheet, 4x4 tiles, 1500 px wide", times, "vcsi")
+                print(f"  vcsi --fast / vidfx: {statistics.median(times['vcsi --fast']) / statistics.median(times['vidfx']):.2f}x")
 
 if __name__ == "__main__":
     main()

@@ -29,16 +29,16 @@ public final class DetectionTimeline: @unchecked Sendable {
     private let redacting: Bool
     private let recheck: RedactionRecheck?
     private var finds = 0
-    /// Boxes a recheck found (and widened or added) so far.
+    /// Boxes a recheck found over heads (and widened them by) so far.
     public var recheckFinds: Int { condition.withLock { finds } }
 
     /// A timeline detecting every `every` frames with `workers` sets of detectors (one
     /// set per worker thread: a detector is used by one thread at a time). With
     /// `redacting`, a face is held through `Tracker`'s short misses and its carried boxes
     /// get a margin for the motion between detections. With `recheck`, each detection
-    /// frame is redacted and looked at again by the set's face detector, and what it
-    /// still finds is taken in (``RedactionRecheck``) — by the set's detector named
-    /// "faces".
+    /// frame is redacted and looked at again by the set's face detector (the one named
+    /// "faces"), and what it still finds over a head widens that head
+    /// (``RedactionRecheck``).
     public init(every: Int, detectorSets: [[any Detector]], redacting: Bool = false, recheck: RedactionRecheck? = nil) {
         precondition(!detectorSets.isEmpty, "at least one worker")
         self.every = max(1, every)

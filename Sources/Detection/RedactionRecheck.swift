@@ -20,7 +20,7 @@ public struct RedactionRecheck: Sendable {
 
     /// How much larger than the box a recheck finds its redaction is: what is found is the
     /// redacted blob's own outline, and covering just that leaves a new edge around it
-    /// (on the crowd pan, 1.5 left 3 outlines of 210 faces after two passes, 2 left 1).
+    /// (crowd pan, every 5th frame, two looks: grown 1.5 times, 2 outlines were left; twice, 1).
     public static let growth = 2.0
 
     /// `observations` with `found` (faces seen in the redacted frame) taken in: a box found

@@ -26,7 +26,7 @@ struct DetectionOptions: ParsableArguments {
     var faceSize: Int?
 
     @Option(name: .customLong("face-recheck"), parsing: .unconditional,
-            help: ArgumentHelp("When redacting: look again at each detection frame once redacted, up to N times, and redact what is still found (a blurred head's outline, a face missed). Default 2; 0 is faster and leaves more for other detectors to find.", valueName: "N"))
+            help: ArgumentHelp("When redacting: look again at each detection frame once redacted, up to N times, and widen every head whose blurred outline is still found as a face. Default 2; 0 is faster and leaves more for a detector to find.", valueName: "N"))
     var faceRecheck: Int?
 
     func validate() throws {

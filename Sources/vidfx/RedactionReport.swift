@@ -54,8 +54,8 @@ struct RedactionReport: Encodable {
     var tracks: Int
     var manualBoxes: Int
     var possibleMisses: [Miss]
-    /// Boxes the recheck found in redacted detection frames, and redacted too (a blurred
-    /// head's outline, widening its face's box, or a face the first look missed).
+    /// Boxes the recheck found over heads in redacted detection frames (a blurred head's
+    /// outline, still found as a face), each of which widened its face's box.
     var foundOnRecheck: Int
 
     init(tally: RedactionTally, input: String, output: String, fromFile: String?, foundOnRecheck: Int = 0) {
@@ -95,7 +95,7 @@ struct RedactionReport: Encodable {
         s += ", \(count(possibleMisses.count, "possible miss", "possible misses"))"
         if missed > 0 { s += " (\(count(missed, "tick", "ticks")) held)" }
         s += ", \(count(manualBoxes, "manual box", "manual boxes"))"
-        if foundOnRecheck > 0 { s += ", \(foundOnRecheck) more found on the redacted frames and covered" }
+        if foundOnRecheck > 0 { s += ", \(foundOnRecheck) outlines found again on the redacted frames and covered" }
         return s
     }
 
