@@ -8,7 +8,7 @@ e.g. after `python3 -m venv /tmp/d && /tmp/d/bin/pip install deface==1.5.0`.
 
 Clips: testmedia/crowd.jpg (20 faces checked by hand) panned at 720p and 1080p.
 Redaction (wall time, medians of interleaved runs):
-    vidfx apply CLIP -e faceblur -o v.mp4      (its defaults: --detect-every 4, --face-recheck 2)
+    vidfx apply CLIP -e faceblur -o v.mp4      (its defaults: --detect-every 4, --face-recheck 1)
     vidfx apply CLIP -e faceblur --face-recheck 0   (the recheck's cost)
     deface CLIP -o d.mp4                       (its defaults: threshold 0.2, every frame)
 Detection (one pass each): recall of the 20 hand-checked faces on every 10th tick,

@@ -96,17 +96,21 @@ public final class DetectionTimeline: @unchecked Sendable {
             var finds = 0
             if let recheck, case .success(var found) = result,
                let faces = detectors.detectors.first(where: { $0.name == "faces" }) {
+                let first = found
                 for _ in 0..<recheck.passes {
                     let again: [Observation]
                     do throws(DetectionError) {
+                        // The whole frame, as the first look saw it: the network is run at one
+                        // input size per clip (OpenCV's CenterFace gave garbage after a look
+                        // at a region of another size, docs/detection.md).
                         again = try faces.detect(recheck.redact(frame, found))
                     } catch {
                         result = .failure(error)
                         break
                     }
-                    let (widened, taken) = RedactionRecheck.widen(found, with: again)
-                    if taken == 0 { break }
-                    finds += taken
+                    let (widened, indices) = RedactionRecheck.widen(found, with: again, first: first)
+                    if indices.isEmpty { break }
+                    finds += indices.count
                     found = widened
                     result = .success(found)
                 }

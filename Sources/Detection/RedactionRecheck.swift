@@ -19,30 +19,47 @@ public struct RedactionRecheck: Sendable {
     }
 
     /// How much larger than the box a recheck finds its redaction is: what is found is the
-    /// redacted blob's own outline, and covering just that leaves a new edge around it
-    /// (crowd pan, every 5th frame, two looks: grown 1.5 times, 2 outlines were left; twice, 1).
+    /// redacted blob's own outline, and covering just that leaves a new edge around it.
     public static let growth = 2.0
 
+    /// How far a face's box may be widened, as a fraction of its size on each side (of
+    /// the box the detector first gave). Unbounded, looks that keep finding outlines
+    /// widen the box again and again, and the blur swallows whole people.
+    public static let reach = 0.6
+
     /// `observations` with `found` (faces seen in the redacted frame) taken in: a box found
-    /// over a face's head widens that face's box to cover it (grown by ``growth``), so
-    /// the track carries the wider box between detections. One found elsewhere is left
-    /// out: measured, those were mostly not faces (a hand at 0.25), and a small box
-    /// redacted becomes a smooth oval that OpenCV's Haar cascade then finds.
-    public static func widen(_ observations: [Observation], with found: [Observation]) -> (observations: [Observation], taken: Int) {
+    /// over a face's head, and not more than twice the face's size, widens that face's
+    /// box to cover it (grown by ``growth``), within ``reach`` of `first`, the face's box
+    /// as first detected (same indices as `observations`). The track then carries the
+    /// wider box between detections. A box found elsewhere is left out: measured, those
+    /// were mostly not faces (a hand at 0.25), and a small box redacted becomes a smooth
+    /// oval that OpenCV's Haar cascade then finds.
+    /// - Returns: the observations, and the indices of those widened.
+    public static func widen(_ observations: [Observation], with found: [Observation], first: [Observation])
+        -> (observations: [Observation], widened: [Int]) {
         var result = observations
-        var taken = 0
+        var widened: [Int] = []
         for hit in found where hit.kind == .face {
             let g = hit.bounds
             let grown = Rect(x: g.x - g.width * (growth - 1) / 2, y: g.y - g.height * (growth - 1) / 2,
                              width: g.width * growth, height: g.height * growth)
             // Over a head: the face's box grown by half its size each side (about the
             // region faceblur covers with its default padding and the hair).
-            if let i = result.indices.first(where: { result[$0].kind == .face && headRegion(result[$0].bounds).contains(g.center) }) {
-                result[i].bounds = result[i].bounds.union(grown)
-                taken += 1
+            guard let i = first.indices.first(where: {
+                let f = first[$0].bounds
+                return first[$0].kind == .face && headRegion(f).contains(g.center)
+                    && max(g.width, g.height) <= 2 * max(f.width, f.height)
+            }) else { continue }
+            let f = first[i].bounds
+            let limit = Rect(x: f.x - f.width * reach, y: f.y - f.height * reach,
+                             width: f.width * (1 + 2 * reach), height: f.height * (1 + 2 * reach))
+            let wider = result[i].bounds.union(grown).intersection(limit)
+            if wider != result[i].bounds {
+                result[i].bounds = wider
+                if !widened.contains(i) { widened.append(i) }
             }
         }
-        return (result, taken)
+        return (result, widened)
     }
 
     private static func headRegion(_ face: Rect) -> Rect {
@@ -53,6 +70,13 @@ public struct RedactionRecheck: Sendable {
 extension Rect {
     /// Whether `p` lies inside (edges included).
     func contains(_ p: Point) -> Bool { p.x >= x && p.x <= x + width && p.y >= y && p.y <= y + height }
+
+    /// The part of this box inside `other` (this box itself when they do not meet).
+    func intersection(_ other: Rect) -> Rect {
+        let left = Swift.max(x, other.x), top = Swift.max(y, other.y)
+        let right = Swift.min(x + width, other.x + other.width), bottom = Swift.min(y + height, other.y + other.height)
+        return right > left && bottom > top ? Rect(x: left, y: top, width: right - left, height: bottom - top) : self
+    }
 
     /// The smallest box holding both.
     func union(_ other: Rect) -> Rect {

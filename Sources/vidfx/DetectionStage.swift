@@ -26,7 +26,7 @@ struct DetectionOptions: ParsableArguments {
     var faceSize: Int?
 
     @Option(name: .customLong("face-recheck"), parsing: .unconditional,
-            help: ArgumentHelp("When redacting: look again at each detection frame once redacted, up to N times, and widen every head whose blurred outline is still found as a face. Default 2; 0 is faster and leaves more for a detector to find.", valueName: "N"))
+            help: ArgumentHelp("When redacting: look again at each detection frame once redacted, up to N times, and widen every head whose blurred outline is still found as a face. Default 1 (each look costs about one more detection); 0 is faster and leaves more for a detector to find.", valueName: "N"))
     var faceRecheck: Int?
 
     func validate() throws {
@@ -236,7 +236,7 @@ extension DetectionStage {
     /// faceblur, run on a detection frame with the boxes found so far.
     static func recheck(of chain: EffectChain?, options: DetectionOptions) -> RedactionRecheck? {
         guard let chain, let last = chain.entries.firstIndex(where: { type(of: $0.effect) == FaceBlur.self }) else { return nil }
-        let passes = options.faceRecheck ?? 2
+        let passes = options.faceRecheck ?? 1
         guard passes > 0 else { return nil }
         let upTo = EffectChain(Array(chain.entries[...last]))
         return RedactionRecheck(passes: passes) { frame, observations in

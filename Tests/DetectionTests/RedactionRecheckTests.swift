@@ -5,7 +5,7 @@ import Testing
 
 /// A face detector that finds one face on a plain frame, and on a redacted one (the
 /// recheck marks it with a negative tick) the outline left where it was, `outlines`
-/// times in all.
+/// times in all: a small one first, then a larger one.
 final class OutlineDetector: Detector {
     let name = "faces"
     var outlines: Int
@@ -13,7 +13,7 @@ final class OutlineDetector: Detector {
     init(outlines: Int) { self.outlines = outlines }
 
     static let face = Rect(x: 100, y: 100, width: 40, height: 40)
-    static let outline = Rect(x: 96, y: 90, width: 48, height: 60)
+    static let outlines = [Rect(x: 110, y: 104, width: 20, height: 24), Rect(x: 96, y: 90, width: 48, height: 60)]
 
     func detect(_ frame: Frame) throws(DetectionError) -> [Observation] {
         guard frame.tick < 0 else {
@@ -23,28 +23,33 @@ final class OutlineDetector: Detector {
         redactedLooks += 1
         guard outlines > 0 else { return [] }
         outlines -= 1
-        return [Observation(kind: .face, bounds: Self.outline, confidence: 0.25)]
+        return [Observation(kind: .face, bounds: Self.outlines[min(redactedLooks - 1, 1)], confidence: 0.25)]
     }
 }
 
 @Suite struct RedactionRecheckTests {
-    @Test func aBoxOverAHeadWidensItsFaceAndOneElsewhereIsLeftOut() {
+    @Test func aBoxOverAHeadWidensItsFaceWithinReachAndOthersAreLeftOut() {
         let face = Observation(kind: .face, bounds: Rect(x: 100, y: 100, width: 40, height: 40), confidence: 0.9, trackID: 3)
         let code = Observation(kind: .qr, bounds: Rect(x: 0, y: 0, width: 10, height: 10))
+        let small = Observation(kind: .face, bounds: Rect(x: 110, y: 104, width: 20, height: 24), confidence: 0.25)
         let over = Observation(kind: .face, bounds: Rect(x: 96, y: 90, width: 48, height: 60), confidence: 0.25)
+        let huge = Observation(kind: .face, bounds: Rect(x: 60, y: 60, width: 120, height: 120), confidence: 0.3)
         let missed = Observation(kind: .face, bounds: Rect(x: 400, y: 50, width: 10, height: 12), confidence: 0.3)
-        let (out, taken) = RedactionRecheck.widen([code, face], with: [over, missed])
-        #expect(taken == 1)
-        #expect(out.count == 2)
-        #expect(out[0] == code, "codes are left alone")
-        // The outline grown by `growth` about its centre, joined to the face's box.
-        let g = RedactionRecheck.growth
-        let grown = Rect(x: 120 - 24 * g, y: 120 - 30 * g, width: 48 * g, height: 60 * g)
-        #expect(out[1].trackID == 3 && out[1].bounds == Rect(x: min(100, grown.x), y: min(100, grown.y),
-                                                             width: max(140, grown.x + grown.width) - min(100, grown.x),
-                                                             height: max(140, grown.y + grown.height) - min(100, grown.y)))
-        #expect(out[1].bounds.width > 40 && out[1].bounds.height > 60, "wider than both the face and the outline")
-        #expect(RedactionRecheck.widen([face], with: []).observations == [face])
+        let first = [code, face]
+
+        // A small outline: its box grown twice about its centre (100…140 by 92…140), joined
+        // to the face's.
+        let (a, widenedA) = RedactionRecheck.widen(first, with: [small, missed, huge], first: first)
+        #expect(widenedA == [1] && a[0] == code, "codes, boxes elsewhere and boxes over twice the face's size are left alone")
+        #expect(a[1].trackID == 3 && a[1].bounds == Rect(x: 100, y: 92, width: 40, height: 48), "\(a[1].bounds)")
+
+        // A larger one reaches past `reach` (0.6 of the face's size each side): the box stops there.
+        let (b, widenedB) = RedactionRecheck.widen(a, with: [over], first: first)
+        let r = RedactionRecheck.reach * 40
+        #expect(widenedB == [1] && b[1].bounds == Rect(x: 100 - r, y: 100 - r, width: 40 + 2 * r, height: 40 + 2 * r), "\(b[1].bounds)")
+        // At the limit, a look that finds the outline again widens nothing.
+        #expect(RedactionRecheck.widen(b, with: [over], first: first).widened.isEmpty)
+        #expect(RedactionRecheck.widen(first, with: [], first: first).observations == first)
     }
 
     func render(_ timeline: DetectionTimeline, ticks: Int) throws -> [Frame] {
@@ -76,7 +81,7 @@ final class OutlineDetector: Detector {
         #expect(timeline.recheckFinds == found)
         let box = try #require(frames[0].observations.first).bounds
         #expect(frames[0].observations.count == 1, "the outline widened the face's box, no new face")
-        #expect(found == 0 ? box == OutlineDetector.face : box.width > OutlineDetector.outline.width)
+        #expect(found == 0 ? box == OutlineDetector.face : box.height > OutlineDetector.face.height)
     }
 
     @Test func withoutARecheckTheFrameIsLookedAtOnce() throws {
