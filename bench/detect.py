@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Face redaction and detection: vidfx against deface (PyPI), same clips, same run.
 
-    python3 bench/detect.py [--runs 3] [--seconds 10] [--deface PATH-TO-deface]
+    python3 bench/detect.py [--runs 3] [--seconds 10] [--deface PATH-TO-deface] [--sizes 720p,1080p] [--rechecks 1,0]
 
 deface is not installed by `make setup` (it pulls opencv-python); give its executable,
 e.g. after `python3 -m venv /tmp/d && /tmp/d/bin/pip install deface==1.5.0`.
 
 Clips: testmedia/crowd.jpg (20 faces checked by hand) panned at 720p and 1080p.
 Redaction (wall time, medians of interleaved runs):
-    vidfx apply CLIP -e faceblur -o v.mp4      (its defaults: --detect-every 4, --face-recheck 1)
-    vidfx apply CLIP -e faceblur --face-recheck 0   (the recheck's cost)
+    vidfx apply CLIP -e faceblur --face-recheck N -o vN.mp4   (for each N of --rechecks, default 1,0:
+                                                 the default, and without the recheck; --detect-every 4)
     deface CLIP -o d.mp4                       (its defaults: threshold 0.2, every frame)
 Detection (one pass each): recall of the 20 hand-checked faces on every 10th tick,
 faces per tick, and agreement of boxes (IoU >= 0.3) between vidfx detect --json (at the
@@ -80,6 +80,7 @@ def main():
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--deface", default="deface")
     ap.add_argument("--sizes", default=",".join(SIZES), help="comma-separated: 720p,1080p")
+    ap.add_argument("--rechecks", default="1,0", help="faceblur renders with these --face-recheck values, each timed and checked for faces left")
     args = ap.parse_args()
     cpu = "haswell" if " avx2" in open("/proc/cpuinfo").read() else ""
     subprocess.run(["make", "-s", "build", f"TARGET_CPU={cpu}"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
@@ -91,11 +92,10 @@ def main():
     for name in args.sizes.split(","):
         src = clip(name, args.seconds, out)
         ticks = args.seconds * 30
-        jobs = {
-            "vidfx apply -e faceblur": [vidfx, "apply", src, "-e", "faceblur", "-o", f"{out}/v.mp4", "-y", "-q"],
-            "vidfx, --face-recheck 0": [vidfx, "apply", src, "-e", "faceblur", "--face-recheck", "0", "-o", f"{out}/v0.mp4", "-y", "-q"],
-            "deface (defaults)": [args.deface, src, "-o", f"{out}/d.mp4"],
-        }
+        rechecks = [int(n) for n in args.rechecks.split(",")]
+        jobs = {f"vidfx, --face-recheck {n}": [vidfx, "apply", src, "-e", "faceblur", "--face-recheck", str(n), "-o", f"{out}/v{n}.mp4",
+                                               "-y", "-q"] for n in rechecks}
+        jobs["deface (defaults)"] = [args.deface, src, "-o", f"{out}/d.mp4"]
         times = {k: [] for k in jobs}
         for _ in range(args.runs):
             for k, cmd in jobs.items():
@@ -103,7 +103,7 @@ def main():
         print(f"\n{name}, {args.seconds} s ({ticks} ticks), {args.runs} runs interleaved")
         for k, v in times.items():
             print(f"  {k:26s} median {statistics.median(v):6.2f} s  range {min(v):.2f}–{max(v):.2f}  ({ticks / statistics.median(v):.1f} ticks/s)")
-        for k in ("vidfx apply -e faceblur", "vidfx, --face-recheck 0"):
+        for k in (k for k in jobs if k.startswith("vidfx")):
             ratio = statistics.median(times["deface (defaults)"]) / statistics.median(times[k])
             print(f"  {k}: {ratio:.2f}x deface's speed")
 
@@ -131,7 +131,7 @@ def main():
             print(f"  {who:7s} recall {statistics.mean(found[who]):.1f}/20 faces (min {min(found[who])}), "
                   f"{statistics.mean(per_tick[who]):.1f} faces per tick")
         print(f"  deface's boxes matched by vidfx's (IoU >= 0.3): {100 * statistics.mean(agree):.0f}%")
-        faces_left(vidfx, src, {"vidfx": f"{out}/v.mp4", "vidfx, no recheck": f"{out}/v0.mp4", "deface": f"{out}/d.mp4"}, out)
+        faces_left(vidfx, src, {**{f"vidfx, recheck {n}": f"{out}/v{n}.mp4" for n in rechecks}, "deface": f"{out}/d.mp4"}, out)
 
 
 def faces_left(vidfx, src, outputs, out):
