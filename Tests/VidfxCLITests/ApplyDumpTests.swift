@@ -217,7 +217,12 @@ enum CLIProcess {
         let p = Process()
         p.executableURL = CLI.executable
         p.arguments = ["apply", CLI.testmedia.path + "/h264-30fps.mp4", "-o", out, "--loop", "2000", "-q"]
-        p.standardError = FileHandle.nullDevice
+        // Its messages go to a file beside the scratch folder (the folder's contents are
+        // checked), to be shown if it fails.
+        let log = dir.url.path + ".stderr"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        defer { unlink(log) }
+        p.standardError = FileHandle(forWritingAtPath: log)
         let running = try Subprocess.Running(p)
         // Wait until encoded frames reach the temporary file (not a fixed delay: a loaded
         // machine running ASan may take seconds to get the encoder going).
@@ -229,7 +234,9 @@ enum CLIProcess {
         while ContinuousClock.now < deadline, partBytes() < 200_000 { try await Task.sleep(for: .milliseconds(50)) }
         running.signal(SIGINT)
         let (status, _) = await running.exit()
-        #expect(status == 130)
+        // Read through a FileHandle: String(contentsOfFile:) leaks on an empty file under ASan.
+        let messages = String(decoding: (try? FileHandle(forReadingFrom: URL(fileURLWithPath: log)).readToEnd()) ?? Data(), as: UTF8.self)
+        #expect(status == 130, "\(messages.suffix(3000))")
         #expect(dir.contents == ["long.mp4"])
         let probe = try await Probe(out)
         let frames = Int(probe.video["nb_read_frames"] ?? "") ?? 0
