@@ -220,7 +220,7 @@ enum CLIProcess {
         // Its messages go to a file beside the scratch folder (the folder's contents are
         // checked), to be shown if it fails.
         let log = dir.url.path + ".stderr"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         defer { unlink(log) }
         p.standardError = FileHandle(forWritingAtPath: log)
         let running = try Subprocess.Running(p)
