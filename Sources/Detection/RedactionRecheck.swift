@@ -41,19 +41,15 @@ public struct RedactionRecheck: Sendable {
         var widened: [Int] = []
         for hit in found where hit.kind == .face {
             let g = hit.bounds
-            let grown = Rect(x: g.x - g.width * (growth - 1) / 2, y: g.y - g.height * (growth - 1) / 2,
-                             width: g.width * growth, height: g.height * growth)
+            let grown = g.expanded(by: (growth - 1) / 2)
             // Over a head: the face's box grown by half its size each side (about the
             // region faceblur covers with its default padding and the hair).
             guard let i = first.indices.first(where: {
                 let f = first[$0].bounds
-                return first[$0].kind == .face && headRegion(f).contains(g.center)
+                return first[$0].kind == .face && f.expanded(by: 0.5).contains(g.center)
                     && max(g.width, g.height) <= 2 * max(f.width, f.height)
             }) else { continue }
-            let f = first[i].bounds
-            let limit = Rect(x: f.x - f.width * reach, y: f.y - f.height * reach,
-                             width: f.width * (1 + 2 * reach), height: f.height * (1 + 2 * reach))
-            let wider = result[i].bounds.union(grown).intersection(limit)
+            let wider = result[i].bounds.union(grown).intersection(first[i].bounds.expanded(by: reach))
             if wider != result[i].bounds {
                 result[i].bounds = wider
                 if !widened.contains(i) { widened.append(i) }
@@ -61,13 +57,14 @@ public struct RedactionRecheck: Sendable {
         }
         return (result, widened)
     }
-
-    private static func headRegion(_ face: Rect) -> Rect {
-        Rect(x: face.x - face.width / 2, y: face.y - face.height / 2, width: face.width * 2, height: face.height * 2)
-    }
 }
 
 extension Rect {
+    /// The box grown on each side by `fraction` of its width (left, right) and height (top, bottom).
+    func expanded(by fraction: Double) -> Rect {
+        Rect(x: x - width * fraction, y: y - height * fraction, width: width * (1 + 2 * fraction), height: height * (1 + 2 * fraction))
+    }
+
     /// Whether `p` lies inside (edges included).
     func contains(_ p: Point) -> Bool { p.x >= x && p.x <= x + width && p.y >= y && p.y <= y + height }
 
