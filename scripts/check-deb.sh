@@ -20,7 +20,8 @@ for f in "$bin" "$root/usr/lib/vidfx/libVidfxFaceNet.so"; do
   if grep -E "swift|libFoundation|libdispatch|not found" <<<"$linked"; then fail "$f links the above"; fi
 done
 grep -q "^Depends:.*libavcodec" <(dpkg-deb -f "$deb") || fail "Depends names no FFmpeg package"
-if dpkg-deb -f "$deb" Depends | grep -q -- "-dev"; then fail "Depends names a -dev package"; fi
+depends=$(dpkg-deb -f "$deb" Depends)
+if grep -q -- "-dev" <<<"$depends"; then fail "Depends names a -dev package"; fi
 
 version=$(dpkg-deb -f "$deb" Version)
 # Runs a command as a user without the toolchain would: an empty environment, the system PATH,
@@ -33,7 +34,9 @@ bare() {
   fi
 }
 [ "$(bare "$bin" --version)" = "$version" ] || fail "--version is not the package's $version"
-zcat "$root/usr/share/man/man1/vidfx.1.gz" | grep -q "vidfx $version" || fail "the man page does not carry $version"
+# Read whole first: under pipefail, grep -q leaving at the first line would fail zcat with SIGPIPE.
+manual=$(zcat "$root/usr/share/man/man1/vidfx.1.gz")
+grep -qF "vidfx $version" <<<"$manual" || fail "the man page does not carry $version"
 bare "$bin" apply "$repo/testmedia/h264-30fps.mp4" -e sepia -o "$work/out.mp4" -q
 frames=$(ffprobe -v error -count_frames -select_streams v -show_entries stream=nb_read_frames -of csv=p=0 "$work/out.mp4")
 [ "$frames" = 90 ] || fail "apply wrote $frames frames, not 90"

@@ -47,7 +47,7 @@ packages=()
 for library in $libraries; do
   owner=""
   for path in "$library" "$(readlink -f "$library")" "/usr$library" "${library#/usr}"; do
-    owner=$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1) && [ -n "$owner" ] && break
+    owner=$(dpkg -S "$path" 2>/dev/null | sed -n '1s/:.*//p') && [ -n "$owner" ] && break
   done
   [ -n "$owner" ] || { echo "make-deb: no Debian package owns $library" >&2; exit 1; }
   packages+=("$owner")
