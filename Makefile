@@ -9,7 +9,7 @@ RELEASE := .build-release
 export LSAN_OPTIONS := suppressions=$(CURDIR)/.lsan-suppressions:print_suppressions=0
 export ASAN_OPTIONS := suppressions=$(CURDIR)/.asan-suppressions
 
-.PHONY: setup build install install-files docs deb demo test test-unit test-examples test-asan test-fuzz test-deb test-load bench fuzz soak clean testmedia
+.PHONY: setup build install install-files docs deb demo test test-rules test-unit test-examples test-asan test-fuzz test-deb test-load bench fuzz soak clean testmedia
 
 setup:
 	@scripts/setup.sh
@@ -79,34 +79,42 @@ demo: build
 	$(RELEASE)/release/vidfx detect testmedia/qr-moving.mp4 --duration 0.2
 	$(RELEASE)/release/vidfx effects --gallery demo-gallery.png -y --input testmedia/qr-moving.mp4 --at 1
 
-## test: the whole suite in debug (exclusivity checks on), the example package built and run,
-## the API docs built with no DocC warning, the .deb built and checked, the suite again under AddressSanitizer, then a
-## fixed-seed fuzz of the ASan binary. Each pass has two phases: every suite in
-## parallel, except the suites that need the real clock (named *RealClockTests: real-time
-## playback, network timeouts, terminals), which then run one test at a time, so that no
-## other suite competes with them. scripts/check-tests.sh first checks the suite's rules:
-## no test blocks a cooperative thread, and time limits only on the real-clock suites.
-test: setup test-unit test-examples docs test-deb test-asan test-fuzz
+## test: what CI runs. The suite's rules (scripts/check-tests.sh), the whole suite once, in
+## a debug build under AddressSanitizer (exclusivity checks on too: a superset of the plain
+## debug pass, which `make test-unit` runs on its own), the example package built and run,
+## the API docs built with no DocC warning, the .deb built and checked, then a fixed-seed
+## fuzz of the ASan binary. The suite runs in two phases: every suite in parallel, except
+## the suites that need the real clock (named *RealClockTests: real-time playback, network
+## timeouts, terminals), which then run one test at a time, so that no other suite competes
+## with them. Each phase has a hang limit (scripts/run-suite.sh), far above what it takes
+## on a loaded machine, that stops it and names the tests still running; each program a test
+## starts has one too (Tests/Support/Subprocess.swift).
+test: setup test-rules test-asan test-examples docs test-deb test-fuzz
 
 REALCLOCK := RealClockTests
-# Drops ASan's noise about symbols it cannot export from the test runner's output.
-ASAN_FILTER := grep -v "Cannot export local symbol '__asan"
+# Hang limits of the two phases, in seconds (idle, under ASan: about 570 and 150).
+PARALLEL_HANG_LIMIT ?= 2400
+REALCLOCK_HANG_LIMIT ?= 1200
+RUN_SUITE := scripts/run-suite.sh
+# Drops ASan's noise about symbols it cannot export from the build's output.
+ASAN_FILTER := grep --line-buffered -v "Cannot export local symbol '__asan"
 
-test-unit:
+test-rules:
 	scripts/check-tests.sh
 	python3 scripts/embed-studio-assets.py --check
+
+## test-unit: the suite in a plain debug build (faster than the ASan pass, for working on it).
+test-unit: setup test-rules
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product $(FACENET)
-	$(SWIFT) test --skip-build --parallel --skip $(REALCLOCK)
-	$(SWIFT) test --skip-build --no-parallel --filter $(REALCLOCK)
+	$(RUN_SUITE) $(PARALLEL_HANG_LIMIT) $(SWIFT) test --skip-build --parallel --skip $(REALCLOCK)
+	$(RUN_SUITE) $(REALCLOCK_HANG_LIMIT) $(SWIFT) test --skip-build --no-parallel --filter $(REALCLOCK)
 
-test-asan:
+test-asan: setup
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
 	$(SWIFT) build --product $(FACENET) --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
-	$(SWIFT) test --skip-build --parallel --skip $(REALCLOCK) --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 \
-	  | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
-	$(SWIFT) test --skip-build --no-parallel --filter $(REALCLOCK) --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 \
-	  | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
+	$(RUN_SUITE) $(PARALLEL_HANG_LIMIT) $(SWIFT) test --skip-build --parallel --skip $(REALCLOCK) --sanitize=address --scratch-path $(ASAN_SCRATCH)
+	$(RUN_SUITE) $(REALCLOCK_HANG_LIMIT) $(SWIFT) test --skip-build --no-parallel --filter $(REALCLOCK) --sanitize=address --scratch-path $(ASAN_SCRATCH)
 
 ## test-examples: Examples/Thumbnails, a package of its own that uses vidfx's library
 ## products by path (as a user's package would), built and run on a test clip.

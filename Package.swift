@@ -114,6 +114,7 @@ let package = Package(
         .executableTarget(name: "effects-bench", dependencies: ["Effects", "FrameCore"], path: "Benchmarks/EffectsBench", swiftSettings: strict),
         // Process running shared by the test targets.
         .target(name: "TestSupport", path: "Tests/Support", exclude: ["media_server.py", "browser_seams.py", "cdp.py", "face_oracle.py", "scene_oracle.py"], swiftSettings: strict),
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], swiftSettings: strict),
         .testTarget(name: "FrameCoreTests", dependencies: ["FrameCore"], swiftSettings: strict),
         .testTarget(name: "EffectsTests", dependencies: ["Effects", "FrameCore", "FrameSource", "CPixelKernels", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "WindowSink", "CSDL2", "Sinks", "Effects", "FrameSource", "FrameCore", "TestSupport"],

@@ -45,9 +45,10 @@ public enum Subprocess {
     ///   - environment: its whole environment (this process's when nil).
     ///   - standardInput: what it reads (nothing: /dev/null, when nil).
     ///   - captureStandardError: false sends its standard error to /dev/null.
+    ///   - hangLimit: past this it is killed and ``Hang`` thrown (``hangLimit`` unless told).
     public static func outcome(_ executable: URL, _ arguments: [String], in directory: URL? = nil,
                                environment: [String: String]? = nil, standardInput: FileHandle? = nil,
-                               captureStandardError: Bool = true) async throws -> Outcome {
+                               captureStandardError: Bool = true, hangLimit: Duration = Subprocess.hangLimit) async throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -60,7 +61,7 @@ public enum Subprocess {
         process.standardError = err ?? FileHandle.nullDevice
         await ProcessSlots.shared.acquire()
         let running: Running
-        do { running = try Running(process) } catch {
+        do { running = try Running(process, hangLimit: hangLimit) } catch {
             await ProcessSlots.shared.release()
             throw error
         }
@@ -71,8 +72,22 @@ public enum Subprocess {
         let o = await stdout
         let (status, reason) = await running.exit()
         await ProcessSlots.shared.release()
+        if running.hung {
+            throw Hang(command: ([executable.path] + arguments).joined(separator: " "), limit: hangLimit, stderr: e)
+        }
         return Outcome(status: status, reason: reason, stdout: o, stderr: e)
     }
+
+    /// How long a program the tests run may take before it is taken to hang and is killed
+    /// (with its process group): far beyond what any of them takes on a loaded machine, so
+    /// that a hang fails its own test, by name, instead of stalling the whole run until
+    /// CI's limit. `VIDFX_TEST_HANG_LIMIT` (seconds) overrides it.
+    public static let hangLimit: Duration = .seconds(
+        ProcessInfo.processInfo.environment["VIDFX_TEST_HANG_LIMIT"].flatMap(Int.init) ?? 900)
+
+    /// Programs started with ``Running`` directly (servers a test talks to) live as long
+    /// as their test: twice the limit of a single command.
+    public static let serverHangLimit: Duration = hangLimit * 2
 
     /// Everything `handle` gives until its end, read on a thread of its own.
     public static func readToEnd(_ handle: FileHandle) async -> Data {
@@ -113,15 +128,32 @@ public enum Subprocess {
         public let process: Process
         private let exitState = ExitState()
 
-        /// Starts `process` (configured, not yet run).
-        public init(_ process: Process) throws {
+        /// Starts `process` (configured, not yet run). A program still running after
+        /// `hangLimit` is killed with its process group (Foundation starts each child in a
+        /// group of its own), and ``hung`` says so.
+        public init(_ process: Process, hangLimit: Duration = Subprocess.serverHangLimit) throws {
             self.process = process
             // Set before it runs, so that no exit can come before anyone listens.
             process.terminationHandler = { [exitState] ended in
+                exitState.watchdog.withLock { $0?.cancel() }
                 exitState.finish(ended.terminationStatus, ended.terminationReason)
             }
             try process.run()
+            let pid = process.processIdentifier
+            let task = Task.detached { [exitState] in
+                // A sleep, not a blocked thread: cancelled as soon as the program exits.
+                try? await Task.sleep(for: hangLimit)
+                guard !Task.isCancelled, exitState.ended == nil else { return }
+                exitState.killedAsHung.store(true, ordering: .relaxed)
+                kill(-pid, SIGKILL)
+                kill(pid, SIGKILL)
+            }
+            exitState.watchdog.withLock { $0 = task }
+            if exitState.ended != nil { task.cancel() }
         }
+
+        /// Whether it was killed for running past its hang limit.
+        public var hung: Bool { exitState.killedAsHung.load(ordering: .relaxed) }
 
         /// Its exit status (or signal) and why it ended, once it has.
         public func exit() async -> (status: Int32, reason: Process.TerminationReason) {
@@ -141,6 +173,9 @@ public enum Subprocess {
     private final class ExitState: Sendable {
         typealias Ended = (status: Int32, reason: Process.TerminationReason)
         private let state = Mutex<(ended: Ended?, waiting: [CheckedContinuation<Ended, Never>])>((nil, []))
+        /// The task that kills the program at its hang limit, and whether it did.
+        let watchdog = Mutex<Task<Void, Never>?>(nil)
+        let killedAsHung = Atomic<Bool>(false)
 
         var ended: Ended? { state.withLock { $0.ended } }
 
@@ -162,6 +197,18 @@ public enum Subprocess {
                 }
                 if let ended { continuation.resume(returning: ended) }
             }
+        }
+    }
+
+    /// A program ran past its hang limit and was killed.
+    public struct Hang: Error, CustomStringConvertible {
+        public var command: String
+        public var limit: Duration
+        /// What it had written to standard error.
+        public var stderr: Data
+        public var description: String {
+            let said = String(decoding: stderr.suffix(2000), as: UTF8.self)
+            return "\(command) did not end within \(limit) (a hang): killed" + (said.isEmpty ? "" : "; its last messages:\n\(said)")
         }
     }
 
