@@ -229,14 +229,18 @@ struct Dump: ParsableCommand {
                 if going { try DetectionStage.drain(stage, to: deliver) }
             } else {
                 var going = true
+                // The first time from the source opened at it; the rest from one decoder that seeks.
+                var stills: StillReader?
                 for (i, t) in times.enumerated() {
                     if interruption.signal != nil || !going { break }
-                    var c = configuration
-                    c.start = t
-                    c.outputLimit = c.frameRate.inverse
-                    let still = i == 0 ? source : try FrameSource(input: media, configuration: c)
-                    defer { if i > 0 { still.close() } }
-                    guard var frame = try still.nextFrame() else { continue }
+                    let picture: Frame?
+                    if i == 0 {
+                        picture = try source.nextFrame()
+                    } else {
+                        if stills == nil { stills = try StillReader(input: media, configuration: configuration) }
+                        picture = try stills!.picture(at: t)
+                    }
+                    guard var frame = picture else { continue }
                     frame.time = t
                     let written = count
                     going = try DetectionStage.pass(frame, through: stage, to: deliver)

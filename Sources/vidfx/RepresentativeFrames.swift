@@ -17,8 +17,8 @@ struct RepresentativeFrames {
         var reason: String
     }
 
-    let media: MediaInput
-    let configuration: FrameSource.Configuration
+    /// One decoder for every picture looked at, seeking from one to the next.
+    let stills: StillReader
     let start: Rational
     let length: Double
     let count: Int
@@ -27,8 +27,9 @@ struct RepresentativeFrames {
 
     /// The slots over [start, start + length) of the clip `info` describes.
     init(media: MediaInput, configuration: FrameSource.Configuration, info: MediaInfo, count: Int, input: String) throws {
-        self.media = media
-        self.configuration = configuration
+        do { stills = try StillReader(input: media, configuration: configuration) } catch {
+            throw CommandFailure(message: error.description)
+        }
         self.count = count
         let start = configuration.start
         self.start = start
@@ -47,14 +48,7 @@ struct RepresentativeFrames {
         for j in 0..<candidates {
             let seconds = start.seconds + slotLength * (Double(slot) + (Double(j) + 0.5) / Double(candidates))
             let t = Rational(Int64((seconds * 1_000_000).rounded(.down)), 1_000_000)
-            var c = configuration
-            c.start = t
-            c.duration = nil
-            c.outputLimit = c.frameRate.inverse
-            let source = try FrameSource(input: media, configuration: c)
-            defer { source.close() }
-            guard var frame = try source.nextFrame() else { continue }
-            frame.time = t
+            guard let frame = try stills.picture(at: t) else { continue }
             let (w, h) = FrameScaler.fit(width: frame.width, height: frame.height, into: (320, 320))
             looked.append((frame, t, PictureMeasures(FrameScaler.resize(frame, width: w, height: h))))
         }

@@ -120,8 +120,9 @@ def main():
                                  "--autoplay-policy=no-user-gesture-required", f"--user-data-dir={profile}", url],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        if not done.wait(120):
-            sys.exit(f"chromium gave no result for {video} in 120 s")
+        # A hang limit: in the parallel phase a cold Chromium shares two cores with the run.
+        if not done.wait(300):
+            sys.exit(f"chromium gave no result for {video} in 300 s")
     finally:
         chromium.kill()
         chromium.wait()

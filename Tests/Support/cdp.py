@@ -92,6 +92,10 @@ class DevTools:
         return result["result"].get("value")
 
 
+# How long Chromium may take to start, and the page to say it is ready, before it is a hang.
+HANG_LIMIT = 180
+
+
 def main():
     if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
@@ -103,11 +107,15 @@ def main():
                                  "--window-size=1280,900", "about:blank"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
+        # Hang limits, not speed limits: a cold Chromium beside a busy test run (an ASan
+        # studio, encoders on every core) has been seen to need more than a minute.
         active = os.path.join(profile, "DevToolsActivePort")
-        deadline = time.time() + 60
+        deadline = time.time() + HANG_LIMIT
         while not (os.path.exists(active) and open(active).read().count("\n") >= 1):
-            if time.time() > deadline or chromium.poll() is not None:
-                sys.exit("chromium did not open its DevTools port within 60 s")
+            if chromium.poll() is not None:
+                sys.exit(f"chromium ended (status {chromium.returncode}) before opening its DevTools port")
+            if time.time() > deadline:
+                sys.exit(f"chromium did not open its DevTools port within {HANG_LIMIT} s")
             time.sleep(0.1)
         port = open(active).read().split("\n")[0].strip()
         targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30))
@@ -117,10 +125,12 @@ def main():
         tools.call("Page.navigate", url=url)
         # The page says it is ready: window.studio.ready, a promise, settles once its
         # effect table and info are loaded.
-        deadline = time.time() + 60
+        deadline = time.time() + HANG_LIMIT
         while tools.evaluate("document.readyState === 'complete' && !!(window.studio && window.studio.ready)") is not True:
             if time.time() > deadline:
-                sys.exit(f"{url}: the page did not load within 60 s")
+                seen = tools.evaluate("JSON.stringify({readyState: document.readyState, url: location.href, studio: !!window.studio, "
+                                      "title: document.title, body: (document.body ? document.body.innerText : '').slice(0, 200)})")
+                sys.exit(f"{url}: the page did not load within {HANG_LIMIT} s; it shows {seen}")
             time.sleep(0.1)
         ready = tools.evaluate("Promise.resolve(window.studio.ready).then(() => true)")
         if ready is not True:

@@ -47,6 +47,11 @@ import TestSupport
             let at = try await Self.frames([input, "--at", "\(k)/30"], in: dir)
             #expect(at.count == 1 && at.first == all[k], "\(kind): --at \(k)/30 is not tick \(k)")
         }
+        // Several times in one run come from one decoder that seeks or decodes through:
+        // backwards, repeated, small steps forward (across a key frame too) and large ones.
+        let ticks = [288, 3, 15, 16, 31, 45, 58, 61, 75, 31, 290].filter { $0 < all.count }
+        let many = try await Self.frames([input, "--at", ticks.map { "\($0)/30" }.joined(separator: ",")], in: dir)
+        #expect(many == ticks.map { all[$0] }, "\(kind): --at \(ticks) in one run")
         let start = try await Self.frames([input, "--start", "3.2", "--duration", "1"], in: dir)
         #expect(start.count == 30 && start == Array(all[96..<126]), "\(kind): --start 3.2 --duration 1")
     }

@@ -91,7 +91,7 @@ import Testing
 
 /// The track as a browser reads it: headless Chromium loads thumbnails.vtt in a `<video>`'s
 /// `<track>` (served from 127.0.0.1) and lists its cues. Chromium: the serialized phase.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct StoryboardPageRealClockTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct StoryboardPageRealClockTests {
     @Test func chromiumParsesTheTrackAndItsCuesCoverTheClip() async throws {
         let scratch = try ScratchDirectory("storyboard-page")
         let out = scratch.path("board")

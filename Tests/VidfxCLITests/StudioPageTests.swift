@@ -5,7 +5,7 @@ import Testing
 /// The studio's page driven in headless Chromium (Tests/Support/cdp.py), as a user would
 /// click it. Real clock: the live preview plays in real time, so these run alone, and
 /// every wait is for something to happen, never for a time to pass.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct StudioPageRealClockTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct StudioPageRealClockTests {
     /// Runs `steps` (JavaScript expressions) in the page at `url`; their values.
     static func drive(_ url: String, _ steps: [String], screenshot: String? = nil) async throws -> [Any] {
         let scratch = try ScratchDirectory("vidfx-cdp")

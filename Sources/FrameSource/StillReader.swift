@@ -1,0 +1,173 @@
+import CFFmpeg
+public import FrameCore
+public import MediaInput
+
+/// Single pictures at chosen times of one input, from one decoder that seeks from one to
+/// the next: for thumbnails and contact sheets.
+///
+/// A ``FrameSource`` per picture would read the input's headers, probe its streams and
+/// start the decoder's threads again for every one; here that happens once. Each picture
+/// is the one a ``FrameSource`` started at that time shows on its first tick (the latest
+/// picture at or before the time, or the first when none is), converted the same way
+/// (upright, square pixels, tone-mapped, deinterlaced as configured), and its bytes are
+/// the same. Not for live captures, nor standard input read as a stream: neither can seek.
+///
+/// ```swift
+/// let stills = try StillReader(input: MediaInput("clip.mp4"))
+/// for second in 0..<10 {
+///     if let frame = try stills.picture(at: Rational(Int64(second))) { … }
+/// }
+/// ```
+///
+/// Use from one thread at a time.
+public final class StillReader {
+    /// What the input contains.
+    public let info: MediaInfo
+
+    private var decoder: VideoDecoder
+    private let converter: PictureConverter
+    private let configuration: FrameSource.Configuration
+    private let interrupt: InterruptFlag
+    private let picture: UnsafeMutablePointer<AVFrame>
+    private let next: UnsafeMutablePointer<AVFrame>
+    /// The source time of the picture in `picture`, when it holds one the decoder has
+    /// moved past only as far as `next`; nil after a seek or at the start.
+    private var heldTime: Rational?
+    /// Whether the decoder stands at the input's start (nothing read yet).
+    private var atTop = true
+
+    /// How far ahead of the last picture a request continues decoding instead of seeking:
+    /// a seek restarts at a key frame, so a short step forward is cheaper decoded through.
+    public static let decodeThrough = Rational(1, 2)
+
+    /// Opens `input` for pictures at chosen times; `configuration`'s start, duration,
+    /// loop and output limit do not apply.
+    /// - Throws: ``FrameSourceError`` naming the input and the cause (one that cannot seek among them).
+    public init(input: MediaInput, configuration: FrameSource.Configuration = FrameSource.Configuration()) throws(FrameSourceError) {
+        try configuration.validate(input: input.location)
+        if input.isLive || (input.isStandardInput && input.access == .stream) {
+            throw FrameSourceError(input: input.location, kind: .invalidConfiguration,
+                                   reason: "pictures at chosen times need an input that can seek (a file, a URL, or standard input opened for seeking)")
+        }
+        var c = configuration
+        c.start = Rational(0)
+        c.duration = nil
+        c.outputLimit = nil
+        c.loop = .once
+        self.configuration = c
+        interrupt = InterruptFlag(timeout: input.network.timeout)
+        decoder = try VideoDecoder(input: input, configuration: c, interrupt: interrupt)
+        info = decoder.info
+        converter = PictureConverter(input: decoder.input, orientation: decoder.orientation, color: decoder.color,
+                                     configuration: c, pool: FramePool(capacity: 2))
+        guard let a = av_frame_alloc(), let b = av_frame_alloc() else {
+            throw FrameSourceError(input: input.location, kind: .decodeFailed, reason: "out of memory")
+        }
+        picture = a
+        next = b
+    }
+
+    deinit {
+        var a: UnsafeMutablePointer<AVFrame>? = picture
+        var b: UnsafeMutablePointer<AVFrame>? = next
+        av_frame_free(&a)
+        av_frame_free(&b)
+    }
+
+    /// The picture on screen at `time` (seconds on the source's timeline, 0 at its first
+    /// picture), with `time` as its time and source time; nil when `time` is past the end.
+    /// - Throws: ``FrameSourceError`` when the input fails to read or decode.
+    public func picture(at time: Rational) throws(FrameSourceError) -> Frame? {
+        FFmpegLog.collect(into: decoder.damage)
+        defer { FFmpegLog.collect(into: nil) }
+        guard time >= Rational(0) else { return try picture(at: Rational(0)) }
+        if info.isStillImage {
+            if atTop {
+                guard try decoder.decode(into: picture) else { return nil }
+                atTop = false
+                heldTime = Rational(0)
+            }
+            return try converted(at: time)
+        }
+        // Already decoded through: the held picture is still on screen at `time`.
+        if let held = heldTime, held <= time {
+            if next.pointee.buf.0 != nil {
+                let nextTime = decoder.time(of: next)
+                if time < nextTime { return try converted(at: time) }
+                // `next` is on screen at or before `time`: carry on from it.
+                if time - nextTime < Self.decodeThrough {
+                    av_frame_unref(picture)
+                    av_frame_move_ref(picture, next)
+                    heldTime = nextTime
+                    return try decodeThrough(to: time)
+                }
+            } else if time - held < Self.decodeThrough {
+                return try decodeThrough(to: time)
+            }
+        }
+        return try seek(to: time)
+    }
+
+    /// Seeks to the key frame at or before `time` (earlier and earlier when a search by
+    /// timestamp lands after it), then decodes up to it.
+    private func seek(to time: Rational) throws(FrameSourceError) -> Frame? {
+        var backoff = Rational(0)
+        while true {
+            av_frame_unref(picture)
+            av_frame_unref(next)
+            heldTime = nil
+            var target = max(Rational(0), time - backoff)
+            if target == Rational(0) && atTop {
+                // Nothing read yet: the input's start is where decoding begins anyway.
+            } else if target == Rational(0) || !decoder.seek(toSeconds: target) {
+                // No seeking (or to the very top): read the input from its first byte again.
+                decoder = try VideoDecoder(input: decoder.media, configuration: configuration, interrupt: interrupt, damage: decoder.damage)
+                target = Rational(0)
+            }
+            atTop = false
+            guard try decoder.decode(into: picture) else {
+                // Nothing from there to the end: past the end, unless the seek overshot.
+                if target > Rational(0) && backoff == Rational(0) {
+                    backoff = Rational(1)
+                    continue
+                }
+                return nil
+            }
+            let first = decoder.time(of: picture)
+            if first > time && target > Rational(0) {
+                // Landed after the time: look further back (1, 2, 4… s), as FrameSource does.
+                backoff = backoff == Rational(0) ? Rational(1) : backoff * 2
+                continue
+            }
+            heldTime = first
+            return try decodeThrough(to: time)
+        }
+    }
+
+    /// With `picture` at or before `time` (or the first picture), decodes until the next
+    /// picture is after `time`; the held one is then on screen at `time`.
+    private func decodeThrough(to time: Rational) throws(FrameSourceError) -> Frame? {
+        while true {
+            guard try decoder.decode(into: next) else {
+                // The end: the held picture lasts until the stream's end, if `time` is before it.
+                av_frame_unref(next)
+                guard let held = heldTime else { return nil }
+                let length = decoder.duration(of: picture) ?? decoder.nominalDuration ?? configuration.frameRate.inverse
+                return time < held + length ? try converted(at: time) : nil
+            }
+            let t = decoder.time(of: next)
+            if t > time { return try converted(at: time) }
+            av_frame_unref(picture)
+            av_frame_move_ref(picture, next)
+            heldTime = t
+        }
+    }
+
+    private func converted(at time: Rational) throws(FrameSourceError) -> Frame? {
+        var frame = try converter.convert(picture)
+        frame.tick = 0
+        frame.time = time
+        frame.sourceTime = heldTime ?? time
+        return frame
+    }
+}
