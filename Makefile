@@ -79,17 +79,17 @@ demo: build
 	$(RELEASE)/release/vidfx detect testmedia/qr-moving.mp4 --duration 0.2
 	$(RELEASE)/release/vidfx effects --gallery demo-gallery.png -y --input testmedia/qr-moving.mp4 --at 1
 
-## test: what CI runs. The suite's rules (scripts/check-tests.sh), the whole suite once, in
-## a debug build under AddressSanitizer (exclusivity checks on too: a superset of the plain
-## debug pass, which `make test-unit` runs on its own), the example package built and run,
-## the API docs built with no DocC warning, the .deb built and checked, then a fixed-seed
-## fuzz of the ASan binary. The suite runs in two phases: every suite in parallel, except
+## test: what CI runs, quickest checks first. The suite's rules (scripts/check-tests.sh), the
+## example package built and run, the API docs built with no DocC warning, the .deb built and
+## checked, the whole suite once, in a debug build under AddressSanitizer (exclusivity checks
+## on too: a superset of the plain debug pass, which `make test-unit` runs on its own), then
+## a fixed-seed fuzz of the ASan binary. The suite runs in two phases: every suite in parallel, except
 ## the suites that need the real clock (named *RealClockTests: real-time playback, network
 ## timeouts, terminals), which then run one test at a time, so that no other suite competes
 ## with them. Each phase has a hang limit (scripts/run-suite.sh), far above what it takes
 ## on a loaded machine, that stops it and names the tests still running; each program a test
 ## starts has one too (Tests/Support/Subprocess.swift).
-test: setup test-rules test-asan test-examples docs test-deb test-fuzz
+test: setup test-rules test-examples docs test-deb test-asan test-fuzz
 
 REALCLOCK := RealClockTests
 # Hang limits of the two phases, in seconds (idle, under ASan: about 570 and 150).
