@@ -102,7 +102,11 @@ def build_case(n: int, seed: int, work: str) -> dict:
         args, what = [inp], f"{how} of {name}"
         # Damaged media through the seek path too (key frame search, skipped pictures).
         if command not in ("probe", "scenes") and rng.random() < 0.4:
-            args += ["--at" if command == "dump" and rng.random() < 0.5 else "--start", f"{rng.uniform(0, 3):.3f}"]
+            if command == "dump" and rng.random() < 0.5:
+                # One time, or several (after the first, one decoder seeks from time to time).
+                args += ["--at", ",".join(f"{rng.uniform(0, 3):.3f}" for _ in range(rng.randint(1, 4)))]
+            else:
+                args += ["--start", f"{rng.uniform(0, 3):.3f}"]
             what += " with a seek"
     else:
         inp = os.path.join(MEDIA, rng.choice(["h264-30fps.mp4", "h264-noaudio.mp4", "vp9-opus.webm"]))
