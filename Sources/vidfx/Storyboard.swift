@@ -94,11 +94,9 @@ struct StoryboardCommand: ParsableCommand {
         let from = range.start?.value ?? Rational(0)
         configuration.start = from
         configuration.duration = range.duration?.value
-        if exact {
-            configuration.frameRate = interval.value.inverse  // tick k is the picture on screen at start + k·interval
-        } else {
-            configuration.keyFramesOnly = true
-        }
+        // Exact tiles are read by a StillReader (below), one seek a tile; the source gives
+        // the key frames otherwise, and the input's description either way.
+        if !exact { configuration.keyFramesOnly = true }
         let frames = try FrameSource(input: media, configuration: configuration)
         defer { frames.close() }
         interruption.arm { frames.stop() }
@@ -153,7 +151,15 @@ struct StoryboardCommand: ParsableCommand {
         }
 
         if exact {
-            while tiles.count < count, let frame = try frames.nextFrame() { try place(frame) }
+            // Tile k is the picture on screen at start + k·interval, as tick k of a source at
+            // one frame an interval would show it; one decoder seeks from tile to tile rather
+            // than decoding every picture in between.
+            frames.close()
+            let stills = try StillReader(input: media, configuration: configuration)
+            while tiles.count < count, interruption.signal == nil,
+                  let frame = try stills.picture(at: from + interval.value * Int64(tiles.count)) {
+                try place(frame)
+            }
         } else {
             // Key frames arrive in time order: each tile takes the one nearest its time.
             var previous: Frame?
