@@ -7,7 +7,8 @@
 - key frames: `vidfx dump CLIP --keyframes --format bgra -o /dev/null` against a full
   decode of the clip (`ffmpeg -i CLIP -f null -`, decoding only);
 - storyboard: `vidfx storyboard CLIP --interval 10` (nearest key frames) against ffmpeg's
-  `fps=1/10,scale=160:-2,tile=5x5` chain writing the same sprites;
+  `fps=1/10,scale=160:-2,tile=5x5` chain writing the same sprites, and `--exact` (the
+  picture on screen at each time, as the fps filter picks it: one seek a tile) against the same;
 - sheet: `vidfx sheet CLIP --grid 4x4 --width 1500` against vcsi (PyPI; its defaults are a
   4x4 grid 1500 px wide, each frame the best of several samples) and `vcsi --fast` (one
   seek per tile, no choosing). vcsi is not installed by `make setup`: give its executable
@@ -108,6 +109,14 @@ def main():
                 times["ffmpeg"].append(wall(["ffmpeg", "-v", "error", "-y", "-i", path, "-vf", "fps=1/10,scale=160:-2,tile=5x5",
                                              os.path.join(scratch, "ff_%03d.jpg")]))
             report("storyboard every 10 s, 160 px, 5x5 sprites", times, "ffmpeg")
+            # --exact: the picture on screen at each time, as ffmpeg's fps filter picks it.
+            times = {"vidfx": [], "ffmpeg": []}
+            for _ in range(args.runs):
+                out = os.path.join(scratch, "board-exact")
+                times["vidfx"].append(wall([vidfx, "storyboard", path, "-o", out, "--interval", "10", "--exact", "-y", "-q"]))
+                times["ffmpeg"].append(wall(["ffmpeg", "-v", "error", "-y", "-i", path, "-vf", "fps=1/10,scale=160:-2,tile=5x5",
+                                             os.path.join(scratch, "ff_%03d.jpg")]))
+            report("storyboard --exact every 10 s, 160 px, 5x5 sprites", times, "ffmpeg")
         if args.only in (None, "sheet"):
             if subprocess.run(["sh", "-c", f"command -v {args.vcsi}"], capture_output=True).returncode != 0:
                 print(f"sheet: skipped, no vcsi at {args.vcsi} (--vcsi PATH)")
