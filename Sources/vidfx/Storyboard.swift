@@ -94,14 +94,16 @@ struct StoryboardCommand: ParsableCommand {
         let from = range.start?.value ?? Rational(0)
         configuration.start = from
         configuration.duration = range.duration?.value
-        // Exact tiles are read by a StillReader (below), one seek a tile; the source gives
-        // the key frames otherwise, and the input's description either way.
+        // Exact tiles come from one decoder seeking from tile to tile; the others from the
+        // key frames alone, in order.
         if !exact { configuration.keyFramesOnly = true }
-        let frames = try FrameSource(input: media, configuration: configuration)
-        defer { frames.close() }
-        interruption.arm { frames.stop() }
-        guard !frames.info.isStillImage else { throw CommandFailure(message: "\(input): a still image has no timeline to storyboard") }
-        guard let total = frames.info.duration else {
+        let stills = exact ? try StillReader(input: media, configuration: configuration) : nil
+        let keyFrames = exact ? nil : try FrameSource(input: media, configuration: configuration)
+        defer { keyFrames?.close() }
+        interruption.arm { keyFrames?.stop() }
+        let info = stills?.info ?? keyFrames!.info
+        guard !info.isStillImage else { throw CommandFailure(message: "\(input): a still image has no timeline to storyboard") }
+        guard let total = info.duration else {
             throw CommandFailure(message: "\(input): its duration is unknown (a live stream?); give --duration")
         }
         let span = range.duration.map { min($0.value.seconds, total - from.seconds) } ?? total - from.seconds
@@ -154,16 +156,14 @@ struct StoryboardCommand: ParsableCommand {
             // Tile k is the picture on screen at start + k·interval, as tick k of a source at
             // one frame an interval would show it; one decoder seeks from tile to tile rather
             // than decoding every picture in between.
-            frames.close()
-            let stills = try StillReader(input: media, configuration: configuration)
             while tiles.count < count, interruption.signal == nil,
-                  let frame = try stills.picture(at: from + interval.value * Int64(tiles.count)) {
+                  let frame = try stills!.picture(at: from + interval.value * Int64(tiles.count)) {
                 try place(frame)
             }
         } else {
             // Key frames arrive in time order: each tile takes the one nearest its time.
             var previous: Frame?
-            while tiles.count < count, let key = try frames.nextFrame() {
+            while tiles.count < count, let key = try keyFrames!.nextFrame() {
                 if let p = previous {
                     while tiles.count < count {
                         let t = from.seconds + Double(tiles.count) * step
