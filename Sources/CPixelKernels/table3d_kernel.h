@@ -73,8 +73,9 @@ KERNEL_TARGET static inline void K(cell)(float g, int *i, float *f) {
     *f = g - (float)k;
 }
 
+/// Rows [row_begin, row_end) of `src`; row y is written at dst + (y − dst_row0)·dst_stride.
 KERNEL_TARGET static void K(rows)(const float *table, const uint8_t *transfer, const float *to_grid, const vfx_planes *src,
-                      uint8_t *dst, int dst_stride, int row_begin, int row_end, uint16_t *scratch) {
+                      uint8_t *dst, int dst_stride, int dst_row0, int row_begin, int row_end, uint16_t *scratch) {
     const int n = VFX_TABLE3D_POINTS;
     const int sr = n * n * 4, sg = n * 4, sb = 4;  // steps along R', G', B'
     const int up = 16 - src->depth;
@@ -85,7 +86,7 @@ KERNEL_TARGET static void K(rows)(const float *table, const uint8_t *transfer, c
         K(chroma_row)(src, 1, y, cbrow, blend);
         K(chroma_row)(src, 2, y, crrow, blend);
         const uint8_t *luma = src->plane[0] + (long)y * src->stride[0];
-        uint8_t *out = dst + (long)y * dst_stride;
+        uint8_t *out = dst + (long)(y - dst_row0) * dst_stride;
         int x = 0;
 #if KERNEL_AVX2
         // Eight pixels at a time; the corners two pixels to a register (a pixel's R, G, B

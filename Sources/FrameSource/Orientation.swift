@@ -1,3 +1,5 @@
+import CPixelKernels
+
 /// How stored pixels map to displayed pixels: a multiple of 90° plus an optional
 /// horizontal mirror, read from the container's display matrix.
 struct Orientation: Equatable, Sendable {
@@ -35,5 +37,25 @@ struct Orientation: Equatable, Sendable {
         case (0, 1, 1, 0): self.init(rotation: 270, mirrored: true)
         default: self = .upright
         }
+    }
+
+    /// The mirror and rotation of a `W`×`H` stored picture as the stored pixel each output
+    /// pixel shows: affine in (X, Y), so a walk only adds steps.
+    func walk(width W: Int, height H: Int) -> vfx_walk {
+        let m = mirrored
+        // Stored (x, y) shown at output (X, Y): the display matrix above, inverted.
+        func source(_ X: Int, _ Y: Int) -> (Int, Int) {
+            let (xm, y): (Int, Int)
+            switch rotation {
+            case 90: (xm, y) = (Y, H - 1 - X)
+            case 180: (xm, y) = (W - 1 - X, H - 1 - Y)
+            case 270: (xm, y) = (W - 1 - Y, X)
+            default: (xm, y) = (X, Y)
+            }
+            return (m ? W - 1 - xm : xm, y)
+        }
+        let (x0, y0) = source(0, 0), (x1, y1) = source(1, 0), (x2, y2) = source(0, 1)
+        let (ow, oh) = swapsAxes ? (H, W) : (W, H)
+        return vfx_walk(x0: x0, y0: y0, xx: x1 - x0, xy: y1 - y0, yx: x2 - x0, yy: y2 - y0, out_width: ow, out_height: oh)
     }
 }

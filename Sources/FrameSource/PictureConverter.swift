@@ -64,6 +64,11 @@ final class PictureConverter {
     private func convertHDR(_ picture: UnsafePointer<AVFrame>, _ map: ToneMap, width sw: Int, height sh: Int) throws(FrameSourceError) -> Frame {
         let w = Int(picture.pointee.width), h = Int(picture.pointee.height)
         let upright = orientation == .upright, scaled = (sw, sh) != (w, h)
+        if !upright, !scaled, map.places(picture) {
+            var out = orientation.swapsAxes ? Frame(width: h, height: w, pool: pool) : Frame(width: w, height: h, pool: pool)
+            try map.convert(picture, placing: orientation.walk(width: w, height: h), into: &out, input: input)
+            return out
+        }
         // Upright, the picture is the frame handed on; else it is an intermediate, reused
         // from one picture to the next (a fresh 8 MB frame a picture was a page fault a page).
         var native = upright && !scaled ? Frame(width: w, height: h, pool: pool) : scratchFrame(width: w, height: h)
@@ -153,23 +158,11 @@ final class PictureConverter {
     private func reorient(_ src: Frame) -> Frame {
         let W = src.width, H = src.height
         var out = orientation.swapsAxes ? Frame(width: H, height: W, pool: pool) : Frame(width: W, height: H, pool: pool)
-        let m = orientation.mirrored
-        // Stored (x, y) shown at output (X, Y); see Orientation for the forward map.
-        func source(_ X: Int, _ Y: Int) -> (Int, Int) {
-            let (xm, y): (Int, Int)
-            switch orientation.rotation {
-            case 90: (xm, y) = (Y, H - 1 - X)
-            case 180: (xm, y) = (W - 1 - X, H - 1 - Y)
-            case 270: (xm, y) = (W - 1 - Y, X)
-            default: (xm, y) = (X, Y)
-            }
-            return (m ? W - 1 - xm : xm, y)
-        }
+        let w = orientation.walk(width: W, height: H)
         let srcStride = src.bytesPerRow / 4
-        let (x0, y0) = source(0, 0), (x1, y1) = source(1, 0), (x2, y2) = source(0, 1)
-        let origin = y0 * srcStride + x0
-        let stepX = (y1 - y0) * srcStride + (x1 - x0)
-        let stepY = (y2 - y0) * srcStride + (x2 - x0)
+        let origin = w.y0 * srcStride + w.x0
+        let stepX = w.xy * srcStride + w.xx
+        let stepY = w.yy * srcStride + w.yx
         let outWidth = out.width, outHeight = out.height, outStride = out.bytesPerRow / 4
         // Bands of output rows on every core, each walked in tiles by the C kernel.
         let bands = min(2 * max(1, ProcessInfo.processInfo.activeProcessorCount), max(1, outHeight / 32))

@@ -36,6 +36,26 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["frames.bgra"])
     }
 
+    /// Padded rows go out in batches of at most 1024 a system call: a frame taller than a
+    /// batch, and one not a whole number of batches, come out whole and in order.
+    @Test func paddedRowsComeOutWholeAcrossBatches() throws {
+        let raw = dir.appendingPathComponent("tall.bgra")
+        var frames: [Frame] = []
+        for (k, height) in [2500, 1024, 3].enumerated() {
+            var f = Frame(width: 5, height: height)
+            #expect(f.bytesPerRow > 20, "the rows are padded")
+            f.withUnsafeMutableBytes { b in for i in 0..<b.count { b[i] = UInt8(truncatingIfNeeded: i * 31 + i / 251 + k) } }
+            frames.append(f)
+        }
+        let sink = try RawStreamSink(path: raw.path, overwrite: false)
+        for f in frames { #expect(try sink.write(f)) }
+        try sink.finish()
+        let written = try [UInt8](Data(contentsOf: raw))
+        let expected = frames.flatMap { bytes($0) }
+        #expect(written.count == expected.count)
+        #expect(written == expected, "the rows in order")
+    }
+
     @Test func aTeeGoesOnWhileAnyReaderRemains() throws {
         let short = CollectingSink(limit: 2), long = CollectingSink()
         let tee = TeeSink([short, long])

@@ -12,4 +12,17 @@
 void vfx_reorient_rows(const uint32_t *src, long origin, long step_x, long step_y, uint32_t *out, long out_stride,
                        long width, long row_start, long row_end);
 
+/// A right-angle rotation or mirror as source coordinates: output pixel (X, Y) shows
+/// source pixel (x0 + X·xx + Y·yx, y0 + X·xy + Y·yy). Exactly one of xy, yy is ±1.
+typedef struct {
+    long x0, y0, xx, xy, yx, yy;
+    long out_width, out_height;
+} vfx_walk;
+
+/// Writes the output pixels whose source lies in rows [row0, row0 + rows) of a source
+/// `width` pixels wide, given only those rows (`band`, `width` pixels a row): a band
+/// placed while it is still in the cache, so no full-size upright picture is needed.
+void vfx_reorient_band(const uint32_t *band, long width, long row0, long rows, const vfx_walk *walk, uint32_t *out,
+                       long out_stride);
+
 #endif
