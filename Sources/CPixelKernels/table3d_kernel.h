@@ -73,9 +73,10 @@ KERNEL_TARGET static inline void K(cell)(float g, int *i, float *f) {
     *f = g - (float)k;
 }
 
-/// Rows [row_begin, row_end) of `src`; row y is written at dst + (y − dst_row0)·dst_stride.
+/// Rows [row_begin, row_end) of `src`; pixel (x, y) is written to dst[origin + y·row_step +
+/// x·col_step] (in pixels), which places it upright, rotated or mirrored as it is made.
 KERNEL_TARGET static void K(rows)(const float *table, const uint8_t *transfer, const float *to_grid, const vfx_planes *src,
-                      uint8_t *dst, int dst_stride, int dst_row0, int row_begin, int row_end, uint16_t *scratch) {
+                      uint32_t *dst, long origin, long col_step, long row_step, int row_begin, int row_end, uint16_t *scratch) {
     const int n = VFX_TABLE3D_POINTS;
     const int sr = n * n * 4, sg = n * 4, sb = 4;  // steps along R', G', B'
     const int up = 16 - src->depth;
@@ -86,7 +87,7 @@ KERNEL_TARGET static void K(rows)(const float *table, const uint8_t *transfer, c
         K(chroma_row)(src, 1, y, cbrow, blend);
         K(chroma_row)(src, 2, y, crrow, blend);
         const uint8_t *luma = src->plane[0] + (long)y * src->stride[0];
-        uint8_t *out = dst + (long)(y - dst_row0) * dst_stride;
+        uint32_t *out = dst + origin + (long)y * row_step;
         int x = 0;
 #if KERNEL_AVX2
         // Eight pixels at a time; the corners two pixels to a register (a pixel's R, G, B
@@ -144,8 +145,8 @@ KERNEL_TARGET static void K(rows)(const float *table, const uint8_t *transfer, c
                     // Lanes R, G, B, spare per pixel → bytes B, G, R, alpha.
                     const uint32_t pa = (uint32_t)transfer[idx[2]] | (uint32_t)transfer[idx[1]] << 8 | (uint32_t)transfer[idx[0]] << 16 | 0xFF000000u;
                     const uint32_t pb = (uint32_t)transfer[idx[6]] | (uint32_t)transfer[idx[5]] << 8 | (uint32_t)transfer[idx[4]] << 16 | 0xFF000000u;
-                    memcpy(out + 4 * (x + a), &pa, 4);
-                    memcpy(out + 4 * (x + b), &pb, 4);
+                    out[(x + a) * col_step] = pa;
+                    out[(x + b) * col_step] = pb;
                 }
             }
         }
@@ -203,7 +204,7 @@ KERNEL_TARGET static void K(rows)(const float *table, const uint8_t *transfer, c
                 _mm_storeu_si128((__m128i *)idx, i);
                 const uint32_t bgra = (uint32_t)transfer[idx[2]] | (uint32_t)transfer[idx[1]] << 8
                                     | (uint32_t)transfer[idx[0]] << 16 | 0xFF000000u;
-                memcpy(out + 4 * (x + l), &bgra, 4);  // little-endian: B, G, R, A in memory
+                out[(x + l) * col_step] = bgra;  // little-endian: B, G, R, A in memory
             }
         }
 #endif
@@ -227,12 +228,13 @@ KERNEL_TARGET static void K(rows)(const float *table, const uint8_t *transfer, c
             const int small = fr < fg ? (fr < fb ? sr : sb) : (fg < fb ? sg : sb);
             const float *p1 = c000 + big, *p2 = c111 - small;
             const float w0 = 1.0f - hi, w1 = hi - mid, w2 = mid - lo, w3 = lo;
+            uint32_t bgra = 0xFF000000u;
             for (int c = 0; c < 3; c++) {
                 float v = w0 * c000[c] + w1 * p1[c] + w2 * p2[c] + w3 * c111[c];
                 v = v < VFX_TABLE3D_TRANSFER_FLOOR ? VFX_TABLE3D_TRANSFER_FLOOR : (v > 1.0f ? 1.0f : v);
-                out[4 * x + 2 - c] = transfer[vfx_table3d_transfer_index(v)];
+                bgra |= (uint32_t)transfer[vfx_table3d_transfer_index(v)] << (8 * (2 - c));
             }
-            out[4 * x + 3] = 255;
+            out[x * col_step] = bgra;
         }
     }
 }

@@ -29,45 +29,43 @@
 #undef KERNEL_AVX2
 #endif
 
-/// The kernel for `isa` over rows [row_begin, row_end), row y at dst + (y − dst_row0)·dst_stride; 0 when this CPU lacks it.
+/// The kernel for `isa` over rows [row_begin, row_end), pixel (x, y) at dst[origin + y·row_step
+/// + x·col_step]; 0 when this CPU lacks it.
 static int rows_isa(int isa, const float *table, const uint8_t *transfer, const float *to_grid, const vfx_planes *src,
-                    uint8_t *dst, int dst_stride, int dst_row0, int row_begin, int row_end, uint16_t *scratch) {
+                    uint32_t *dst, long origin, long col_step, long row_step, int row_begin, int row_end, uint16_t *scratch) {
     if (isa == VFX_TABLE3D_AVX2) {
 #if defined(VFX_HAVE_AVX2)
         if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-            rows_avx2(table, transfer, to_grid, src, dst, dst_stride, dst_row0, row_begin, row_end, scratch);
+            rows_avx2(table, transfer, to_grid, src, dst, origin, col_step, row_step, row_begin, row_end, scratch);
             return 1;
         }
 #endif
         return 0;
     }
-    rows_sse2(table, transfer, to_grid, src, dst, dst_stride, dst_row0, row_begin, row_end, scratch);
+    rows_sse2(table, transfer, to_grid, src, dst, origin, col_step, row_step, row_begin, row_end, scratch);
     return 1;
 }
 
 int vfx_table3d_rows_isa(int isa, const float *table, const uint8_t *transfer, const float *to_grid, const vfx_planes *src,
                          uint8_t *dst, int dst_stride, int row_begin, int row_end, uint16_t *scratch) {
-    return rows_isa(isa, table, transfer, to_grid, src, dst, dst_stride, 0, row_begin, row_end, scratch);
+    return rows_isa(isa, table, transfer, to_grid, src, (uint32_t *)dst, 0, 1, dst_stride / 4, row_begin, row_end, scratch);
 }
 
 void vfx_table3d_rows(const float *table, const uint8_t *transfer, const float *to_grid, const vfx_planes *src,
                       uint8_t *dst, int dst_stride, int row_begin, int row_end, uint16_t *scratch) {
-    if (!rows_isa(VFX_TABLE3D_AVX2, table, transfer, to_grid, src, dst, dst_stride, 0, row_begin, row_end, scratch)) {
-        rows_isa(VFX_TABLE3D_BASELINE, table, transfer, to_grid, src, dst, dst_stride, 0, row_begin, row_end, scratch);
+    if (!vfx_table3d_rows_isa(VFX_TABLE3D_AVX2, table, transfer, to_grid, src, dst, dst_stride, row_begin, row_end, scratch)) {
+        vfx_table3d_rows_isa(VFX_TABLE3D_BASELINE, table, transfer, to_grid, src, dst, dst_stride, row_begin, row_end, scratch);
     }
 }
 
 void vfx_table3d_rows_placed(const float *table, const uint8_t *transfer, const float *to_grid, const vfx_planes *src,
-                             const vfx_walk *walk, uint32_t *out, long out_stride, int row_begin, int row_end,
-                             uint32_t *band, uint16_t *scratch) {
-#if defined(VFX_HAVE_AVX2)
-    const int isa = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? VFX_TABLE3D_AVX2 : VFX_TABLE3D_BASELINE;
-#else
-    const int isa = VFX_TABLE3D_BASELINE;
-#endif
-    for (int r = row_begin; r < row_end; r += VFX_TABLE3D_BAND) {
-        const int e = r + VFX_TABLE3D_BAND < row_end ? r + VFX_TABLE3D_BAND : row_end;
-        rows_isa(isa, table, transfer, to_grid, src, (uint8_t *)band, 4 * src->width, r, r, e, scratch);
-        vfx_reorient_band(band, src->width, r, e - r, walk, out, out_stride);
+                             const vfx_walk *w, uint32_t *out, long out_stride, int row_begin, int row_end,
+                             uint16_t *scratch) {
+    // The walk's inverse: a right-angle rotation or mirror is orthogonal, so source (x, y)
+    // shows at X = xx·(x − x0) + xy·(y − y0), Y = yx·(x − x0) + yy·(y − y0).
+    const long col_step = w->yx * out_stride + w->xx, row_step = w->yy * out_stride + w->xy;
+    const long origin = -w->x0 * col_step - w->y0 * row_step;
+    if (!rows_isa(VFX_TABLE3D_AVX2, table, transfer, to_grid, src, out, origin, col_step, row_step, row_begin, row_end, scratch)) {
+        rows_isa(VFX_TABLE3D_BASELINE, table, transfer, to_grid, src, out, origin, col_step, row_step, row_begin, row_end, scratch);
     }
 }

@@ -89,9 +89,6 @@ final class ToneMap {
     /// The same up to the tone curve's output: linear BT.709, what the table holds.
     let linearChain: String
     private var table: [Float] = []
-    /// One band of VFX_TABLE3D_BAND rows per slice, for placed conversions; kept from one
-    /// picture to the next.
-    private var bands: [UInt32] = []
     /// Linear light to 8-bit BT.709 codes, by the float's bits (VFX_TABLE3D_TRANSFER_BITS
     /// per octave above VFX_TABLE3D_TRANSFER_FLOOR), each step's middle. zimg takes BT.709
     /// as display-referred, so this is BT.1886's inverse (a pure 2.4 gamma), not the
@@ -199,7 +196,7 @@ final class ToneMap {
     func places(_ picture: UnsafePointer<AVFrame>) -> Bool { engine == .table && tableReads(picture) }
 
     /// Converts `picture` straight into `target` rotated or mirrored as `walk` says (its
-    /// output size is the target's), a few rows at a time, with no upright picture between.
+    /// output size is the target's), with no upright picture between.
     func convert(_ picture: UnsafePointer<AVFrame>, placing walk: vfx_walk, into target: inout Frame, input: String) throws(FrameSourceError) {
         if table.isEmpty { table = try buildTable(input: input) }
         applyTable(picture, into: &target, walk: walk)
@@ -258,8 +255,8 @@ final class ToneMap {
         return table
     }
 
-    /// The rows of `picture` through the table into `target`: straight, or placed by `walk`
-    /// through a band of rows per slice.
+    /// The rows of `picture` through the table into `target`: upright, or each pixel stored
+    /// at its place in the rotated or mirrored frame (`walk`).
     private func applyTable(_ picture: UnsafePointer<AVFrame>, into target: inout Frame, walk: vfx_walk?) {
         let d = av_pix_fmt_desc_get(AVPixelFormat(picture.pointee.format))!.pointee
         let depth = Int32(d.comp.0.depth)
@@ -281,8 +278,6 @@ final class ToneMap {
         // Slices of rows, 8 per core and taken as cores come free, so that a core the
         // decoder's threads hold up does not hold up the frame; each has its own chroma rows.
         let slices = min(8 * max(1, ProcessInfo.processInfo.activeProcessorCount), max(1, height / 16))
-        let bandPixels = Int(VFX_TABLE3D_BAND) * width
-        if walk != nil, bands.count < slices * bandPixels { bands = [UInt32](repeating: 0, count: slices * bandPixels) }
         map.withUnsafeBufferPointer { mp in
         ToneMap.transfer.withUnsafeBufferPointer { curve in
         table.withUnsafeBufferPointer { t in
@@ -293,21 +288,16 @@ final class ToneMap {
                 nonisolated(unsafe) let cp = curve.baseAddress!
                 nonisolated(unsafe) let gp = mp.baseAddress!
                 nonisolated(unsafe) let p = planes
-                bands.withUnsafeMutableBufferPointer { bandBuffer in
-                    nonisolated(unsafe) let bandBase = bandBuffer.baseAddress
-                    DispatchQueue.concurrentPerform(iterations: slices) { s in
-                        var local = p
-                        var scratch = [UInt16](repeating: 0, count: 4 * width + 8)
-                        let (first, end) = (Int32(height * s / slices), Int32(height * (s + 1) / slices))
-                        scratch.withUnsafeMutableBufferPointer { sp in
-                            if var w = walk, let bandBase {
-                                // Each slice its own band of the buffer.
-                                let out = UnsafeMutableRawPointer(base).assumingMemoryBound(to: UInt32.self)
-                                vfx_table3d_rows_placed(tp, cp, gp, &local, &w, out, Int(stride) / 4, first, end,
-                                                        bandBase + s * bandPixels, sp.baseAddress!)
-                            } else {
-                                vfx_table3d_rows(tp, cp, gp, &local, base, stride, first, end, sp.baseAddress!)
-                            }
+                DispatchQueue.concurrentPerform(iterations: slices) { s in
+                    var local = p
+                    var scratch = [UInt16](repeating: 0, count: 4 * width + 8)
+                    let (first, end) = (Int32(height * s / slices), Int32(height * (s + 1) / slices))
+                    scratch.withUnsafeMutableBufferPointer { sp in
+                        if var w = walk {
+                            let out = UnsafeMutableRawPointer(base).assumingMemoryBound(to: UInt32.self)
+                            vfx_table3d_rows_placed(tp, cp, gp, &local, &w, out, Int(stride) / 4, first, end, sp.baseAddress!)
+                        } else {
+                            vfx_table3d_rows(tp, cp, gp, &local, base, stride, first, end, sp.baseAddress!)
                         }
                     }
                 }

@@ -93,7 +93,7 @@ import Testing
 
     /// Rotated or mirrored as it goes (the phone-video path), the kernel makes exactly the
     /// picture it makes upright, then turned by the reorient pass: every orientation, an
-    /// odd size, slices that split bands, and sizes that are not a whole number of bands.
+    /// odd size, and the rows in slices.
     @Test(arguments: [0, 90, 180, 270], [false, true])
     func placedConversionEqualsConvertingThenTurning(rotation: Int, mirrored: Bool) throws {
         let (width, height) = (101, 75)
@@ -115,14 +115,13 @@ import Testing
         var turned = [UInt32](repeating: 7, count: (ow + 3) * oh)
         vfx_reorient_rows(upright, walk.y0 * width + walk.x0, walk.xy * width + walk.xx, walk.yy * width + walk.yx,
                           &turned, ow + 3, ow, 0, oh)
-        // Placed, in three slices of rows; the first splits a band.
+        // Placed, in three slices of rows.
         var placed = [UInt32](repeating: 7, count: (ow + 3) * oh)
-        var band = [UInt32](repeating: 0, count: Int(VFX_TABLE3D_BAND) * width)
         var w = walk
         for (first, end) in [(0, 40), (40, 41), (41, height)] {
             scene.withPlanes { planes in
                 vfx_table3d_rows_placed(scene.table, scene.curve, scene.toGrid, &planes, &w, &placed, ow + 3,
-                                        Int32(first), Int32(end), &band, &scratch)
+                                        Int32(first), Int32(end), &scratch)
             }
         }
         #expect(Set(upright).count > 100, "the picture has detail")

@@ -19,10 +19,4 @@ typedef struct {
     long out_width, out_height;
 } vfx_walk;
 
-/// Writes the output pixels whose source lies in rows [row0, row0 + rows) of a source
-/// `width` pixels wide, given only those rows (`band`, `width` pixels a row): a band
-/// placed while it is still in the cache, so no full-size upright picture is needed.
-void vfx_reorient_band(const uint32_t *band, long width, long row0, long rows, const vfx_walk *walk, uint32_t *out,
-                       long out_stride);
-
 #endif

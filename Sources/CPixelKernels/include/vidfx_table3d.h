@@ -61,16 +61,11 @@ int vfx_table3d_rows_isa(int isa, const float *table, const uint8_t *transfer, c
 void vfx_table3d_rows(const float *table, const uint8_t *transfer, const float *to_grid, const vfx_planes *src,
                       uint8_t *dst, int dst_stride, int row_begin, int row_end, uint16_t *scratch);
 
-/// Rows converted at a time by vfx_table3d_rows_placed: 32 rows of a 1080p picture's
-/// width (240 KB) stay in a core's L2 cache between the kernel and the placing.
-#define VFX_TABLE3D_BAND 32
-
-/// Rows [row_begin, row_end) of `src` through the table, then rotated or mirrored into
-/// `out` (`out_stride` pixels a row) as `walk` says, VFX_TABLE3D_BAND rows at a time
-/// through `band` (VFX_TABLE3D_BAND × src->width pixels): the same pixels as
-/// vfx_table3d_rows then vfx_reorient_rows, without the upright picture in memory.
+/// Rows [row_begin, row_end) of `src` through the table, each pixel stored straight at its
+/// place in `out` (`out_stride` pixels a row) rotated or mirrored as `walk` says: the
+/// same pixels as vfx_table3d_rows then vfx_reorient_rows, without the upright picture.
 void vfx_table3d_rows_placed(const float *table, const uint8_t *transfer, const float *to_grid, const vfx_planes *src,
                              const vfx_walk *walk, uint32_t *out, long out_stride, int row_begin, int row_end,
-                             uint32_t *band, uint16_t *scratch);
+                             uint16_t *scratch);
 
 #endif
