@@ -114,6 +114,42 @@ import Testing
         #expect(bright > dim + 2, "peak 400: \(bright), peak 4000: \(dim)")
     }
 
+    /// Phones store portrait HDR video landscape with a rotation: the tone map stores each
+    /// pixel at its turned place as it goes, and must give exactly the upright picture,
+    /// turned. The same bitstream is remuxed with each display rotation.
+    @Test(arguments: [90, 180, 270])
+    func rotatedHDRIsTheUprightPictureTurned(rotation: Int) async throws {
+        let clips = try Clips()
+        let upright = try await clips.make("upright.mov", transfer: "arib-std-b67")
+        let turned = clips.path("turned-\(rotation).mov")
+        // The rotate tag is the angle to turn back (counter-clockwise), as phones write it.
+        _ = try await Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", upright, "-c", "copy",
+                                                        "-metadata:s:v:0", "rotate=\(360 - rotation)", turned])
+        let a = try Self.firstFrame(upright), b = try Self.firstFrame(turned)
+        let swaps = rotation != 180
+        #expect((b.width, b.height) == (swaps ? (a.height, a.width) : (a.width, a.height)))
+        // Upright (x, y) shows at the turned picture's (X, Y), clockwise by `rotation`.
+        func place(_ x: Int, _ y: Int) -> (Int, Int) {
+            switch rotation {
+            case 90: return (a.height - 1 - y, x)
+            case 180: return (a.width - 1 - x, a.height - 1 - y)
+            default: return (y, a.width - 1 - x)
+            }
+        }
+        var differing = 0
+        a.withUnsafeBytes { p in
+            b.withUnsafeBytes { q in
+                for y in 0..<a.height {
+                    for x in 0..<a.width {
+                        let (X, Y) = place(x, y)
+                        for c in 0..<4 where p[y * a.bytesPerRow + 4 * x + c] != q[Y * b.bytesPerRow + 4 * X + c] { differing += 1 }
+                    }
+                }
+            }
+        }
+        #expect(differing == 0, "\(differing) bytes differ from the upright picture turned \(rotation)°")
+    }
+
     @Test func untaggedFramesTakeTheStreamTags() async throws {
         let clips = try Clips()
         let tagged = try await clips.make("tagged.mkv", transfer: "arib-std-b67")
