@@ -16,7 +16,7 @@ public final class DetectionTimeline: @unchecked Sendable {
     public let every: Int
     private let tracker: Tracker
     private let condition = NSCondition()
-    private var idle: [[any Detector]]
+    private var idle: [Worker]
     private var pending: [Frame] = []          // frames not yet handed back, in order
     private var firstPending = 0               // index (in the stream) of pending[0]
     private var count = 0                      // frames pushed
@@ -36,16 +36,19 @@ public final class DetectionTimeline: @unchecked Sendable {
     /// set per worker thread: a detector is used by one thread at a time). With
     /// `redacting`, a face is held through `Tracker`'s short misses and its carried boxes
     /// get a margin for the motion between detections. With `recheck`, each detection
-    /// frame is redacted and looked at again by the set's face detector (the one named
-    /// "faces"), and what it still finds over a head widens that head
-    /// (``RedactionRecheck``).
-    public init(every: Int, detectorSets: [[any Detector]], redacting: Bool = false, recheck: RedactionRecheck? = nil) {
+    /// frame is redacted and looked at again, and what is still found over a head widens
+    /// that head (``RedactionRecheck``): by `recheckLooks` (one face detector per set, as a
+    /// detector is used by one thread at a time), or else by the set's own face detector
+    /// (the one named "faces").
+    public init(every: Int, detectorSets: [[any Detector]], redacting: Bool = false, recheck: RedactionRecheck? = nil,
+                recheckLooks: [any Detector] = []) {
         precondition(!detectorSets.isEmpty, "at least one worker")
+        precondition(recheckLooks.isEmpty || recheckLooks.count == detectorSets.count, "one recheck look per set")
         self.every = max(1, every)
         self.redacting = redacting
         self.recheck = recheck
         tracker = Tracker(hold: redacting ? 2 : 0)
-        idle = detectorSets
+        idle = detectorSets.indices.map { Worker(detectors: detectorSets[$0], look: recheckLooks.isEmpty ? nil : recheckLooks[$0]) }
     }
 
     /// Tracks started so far (distinct IDs handed out).
@@ -78,13 +81,13 @@ public final class DetectionTimeline: @unchecked Sendable {
     /// Starts detection on frame `index` (lock held), waiting for a free worker.
     private func startDetection(_ index: Int) {
         while idle.isEmpty { condition.wait() }
-        let detectors = WorkerSet(detectors: idle.removeLast())
+        let worker = WorkerSet(worker: idle.removeLast())
         let frame = pending[index - firstPending]
         running += 1
         detections += 1
         DispatchQueue.global().async { [self] in
             var result: Result<[Observation], DetectionError> = .success([])
-            for detector in detectors.detectors {
+            for detector in worker.worker.detectors {
                 do throws(DetectionError) {
                     let found = try detector.detect(frame)
                     result = result.map { $0 + found }
@@ -95,14 +98,14 @@ public final class DetectionTimeline: @unchecked Sendable {
             }
             var finds = 0
             if let recheck, case .success(var found) = result,
-               let faces = detectors.detectors.first(where: { $0.name == "faces" }) {
+               let faces = worker.worker.look ?? worker.worker.detectors.first(where: { $0.name == "faces" }) {
                 let first = found
                 for _ in 0..<recheck.passes {
                     let again: [Observation]
                     do throws(DetectionError) {
-                        // The whole frame, as the first look saw it: the network is run at one
-                        // input size per clip (OpenCV's CenterFace gave garbage after a look
-                        // at a region of another size, docs/detection.md).
+                        // The whole frame: each network is run at one input size per clip
+                        // (OpenCV's CenterFace gives garbage after a look at a region of
+                        // another size, docs/detection.md), so a smaller look is another net.
                         again = try faces.detect(recheck.redact(frame, found))
                     } catch {
                         result = .failure(error)
@@ -118,7 +121,7 @@ public final class DetectionTimeline: @unchecked Sendable {
             condition.lock()
             results[index] = result
             self.finds += finds
-            idle.append(detectors.detectors)
+            idle.append(worker.worker)
             running -= 1
             condition.broadcast()
             condition.unlock()
@@ -197,7 +200,13 @@ public final class DetectionTimeline: @unchecked Sendable {
     }
 }
 
-/// One worker's detectors, handed to its thread (each is used by one thread at a time).
+/// One worker's detectors: the first look's, and the recheck's when it has its own.
+private struct Worker {
+    var detectors: [any Detector]
+    var look: (any Detector)?
+}
+
+/// A worker handed to its thread (each detector is used by one thread at a time).
 private struct WorkerSet: @unchecked Sendable {
-    let detectors: [any Detector]
+    let worker: Worker
 }

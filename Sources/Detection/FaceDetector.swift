@@ -16,6 +16,9 @@ public final class FaceDetector: Detector {
     public let threshold: Double
     /// The longer side of the picture the network sees.
     public let largestSide: Int
+    /// The share of that size the network looks at: 1, or less for a cheaper look (the
+    /// redaction recheck's, ``RedactionRecheck/lookSize``).
+    public let sizeFactor: Double
     private let net: OpaquePointer
     private let library: FaceNetLibrary
     private var blob: [Float] = []
@@ -36,9 +39,11 @@ public final class FaceDetector: Detector {
     /// CenterFace's outputs: heat map 1, scale 2, offset 2, landmarks 10.
     private static let channels = 15
 
-    /// Loads the model at `modelPath`.
+    /// Loads the model at `modelPath`, to look at frames scaled to at most `largestSide`,
+    /// then by `sizeFactor`.
     /// - Throws: ``DetectionError`` naming the file when it is missing or not the model.
-    public init(modelPath: String, threshold: Double = defaultThreshold, largestSide: Int = defaultLargestSide) throws(DetectionError) {
+    public init(modelPath: String, threshold: Double = defaultThreshold, largestSide: Int = defaultLargestSide,
+                sizeFactor: Double = 1) throws(DetectionError) {
         guard FileManager.default.isReadableFile(atPath: modelPath) else {
             throw DetectionError(modelPath, "no face model here (make setup fetches it, or set VIDFX_FACE_MODEL)")
         }
@@ -51,6 +56,7 @@ public final class FaceDetector: Detector {
         self.library = library
         self.threshold = threshold
         self.largestSide = max(32, largestSide)
+        self.sizeFactor = min(1, max(0.1, sizeFactor))
     }
 
     deinit { library.free(net) }
@@ -83,7 +89,7 @@ public final class FaceDetector: Detector {
     }
 
     public func detect(_ frame: Frame) throws(DetectionError) -> [Observation] {
-        let scale = min(1, Double(largestSide) / Double(max(frame.width, frame.height)))
+        let scale = min(1, Double(largestSide) / Double(max(frame.width, frame.height))) * sizeFactor
         let w = max(32, Int((Double(frame.width) * scale / 32).rounded(.up)) * 32)
         let h = max(32, Int((Double(frame.height) * scale / 32).rounded(.up)) * 32)
         fillBlob(from: frame, width: w, height: h)

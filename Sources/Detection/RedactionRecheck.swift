@@ -18,6 +18,11 @@ public struct RedactionRecheck: Sendable {
         self.redact = redact
     }
 
+    /// The size of the recheck's look, as a share of the first look's: three quarters
+    /// costs about half a look and, on the crowd pan, leaves about as many outlines for
+    /// vidfx's detector at 0.2 and 0.3 as a look at full size (docs/detection.md).
+    public static let lookSize = 0.75
+
     /// How much larger than the box a recheck finds its redaction is: what is found is the
     /// redacted blob's own outline, and covering just that leaves a new edge around it.
     public static let growth = 2.0

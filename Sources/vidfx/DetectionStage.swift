@@ -26,14 +26,19 @@ struct DetectionOptions: ParsableArguments {
     var faceSize: Int?
 
     @Option(name: .customLong("face-recheck"), parsing: .unconditional,
-            help: ArgumentHelp("When redacting: look again at each detection frame once redacted, up to N times, and widen every head whose blurred outline is still found as a face. Default 1 (each look costs about one more detection); 0 is faster and leaves more for a detector to find.", valueName: "N"))
+            help: ArgumentHelp("When redacting: look again at each detection frame once redacted, up to N times, and widen every head whose blurred outline is still found as a face. Default 1 (each look costs about half a detection); 0 is faster and leaves more for a detector to find.", valueName: "N"))
     var faceRecheck: Int?
+
+    @Option(name: .customLong("face-recheck-size"), parsing: .unconditional,
+            help: ArgumentHelp("The size of each recheck look, as a share of the first look's (0.25…1). Default 0.75: about half a detection's cost, and as many outlines left as a look at full size.", valueName: "share"))
+    var faceRecheckSize: Double?
 
     func validate() throws {
         if let n = faceRecheck, !(0...4).contains(n) { throw ValidationError("--face-recheck: must be 0…4, not \(n)") }
         if let n = detectEvery, !(1...300).contains(n) { throw ValidationError("--detect-every: must be 1…300, not \(n)") }
         if let t = faceThreshold, !(t > 0 && t < 1) { throw ValidationError("--face-threshold: must be between 0 and 1") }
         if let faceSize, !(64...4096).contains(faceSize) { throw ValidationError("--face-size: must be 64…4096 pixels") }
+        if let s = faceRecheckSize, !(s >= 0.25 && s <= 1) { throw ValidationError("--face-recheck-size: must be 0.25…1, not \(s)") }
     }
 }
 
@@ -83,14 +88,20 @@ final class DetectionStage {
         frameRate = 30
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
         var sets: [[any Detector]] = []
+        var looks: [any Detector] = []
         do {
+            let threshold = options.faceThreshold ?? (redacting ? FaceDetector.redactionThreshold : FaceDetector.defaultThreshold)
+            let side = options.faceSize ?? (redacting ? FaceDetector.redactionLargestSide : FaceDetector.defaultLargestSide)
             for _ in 0..<workers {
                 var set: [any Detector] = []
                 if needs.contains(.codes) { set.append(CodeDetector(symbologies: codes)) }
                 if needs.contains(.faces) {
-                    set.append(try FaceDetector(modelPath: options.faceModel ?? FaceDetector.defaultModelPath(),
-                                                threshold: options.faceThreshold ?? (redacting ? FaceDetector.redactionThreshold : FaceDetector.defaultThreshold),
-                                                largestSide: options.faceSize ?? (redacting ? FaceDetector.redactionLargestSide : FaceDetector.defaultLargestSide)))
+                    let model = options.faceModel ?? FaceDetector.defaultModelPath()
+                    set.append(try FaceDetector(modelPath: model, threshold: threshold, largestSide: side))
+                    if recheck != nil {
+                        looks.append(try FaceDetector(modelPath: model, threshold: threshold, largestSide: side,
+                                                      sizeFactor: options.faceRecheckSize ?? RedactionRecheck.lookSize))
+                    }
                 }
                 sets.append(set)
             }
@@ -101,7 +112,7 @@ final class DetectionStage {
         if needs.contains(.faces) { FaceDetector.setThreads(1) }
         let every = options.detectEvery ?? (needs.contains(.faces) ? 4 : 1)
         timeline = DetectionTimeline(every: every, detectorSets: sets, redacting: redacting,
-                                     recheck: needs.contains(.faces) ? recheck : nil)
+                                     recheck: needs.contains(.faces) ? recheck : nil, recheckLooks: looks)
         log = try options.detectionsPath.map { try DetectionLog(path: $0, overwrite: overwrite) }
     }
 

@@ -84,6 +84,25 @@ final class OutlineDetector: Detector {
         #expect(found == 0 ? box == OutlineDetector.face : box.height > OutlineDetector.face.height)
     }
 
+    /// With a look of its own per worker (a smaller network), the recheck runs that one,
+    /// and the first look's detector only ever sees plain frames.
+    @Test func aRecheckLookOfItsOwnIsTheOneThatLooksAgain() throws {
+        let sets = [OutlineDetector(outlines: 0), OutlineDetector(outlines: 0)]
+        let looks = [OutlineDetector(outlines: 5), OutlineDetector(outlines: 5)]
+        let recheck = RedactionRecheck(passes: 1) { frame, observations in
+            var redacted = frame
+            redacted.tick = -1 - Int64(observations.count)
+            return redacted
+        }
+        let timeline = DetectionTimeline(every: 4, detectorSets: sets.map { [$0] }, redacting: true, recheck: recheck,
+                                         recheckLooks: looks)
+        let frames = try render(timeline, ticks: 9)
+        #expect(frames.count == 9)
+        #expect(sets.map(\.plainLooks).reduce(0, +) == 3 && sets.map(\.redactedLooks).reduce(0, +) == 0)
+        #expect(looks.map(\.redactedLooks).reduce(0, +) == 3 && looks.map(\.plainLooks).reduce(0, +) == 0)
+        #expect(timeline.recheckFinds == 3, "each detection's outline widened its face")
+    }
+
     @Test func withoutARecheckTheFrameIsLookedAtOnce() throws {
         let detector = OutlineDetector(outlines: 3)
         _ = try render(DetectionTimeline(every: 4, detectorSets: [[detector]], redacting: true), ticks: 5)
