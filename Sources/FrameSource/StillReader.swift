@@ -35,6 +35,8 @@ public final class StillReader {
     private var heldTime: Rational?
     /// Whether the decoder stands at the input's start (nothing read yet).
     private var atTop = true
+    /// The key frame ``keyFrame(nearest:notBefore:before:)`` gave last.
+    private var lastKeyFrame: Frame?
 
     /// How far ahead of the last picture a request continues decoding instead of seeking:
     /// a seek restarts at a key frame, so a short step forward is cheaper decoded through.
@@ -57,6 +59,7 @@ public final class StillReader {
         self.configuration = c
         interrupt = InterruptFlag(timeout: input.network.timeout)
         decoder = try VideoDecoder(input: input, configuration: c, interrupt: interrupt)
+        decoder.keyFramesOnly = c.keyFramesOnly
         info = decoder.info
         converter = PictureConverter(input: decoder.input, orientation: decoder.orientation, color: decoder.color,
                                      configuration: c, pool: FramePool(capacity: 2))
@@ -89,28 +92,85 @@ public final class StillReader {
             }
             return try converted(at: time)
         }
-        // Already decoded through: the held picture is still on screen at `time`.
+        guard try position(at: time, window: Self.decodeThrough), let held = heldTime else { return nil }
+        if next.pointee.buf.0 == nil {
+            // The end: the held picture lasts until the stream's end, if `time` is before it.
+            let length = decoder.duration(of: picture) ?? decoder.nominalDuration ?? configuration.frameRate.inverse
+            guard time < held + length else { return nil }
+        }
+        return try converted(at: time)
+    }
+
+    /// The key frame whose time is nearest `time` (of two as near, the earlier) among those
+    /// at or after `lower` and before `upper` (when given), with its own time as time and
+    /// source time; nil when there is none. `time` is taken into that range. For a reader opened with `configuration.keyFramesOnly`: its decoder
+    /// reads every packet but decodes only key frames, and seeks when `time` lies more than
+    /// two key frames ahead.
+    /// - Throws: ``FrameSourceError`` when the input fails to read or decode.
+    public func keyFrame(nearest time: Rational, notBefore lower: Rational = Rational(0), before upper: Rational? = nil)
+        throws(FrameSourceError) -> Frame? {
+        precondition(configuration.keyFramesOnly, "a StillReader opened for key frames only")
+        if info.isStillImage { return try picture(at: time) }
+        FFmpegLog.collect(into: decoder.damage)
+        defer { FFmpegLog.collect(into: nil) }
+        var time = max(time, lower, Rational(0))
+        if let upper, time >= upper {
+            guard upper > lower else { return nil }
+            time = max(lower, upper - Rational(1, 1_000_000))
+        }
+        // Decoding through costs a key frame per key frame passed; a seek costs one or two.
+        var window = Self.decodeThrough
+        if let held = heldTime, next.pointee.buf.0 != nil {
+            window = max(window, (decoder.time(of: next) - held) * 2)
+        }
+        guard try position(at: time, window: window), let held = heldTime else { return nil }
+        func fits(_ t: Rational) -> Bool { t >= lower && upper.map { t < $0 } ?? true }
+        let heldFits = fits(held)
+        var chosen = held, source = picture
+        if next.pointee.buf.0 != nil {
+            let after = decoder.time(of: next)
+            if fits(after), !heldFits || after - time < time - held { (chosen, source) = (after, next) }
+        }
+        guard chosen != held || heldFits else { return nil }
+        // Times closer together than key frames ask for the same one again: convert it once.
+        if let last = lastKeyFrame, last.sourceTime == chosen { return last }
+        var frame = try converter.convert(source)
+        frame.time = chosen
+        frame.sourceTime = chosen
+        lastKeyFrame = frame
+        return frame
+    }
+
+    /// Puts the latest picture at or before `time` in `picture` (the first picture when
+    /// none is), with `heldTime`, and the one after it in `next` (empty at the end):
+    /// decoding on from where the decoder stands when `time` is less than `window` past
+    /// the next picture, else seeking. False when there is no picture at all.
+    private func position(at time: Rational, window: Rational) throws(FrameSourceError) -> Bool {
+        // Already decoded through: the held picture is still the latest at `time`.
         if let held = heldTime, held <= time {
             if next.pointee.buf.0 != nil {
                 let nextTime = decoder.time(of: next)
-                if time < nextTime { return try converted(at: time) }
-                // `next` is on screen at or before `time`: carry on from it.
-                if time - nextTime < Self.decodeThrough {
+                if time < nextTime { return true }
+                // `next` is at or before `time`: carry on from it.
+                if time - nextTime < window {
                     av_frame_unref(picture)
                     av_frame_move_ref(picture, next)
                     heldTime = nextTime
-                    return try decodeThrough(to: time)
+                    try decodeThrough(to: time)
+                    return true
                 }
-            } else if time - held < Self.decodeThrough {
-                return try decodeThrough(to: time)
+            } else if time - held < window || configuration.keyFramesOnly {
+                // Decoded to the end already: nothing after the held picture.
+                try decodeThrough(to: time)
+                return true
             }
         }
         return try seek(to: time)
     }
 
     /// Seeks to the key frame at or before `time` (earlier and earlier when a search by
-    /// timestamp lands after it), then decodes up to it.
-    private func seek(to time: Rational) throws(FrameSourceError) -> Frame? {
+    /// timestamp lands after it), then decodes up to it. False when nothing is there.
+    private func seek(to time: Rational) throws(FrameSourceError) -> Bool {
         var backoff = Rational(0)
         while true {
             av_frame_unref(picture)
@@ -122,6 +182,7 @@ public final class StillReader {
             } else if target == Rational(0) || !decoder.seek(toSeconds: target) {
                 // No seeking (or to the very top): read the input from its first byte again.
                 decoder = try VideoDecoder(input: decoder.media, configuration: configuration, interrupt: interrupt, damage: decoder.damage)
+                decoder.keyFramesOnly = configuration.keyFramesOnly
                 target = Rational(0)
             }
             atTop = false
@@ -131,7 +192,7 @@ public final class StillReader {
                     backoff = Rational(1)
                     continue
                 }
-                return nil
+                return false
             }
             let first = decoder.time(of: picture)
             if first > time && target > Rational(0) {
@@ -140,23 +201,21 @@ public final class StillReader {
                 continue
             }
             heldTime = first
-            return try decodeThrough(to: time)
+            try decodeThrough(to: time)
+            return true
         }
     }
 
     /// With `picture` at or before `time` (or the first picture), decodes until the next
-    /// picture is after `time`; the held one is then on screen at `time`.
-    private func decodeThrough(to time: Rational) throws(FrameSourceError) -> Frame? {
+    /// picture is after `time`, or to the end (`next` then empty).
+    private func decodeThrough(to time: Rational) throws(FrameSourceError) {
         while true {
             guard try decoder.decode(into: next) else {
-                // The end: the held picture lasts until the stream's end, if `time` is before it.
                 av_frame_unref(next)
-                guard let held = heldTime else { return nil }
-                let length = decoder.duration(of: picture) ?? decoder.nominalDuration ?? configuration.frameRate.inverse
-                return time < held + length ? try converted(at: time) : nil
+                return
             }
             let t = decoder.time(of: next)
-            if t > time { return try converted(at: time) }
+            if t > time { return }
             av_frame_unref(picture)
             av_frame_move_ref(picture, next)
             heldTime = t

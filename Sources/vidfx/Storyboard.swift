@@ -94,14 +94,11 @@ struct StoryboardCommand: ParsableCommand {
         let from = range.start?.value ?? Rational(0)
         configuration.start = from
         configuration.duration = range.duration?.value
-        // Exact tiles come from one decoder seeking from tile to tile; the others from the
-        // key frames alone, in order.
+        // One decoder seeks from tile to tile: to the picture at each time (--exact), or,
+        // decoding key frames only, to the key frame nearest it.
         if !exact { configuration.keyFramesOnly = true }
-        let stills = exact ? try StillReader(input: media, configuration: configuration) : nil
-        let keyFrames = exact ? nil : try FrameSource(input: media, configuration: configuration)
-        defer { keyFrames?.close() }
-        interruption.arm { keyFrames?.stop() }
-        let info = stills?.info ?? keyFrames!.info
+        let stills = try StillReader(input: media, configuration: configuration)
+        let info = stills.info
         guard !info.isStillImage else { throw CommandFailure(message: "\(input): a still image has no timeline to storyboard") }
         guard let total = info.duration else {
             throw CommandFailure(message: "\(input): its duration is unknown (a live stream?); give --duration")
@@ -137,6 +134,8 @@ struct StoryboardCommand: ParsableCommand {
             }
             sprite = nil
         }
+        // Tiles closer together than key frames repeat a picture: scaled once.
+        var lastTile: (source: Rational, small: Frame)?
         func place(_ picture: Frame) throws {
             if tileHeight == 0 {
                 tileHeight = max(2, Int((Double(tileWidth) * Double(picture.height) / Double(max(1, picture.width))).rounded()))
@@ -144,7 +143,8 @@ struct StoryboardCommand: ParsableCommand {
             let index = tiles.count
             let slot = index % perSprite
             if slot == 0 { sprite = Frame(width: grid.columns * tileWidth, height: grid.rows * tileHeight) ; clear(&sprite!) }
-            let small = FrameScaler.resize(picture, width: tileWidth, height: tileHeight)
+            let small = lastTile?.source == picture.sourceTime ? lastTile!.small : FrameScaler.resize(picture, width: tileWidth, height: tileHeight)
+            lastTile = (picture.sourceTime, small)
             let (x, y) = (slot % grid.columns * tileWidth, slot / grid.columns * tileHeight)
             Tiles.place(small, into: &sprite!, x: x, y: y)
             tiles.append(Tile(time: from.seconds + Double(index) * step, sourceTime: picture.sourceTime.seconds,
@@ -152,28 +152,14 @@ struct StoryboardCommand: ParsableCommand {
             if slot == perSprite - 1 { try flushSprite() }
         }
 
-        if exact {
-            // Tile k is the picture on screen at start + k·interval, as tick k of a source at
-            // one frame an interval would show it; one decoder seeks from tile to tile rather
-            // than decoding every picture in between.
-            while tiles.count < count, interruption.signal == nil,
-                  let frame = try stills!.picture(at: from + interval.value * Int64(tiles.count)) {
-                try place(frame)
-            }
-        } else {
-            // Key frames arrive in time order: each tile takes the one nearest its time.
-            var previous: Frame?
-            while tiles.count < count, let key = try keyFrames!.nextFrame() {
-                if let p = previous {
-                    while tiles.count < count {
-                        let t = from.seconds + Double(tiles.count) * step
-                        guard abs(p.sourceTime.seconds - t) <= abs(key.sourceTime.seconds - t) else { break }
-                        try place(p)
-                    }
-                }
-                previous = key
-            }
-            if let p = previous { while tiles.count < count { try place(p) } }
+        // Tile k is at start + k·interval: the picture on screen then, as tick k of a source
+        // at one frame an interval would show it (--exact), or the key frame nearest it
+        // within the range.
+        let rangeEnd = range.duration.map { from + $0.value }
+        while tiles.count < count, interruption.signal == nil {
+            let t = from + interval.value * Int64(tiles.count)
+            guard let frame = exact ? try stills.picture(at: t) : try stills.keyFrame(nearest: t, notBefore: from, before: rangeEnd) else { break }
+            try place(frame)
         }
         if let sig = interruption.signal {
             Console.note("interrupted; nothing written to \(output)")

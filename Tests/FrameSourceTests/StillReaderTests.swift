@@ -49,6 +49,47 @@ import Testing
         #expect(same, "\(file): other bytes at \(times[0].seconds) s after the end")
     }
 
+    /// Opened for key frames, each request gives the key frame nearest the time (the
+    /// earlier of two as near) among those in the range, as a FrameSource decoding key
+    /// frames only lists them, whatever the order of the times: the same time and bytes.
+    @Test(arguments: ["cuts-vfr.mkv", "interlaced.ts", "vfr.mp4", "h264-30fps.mp4"])
+    func keyFramesNearestEachTimeMatchTheKeyFrameList(file: String) throws {
+        var c = FrameSource.Configuration()
+        c.keyFramesOnly = true
+        let source = try FrameSource(TestMedia.path(file), configuration: c)
+        var keys: [Frame] = []
+        while let key = try source.nextFrame() { keys.append(key) }
+        source.close()
+        #expect(keys.count >= 2, "\(file) has key frames to choose from")
+        let stills = try StillReader(input: try MediaInput(TestMedia.path(file), access: .seekable), configuration: c)
+        let duration = try #require(stills.info.duration)
+        func distance(_ a: Rational, _ b: Rational) -> Rational { a < b ? b - a : a - b }
+        func nearest(_ t: Rational, _ lower: Rational, _ upper: Rational?) -> Frame? {
+            keys.filter { key in key.sourceTime >= lower && upper.map { key.sourceTime < $0 } ?? true }
+                .min { distance($0.sourceTime, t) < distance($1.sourceTime, t) }  // the first of equals: the earlier
+        }
+        // Forwards by small and large steps, backwards, repeated, past the end; the
+        // midpoints between key frames (a tie goes to the earlier), and ranges that leave
+        // out the nearest (the time is always in the range).
+        var requests: [(Rational, Rational, Rational?)] = [0.05, 0.2, 0.21, 0.7, 0.3, 0.3, 0.95, 1.5].map {
+            (Rational(Int64(($0 * duration * 1000).rounded(.down)), 1000), Rational(0), nil)
+        }
+        for (a, b) in zip(keys, keys.dropFirst()) { requests.append((Rational((a.sourceTime + b.sourceTime).numerator, (a.sourceTime + b.sourceTime).denominator * 2), Rational(0), nil)) }
+        let mid = keys[keys.count / 2].sourceTime
+        requests += [(mid + Rational(1, 100), mid + Rational(1, 200), nil), (mid - Rational(1, 100), Rational(0), mid),
+                     (mid, mid, mid + Rational(1, 1000)), (Rational(0), Rational(0), Rational(1, 1000))]
+        for (t, lower, upper) in requests {
+            let want = nearest(t, lower, upper)
+            let got = try stills.keyFrame(nearest: t, notBefore: lower, before: upper)
+            #expect((got == nil) == (want == nil), "\(file) near \(t.seconds) s in \(lower.seconds)…\(upper?.seconds ?? .infinity)")
+            guard let got, let want else { continue }
+            #expect(got.sourceTime == want.sourceTime && got.time == want.sourceTime,
+                    "\(file) near \(t.seconds) s: the key frame of \(got.sourceTime.seconds) s, expected \(want.sourceTime.seconds) s")
+            let same = got.packedBytes() == want.packedBytes()
+            #expect(same, "\(file) near \(t.seconds) s: other bytes")
+        }
+    }
+
     @Test func aStreamedPipeIsRefusedWithItsReason() throws {
         let media = try MediaInput("-", access: .stream)
         #expect {
