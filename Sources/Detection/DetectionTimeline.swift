@@ -97,25 +97,17 @@ public final class DetectionTimeline: @unchecked Sendable {
                 }
             }
             var finds = 0
-            if let recheck, case .success(var found) = result,
+            if let recheck, case .success(let found) = result,
                let faces = worker.worker.look ?? worker.worker.detectors.first(where: { $0.name == "faces" }) {
-                let first = found
-                for _ in 0..<recheck.passes {
-                    let again: [Observation]
-                    do throws(DetectionError) {
-                        // The whole frame: each network is run at one input size per clip
-                        // (OpenCV's CenterFace gives garbage after a look at a region of
-                        // another size, docs/detection.md), so a smaller look is another net.
-                        again = try faces.detect(recheck.redact(frame, found))
-                    } catch {
-                        result = .failure(error)
-                        break
-                    }
-                    let (widened, indices) = RedactionRecheck.widen(found, with: again, first: first)
-                    if indices.isEmpty { break }
-                    finds += indices.count
-                    found = widened
-                    result = .success(found)
+                // The whole frame: each network is run at one input size per clip (OpenCV's
+                // CenterFace gives garbage after a look at a region of another size,
+                // docs/detection.md), so a smaller look is another net.
+                do throws(DetectionError) {
+                    let checked = try recheck.run(on: frame, found: found) { (redacted) throws(DetectionError) in try faces.detect(redacted) }
+                    result = .success(checked.observations)
+                    finds = checked.finds
+                } catch {
+                    result = .failure(error)
                 }
             }
             condition.lock()

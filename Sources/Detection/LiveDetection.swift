@@ -8,6 +8,8 @@ public import FrameCore
 /// motion so that they follow a moving face between detections.
 public final class LiveDetection: @unchecked Sendable {
     private let detectors: [any Detector]
+    private let recheck: RedactionRecheck?
+    private let recheckLook: (any Detector)?
     private let tracker = Tracker()
     private let condition = NSCondition()
     private var pending: Frame?
@@ -20,9 +22,14 @@ public final class LiveDetection: @unchecked Sendable {
     /// Frames shown without a detection of their own (the worker was busy).
     public private(set) var skipped = 0
 
-    /// Starts the worker with its detectors (used by it alone).
-    public init(detectors: [any Detector]) {
+    /// Starts the worker with its detectors (used by it alone). With `recheck`, as when
+    /// rendering, each detection's frame is redacted and looked at again, by `recheckLook`
+    /// or else the face detector among `detectors`, and the heads whose outline is still
+    /// found are widened: the preview redacts as the render will.
+    public init(detectors: [any Detector], recheck: RedactionRecheck? = nil, recheckLook: (any Detector)? = nil) {
         self.detectors = detectors
+        self.recheck = recheck
+        self.recheckLook = recheckLook
         let thread = Thread { [self] in run() }
         thread.name = "vidfx.detect"
         thread.start()
@@ -69,6 +76,11 @@ public final class LiveDetection: @unchecked Sendable {
             var error: DetectionError?
             for detector in detectors {
                 do throws(DetectionError) { found += try detector.detect(frame) } catch let e { error = e; break }
+            }
+            if error == nil, let recheck, let faces = recheckLook ?? detectors.first(where: { $0.name == "faces" }) {
+                do throws(DetectionError) {
+                    found = try recheck.run(on: frame, found: found) { (redacted) throws(DetectionError) in try faces.detect(redacted) }.observations
+                } catch let e { error = e }
             }
             condition.lock()
             busy = false

@@ -32,6 +32,23 @@ public struct RedactionRecheck: Sendable {
     /// widen the box again and again, and the blur swallows whole people.
     public static let reach = 0.6
 
+    /// Looks again at `frame` redacted with `found` (what the first look found), with
+    /// `look`, up to ``passes`` times, stopping at a look that widens nothing.
+    /// - Returns: the observations, widened, and how many boxes were widened in all.
+    /// - Throws: what `look` throws.
+    public func run(on frame: Frame, found: [Observation], look: (Frame) throws(DetectionError) -> [Observation])
+        throws(DetectionError) -> (observations: [Observation], finds: Int) {
+        var current = found, finds = 0
+        for _ in 0..<passes {
+            let again = try look(redact(frame, current))
+            let (widened, indices) = RedactionRecheck.widen(current, with: again, first: found)
+            if indices.isEmpty { break }
+            finds += indices.count
+            current = widened
+        }
+        return (current, finds)
+    }
+
     /// `observations` with `found` (faces seen in the redacted frame) taken in: a box found
     /// over a face's head, and not more than twice the face's size, widens that face's
     /// box to cover it (grown by ``growth``), within ``reach`` of `first`, the face's box

@@ -140,7 +140,7 @@ struct Preview: ParsableCommand {
         // newest frame whenever it is free, and playback never waits for it.
         // A reviewed detections file instead gives each tick exactly its boxes.
         let reviewedFile = try reviewed.load(tickLimit: nil)
-        let detection = reviewedFile == nil ? try Preview.liveDetection(for: chain?.needs ?? [], redacting: DetectionStage.redacts(chain)) : nil
+        let detection = reviewedFile == nil ? try Preview.liveDetection(for: chain) : nil
         defer { detection?.end() }
         if let detection { options.annotate = { frame in frame.observations = detection.observe(frame) } }
         if let reviewedFile {
@@ -157,8 +157,11 @@ struct Preview: ParsableCommand {
         if let sig = interruption.signal { throw ExitCode(128 + sig) }
     }
 
-    /// A live detector for what the chain needs, or nil when it needs nothing.
-    static func liveDetection(for needs: DetectionNeeds, redacting: Bool) throws -> LiveDetection? {
+    /// A live detector for what the chain needs, or nil when it needs nothing. A redacting
+    /// chain gets the render's recheck (with its default looks), so the preview covers what
+    /// the render will.
+    static func liveDetection(for chain: EffectChain?) throws -> LiveDetection? {
+        let needs = chain?.needs ?? [], redacting = DetectionStage.redacts(chain)
         guard !needs.isEmpty else { return nil }
         var detectors: [any Detector] = []
         if needs.contains(.codes) { detectors.append(CodeDetector()) }
@@ -166,7 +169,13 @@ struct Preview: ParsableCommand {
             // The network may take every core: playback has its own thread, and the
             // worker runs one detection at a time.
             let threshold = redacting ? FaceDetector.redactionThreshold : FaceDetector.defaultThreshold
-            do { detectors.append(try FaceDetector(modelPath: FaceDetector.defaultModelPath(), threshold: threshold)) } catch {
+            let recheck = DetectionStage.recheck(of: chain, options: DetectionOptions())
+            do {
+                detectors.append(try FaceDetector(modelPath: FaceDetector.defaultModelPath(), threshold: threshold))
+                let look = recheck == nil ? nil : try FaceDetector(modelPath: FaceDetector.defaultModelPath(), threshold: threshold,
+                                                                    sizeFactor: RedactionRecheck.lookSize)
+                return LiveDetection(detectors: detectors, recheck: recheck, recheckLook: look)
+            } catch {
                 throw CommandFailure(message: error.description)
             }
         }

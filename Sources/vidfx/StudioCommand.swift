@@ -103,7 +103,7 @@ struct StudioCommand: AsyncParsableCommand {
         configuration.resources = EffectChainParsing.resources
         if fps.value != Rational(30) { configuration.commandOptions = ["--fps", fps.value.description] }
         configuration.detection = { chain in
-            guard let chain, let live = try Preview.liveDetection(for: chain.needs, redacting: DetectionStage.redacts(chain)) else { return nil }
+            guard let chain, let live = try Preview.liveDetection(for: chain) else { return nil }
             return LiveAnnotation(annotate: { frame in frame.observations = live.observe(frame) }, end: { live.end() })
         }
         configuration.warn = { Console.warning($0) }

@@ -124,6 +124,29 @@ final class FailingDetector: Detector {
         #expect(seen.count == 1 && seen[0].trackID == 1)
         #expect(live.detections >= 1)
     }
+
+    /// With the render's recheck, the preview's boxes are widened as the render's are: the
+    /// outline its own look finds in the redacted frame, and the set's detector never looks twice.
+    @Test func aRedactingPreviewRechecksAsTheRenderDoes() async throws {
+        let first = OutlineDetector(outlines: 0), look = OutlineDetector(outlines: 100)
+        let recheck = RedactionRecheck(passes: 1) { frame, observations in
+            var redacted = frame
+            redacted.tick = -1 - Int64(observations.count)
+            return redacted
+        }
+        let live = LiveDetection(detectors: [first], recheck: recheck, recheckLook: look)
+        defer { live.end() }
+        var frame = Frame(width: 8, height: 8)
+        var seen: [Observation] = []
+        while seen.isEmpty {
+            try await Task.sleep(for: .milliseconds(5))
+            frame.tick += 1
+            seen = live.observe(frame)
+        }
+        #expect(seen.count == 1, "the outline widened the face, no new face")
+        #expect(seen[0].bounds.height > OutlineDetector.face.height, "\(seen[0].bounds)")
+        #expect(first.redactedLooks == 0 && look.redactedLooks >= 1 && look.plainLooks == 0)
+    }
 }
 
 /// Between detections, live boxes follow each track's motion: pure arithmetic, no limit.
