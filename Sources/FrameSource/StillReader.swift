@@ -3,7 +3,9 @@ public import FrameCore
 public import MediaInput
 
 /// Single pictures at chosen times of one input, from one decoder that seeks from one to
-/// the next: for thumbnails and contact sheets.
+/// the next: for thumbnails, contact sheets and storyboards. Opened for key frames only
+/// (`configuration.keyFramesOnly`), it gives the key frame nearest each time instead
+/// (``keyFrame(nearest:notBefore:before:)``).
 ///
 /// A ``FrameSource`` per picture would read the input's headers, probe its streams and
 /// start the decoder's threads again for every one; here that happens once. Each picture
@@ -103,9 +105,11 @@ public final class StillReader {
 
     /// The key frame whose time is nearest `time` (of two as near, the earlier) among those
     /// at or after `lower` and before `upper` (when given), with its own time as time and
-    /// source time; nil when there is none. `time` is taken into that range. For a reader opened with `configuration.keyFramesOnly`: its decoder
-    /// reads every packet but decodes only key frames, and seeks when `time` lies more than
-    /// two key frames ahead.
+    /// source time; nil when there is none. `time` is taken into that range.
+    ///
+    /// For a reader opened with `configuration.keyFramesOnly`: its decoder reads every
+    /// packet but decodes only key frames, and seeks when `time` lies more than two key
+    /// frames ahead.
     /// - Throws: ``FrameSourceError`` when the input fails to read or decode.
     public func keyFrame(nearest time: Rational, notBefore lower: Rational = Rational(0), before upper: Rational? = nil)
         throws(FrameSourceError) -> Frame? {
