@@ -7,7 +7,8 @@ import Foundation
 /// Turns decoded pictures into upright, square-pixel BGRA frames: libswscale for
 /// the colour conversion (with the stream's matrix and range) and pixel-aspect
 /// scaling, or the tone map for HDR pictures; then a right-angle rotation / mirror
-/// pass when the container asks.
+/// pass when the container asks (the tone map's table stores each pixel at its turned
+/// place itself, with no pass after).
 final class PictureConverter {
     private struct Key: Equatable {
         var width: Int32, height: Int32, format: Int32
@@ -60,7 +61,8 @@ final class PictureConverter {
         return toneMap
     }
 
-    /// An HDR picture: tone-mapped to BGRA at its stored size, then made square-pixel.
+    /// An HDR picture: tone-mapped to BGRA at its stored size, then made square-pixel and
+    /// turned; or, square and with the table engine, tone-mapped straight into its turned place.
     private func convertHDR(_ picture: UnsafePointer<AVFrame>, _ map: ToneMap, width sw: Int, height sh: Int) throws(FrameSourceError) -> Frame {
         let w = Int(picture.pointee.width), h = Int(picture.pointee.height)
         let upright = orientation == .upright, scaled = (sw, sh) != (w, h)
