@@ -246,8 +246,12 @@ extension DetectionStage {
     /// The recheck of a redacting render: its chain up to and including the first
     /// faceblur, run on a detection frame with the boxes found so far.
     static func recheck(of chain: EffectChain?, options: DetectionOptions) -> RedactionRecheck? {
+        recheck(of: chain, passes: options.faceRecheck ?? 1)
+    }
+
+    /// The same with `passes` looks (nil with none).
+    static func recheck(of chain: EffectChain?, passes: Int) -> RedactionRecheck? {
         guard let chain, let last = chain.entries.firstIndex(where: { type(of: $0.effect) == FaceBlur.self }) else { return nil }
-        let passes = options.faceRecheck ?? 1
         guard passes > 0 else { return nil }
         let upTo = EffectChain(Array(chain.entries[...last]))
         return RedactionRecheck(passes: passes) { frame, observations in

@@ -76,6 +76,23 @@ struct Y4M {
         #expect((30..<60).filter(outlined).count >= 10, "\(r.stderr)")
     }
 
+    /// A redacting chain plays with its live detection and the render's recheck: the
+    /// timeline is whole, and once the first detection is in, the faces are covered.
+    @Test func aRedactingPreviewCoversTheFaces() async throws {
+        let r = try await CLI.run(["preview", CLI.media("crowd.mp4"), "-e", "faceblur", "--sink", "y4m", "--duration", "2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let plain = try await CLI.run(["preview", CLI.media("crowd.mp4"), "--sink", "y4m", "--duration", "2"])
+        let (redacted, original) = (try Y4M(r.stdout), try Y4M(plain.stdout))
+        #expect(redacted.frames.count == 60 && original.frames.count == 60, "the timeline is whole")
+        guard redacted.frames.count == 60, original.frames.count == 60 else { return }
+        // Heads cover several percent of the crowd's luma: count pixels changed by more than 8.
+        func changed(_ k: Int) -> Double {
+            let a = [UInt8](redacted.frames[k]), b = [UInt8](original.frames[k]), luma = redacted.width * redacted.height
+            return Double((0..<luma).filter { abs(Int(a[$0]) - Int(b[$0])) > 8 }.count) / Double(luma)
+        }
+        #expect((30..<60).filter { changed($0) > 0.02 }.count >= 10, "\(r.stderr)")
+    }
+
     @Test func y4mForTwoSecondsIsExactlySixtyFrames() async throws {
         let r = try await CLI.run(["preview", CLI.media("h264-30fps.mp4"), "-e", "sepia", "--sink", "y4m", "--duration", "2"])
         #expect(r.status == 0, "\(r.stderr)")
