@@ -48,7 +48,7 @@ public final class DetectionTimeline: @unchecked Sendable {
         self.redacting = redacting
         self.recheck = recheck
         tracker = Tracker(hold: redacting ? 2 : 0)
-        idle = detectorSets.indices.map { Worker(detectors: detectorSets[$0], look: recheckLooks.isEmpty ? nil : recheckLooks[$0]) }
+        idle = detectorSets.enumerated().map { Worker(detectors: $1, look: recheckLooks.isEmpty ? nil : recheckLooks[$0]) }
     }
 
     /// Tracks started so far (distinct IDs handed out).
@@ -81,13 +81,13 @@ public final class DetectionTimeline: @unchecked Sendable {
     /// Starts detection on frame `index` (lock held), waiting for a free worker.
     private func startDetection(_ index: Int) {
         while idle.isEmpty { condition.wait() }
-        let worker = WorkerSet(worker: idle.removeLast())
+        let worker = idle.removeLast()
         let frame = pending[index - firstPending]
         running += 1
         detections += 1
         DispatchQueue.global().async { [self] in
             var result: Result<[Observation], DetectionError> = .success([])
-            for detector in worker.worker.detectors {
+            for detector in worker.detectors {
                 do throws(DetectionError) {
                     let found = try detector.detect(frame)
                     result = result.map { $0 + found }
@@ -98,7 +98,7 @@ public final class DetectionTimeline: @unchecked Sendable {
             }
             var finds = 0
             if let recheck, case .success(let found) = result,
-               let faces = worker.worker.look ?? worker.worker.detectors.first(where: { $0.name == "faces" }) {
+               let faces = worker.look ?? worker.detectors.first(where: { $0.name == "faces" }) {
                 // The whole frame: each network is run at one input size per clip (OpenCV's
                 // CenterFace gives garbage after a look at a region of another size,
                 // docs/detection.md), so a smaller look is another net.
@@ -113,7 +113,7 @@ public final class DetectionTimeline: @unchecked Sendable {
             condition.lock()
             results[index] = result
             self.finds += finds
-            idle.append(worker.worker)
+            idle.append(worker)
             running -= 1
             condition.broadcast()
             condition.unlock()
@@ -192,13 +192,9 @@ public final class DetectionTimeline: @unchecked Sendable {
     }
 }
 
-/// One worker's detectors: the first look's, and the recheck's when it has its own.
-private struct Worker {
+/// One worker's detectors, the first look's and the recheck's when it has its own; handed
+/// to one thread at a time (each detector is used by one thread at a time).
+private struct Worker: @unchecked Sendable {
     var detectors: [any Detector]
     var look: (any Detector)?
-}
-
-/// A worker handed to its thread (each detector is used by one thread at a time).
-private struct WorkerSet: @unchecked Sendable {
-    let worker: Worker
 }
