@@ -31,6 +31,9 @@ public final class PictureScanner: @unchecked Sendable {
         /// Skip the in-loop deblocking filter: about a quarter faster on H.264, and
         /// below a code value of difference at the analysis size.
         public var fastDecode = true
+        /// Decoding threads (nil: FFmpeg's choice, one per core and one more). One, when
+        /// several scanners read pieces of a clip at once.
+        public var decoderThreads: Int?
         /// Receives one-line warnings (damaged data skipped, input ending early).
         public var warningHandler: (@Sendable (String) -> Void)?
 
@@ -54,6 +57,9 @@ public final class PictureScanner: @unchecked Sendable {
     private var index = -1
     private var ended = false
     private let pool = FramePool(capacity: 4)
+    /// Set by ``start(atKeyFrameBefore:)``: pictures before it are dropped, and numbers
+    /// count from 0 there.
+    private var pieceStart: Rational?
 
     /// Opens the input's video stream.
     /// - Throws: ``FrameSourceError`` naming the input and the cause.
@@ -63,6 +69,7 @@ public final class PictureScanner: @unchecked Sendable {
         configuration.start = options.start
         configuration.duration = options.duration
         configuration.warningHandler = options.warningHandler
+        configuration.decoderThreads = options.decoderThreads
         try configuration.validate(input: input.location)
         if let width = options.width, !(16...4096).contains(width) {
             throw FrameSourceError(input: input.location, kind: .invalidConfiguration, reason: "analysis width must be 16…4096 (got \(width))")
@@ -94,6 +101,17 @@ public final class PictureScanner: @unchecked Sendable {
         return (max(1, Int((Double(width) / factor).rounded())), max(1, Int((Double(height) / factor).rounded())))
     }
 
+    /// Reads from the last key frame at or before `seconds` (source timeline) instead,
+    /// before the first picture is read: a piece of the clip that decodes exactly as it
+    /// does from the top, for a key frame begins it. ``next()`` then numbers pictures
+    /// from 0 at the key frame and drops any shown before it (they belong to the piece
+    /// before). Returns the key frame's time, or nil when the input cannot say it.
+    public func start(atKeyFrameBefore seconds: Rational) -> Rational? {
+        guard index < 0, !ended, !options.keyFramesOnly, decoder.seek(toSeconds: seconds, fromKeyFrame: true), let at = decoder.landedAt else { return nil }
+        pieceStart = at
+        return at
+    }
+
     /// Asks ``next()`` to return nil; safe from any thread (a signal handler's task).
     public func stop() { interrupt.requestStop() }
 
@@ -104,6 +122,15 @@ public final class PictureScanner: @unchecked Sendable {
         while true {
             guard try decoder.decode(into: picture), !interrupt.stopRequested else { ended = true; return nil }
             let t = decoder.time(of: picture)
+            if let pieceStart {
+                if t < pieceStart { continue }
+                index += 1
+                var frame = try scale(picture)
+                frame.tick = Int64(index)
+                frame.time = t
+                frame.sourceTime = t
+                return frame
+            }
             if let nominal = nominalFrameDuration, (t - options.start).seconds < -nominal.seconds / 2 { continue }  // before the start: the seek's lead-in
             if nominalFrameDuration == nil, t < options.start { continue }
             if let duration = options.duration, t >= options.start + duration { ended = true; return nil }

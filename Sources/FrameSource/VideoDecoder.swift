@@ -344,9 +344,15 @@ final class VideoDecoder {
         return skip
     }
 
+    /// The presentation time of the key frame the last seek landed on, when its packet said.
+    private(set) var landedAt: Rational?
+
     /// Seeks so that the next decoded picture is the last key frame at or before
     /// `seconds` (source timeline). Returns false when the input cannot seek.
-    func seek(toSeconds seconds: Rational) -> Bool {
+    /// With `fromKeyFrame`, the key frame it lands on is the target instead: every
+    /// picture from it on is decoded.
+    func seek(toSeconds seconds: Rational, fromKeyFrame: Bool = false) -> Bool {
+        landedAt = nil
         guard let fmt = format, let cc = codec, let pkt = packet, !keyFramesMissing else { return false }
         // Rounded down, so that we land at or before the target. When deinterlacing,
         // a frame earlier still: bwdif makes a picture from its neighbours too, and the
@@ -381,6 +387,9 @@ final class VideoDecoder {
                 if pts == VFX_AV_NOPTS_VALUE || pts <= target || from == startPts {
                     packetReady = true  // decoded first, unread again
                     awaitingKeyframe = false
+                    landedAt = pts == VFX_AV_NOPTS_VALUE ? nil : self.seconds(pts - startPts)
+                    // Every picture from the key frame on is wanted: none is skipped as lead-in.
+                    if fromKeyFrame, pts != VFX_AV_NOPTS_VALUE { seekTarget = pts }
                     return true
                 }
                 av_packet_unref(pkt)

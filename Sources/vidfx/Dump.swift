@@ -140,7 +140,9 @@ struct Dump: ParsableCommand {
             options.duration = configuration.duration
             options.warningHandler = configuration.warningHandler
             let scan = try SceneScan(input: input, media: media, options: options, interruption: interruption,
-                                     minimumLength: .seconds(0.6)) { ScenesCommand.defaultDetector(minLength: $0) }
+                                     minimumLength: .seconds(0.6), decoders: ProcessInfo.processInfo.activeProcessorCount) {
+                ScenesCommand.defaultDetector(minLength: $0)
+            }
             for (n, scene) in scan.list.scenes.enumerated() {
                 let (a, b) = (scene.start.time, scene.end.time)
                 for j in 0..<perScene {

@@ -41,6 +41,9 @@ struct ScenesCommand: ParsableCommand {
     @Flag(help: "Print the CSV of `scenedetect list-scenes`.")
     var csv = false
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Decoders reading the clip at once, each a piece from a key frame on (content detector, whole local files of 20 s or more; the cuts and scores are those of one decoder). Default: one per core.", valueName: "n"))
+    var decoders: Int = ProcessInfo.processInfo.activeProcessorCount
+
     @Option(help: ArgumentHelp("Also write every picture's score to this CSV (frame, time, score), as scenedetect's --stats does.", valueName: "file"))
     var stats: String?
 
@@ -64,6 +67,7 @@ struct ScenesCommand: ParsableCommand {
         if json && csv { throw ValidationError("--json and --csv: choose one") }
         if let threshold, !threshold.isFinite || threshold < 0 { throw ValidationError("--threshold must be a number ≥ 0") }
         if let analysisWidth, !(16...4096).contains(analysisWidth) { throw ValidationError("--analysis-width must be 16…4096") }
+        if !(1...64).contains(decoders) { throw ValidationError("--decoders must be 1…64") }
         guard MinimumLength(minSceneLength) != nil else {
             throw ValidationError("--min-scene-len: '\(minSceneLength)' is not a count of pictures or seconds (15, 0.6s)")
         }
@@ -101,7 +105,8 @@ struct ScenesCommand: ParsableCommand {
         options.duration = range.duration?.value
         options.warningHandler = { message in if !quiet { Console.warning(message) } }
         let scan = try SceneScan(input: input, media: media, options: options, interruption: interruption,
-                                 minimumLength: MinimumLength(minSceneLength)!, recordScores: stats != nil) { minLength in
+                                 minimumLength: MinimumLength(minSceneLength)!, recordScores: stats != nil,
+                                 decoders: decoders) { minLength in
             makeDetector(minLength: minLength)
         }
         let list = scan.list, rate = scan.rate
@@ -117,7 +122,7 @@ struct ScenesCommand: ParsableCommand {
             FileHandle.standardOutput.write(Data(text.utf8))
         }
         if !quiet {
-            Console.note("\(input): \(Console.count(list.cuts.count, "cut")), \(Console.count(list.scenes.count, "scene")) in \(Console.count(scan.pictures, "picture")) (\(scan.detectorName), min \(scan.minimumLength))")
+            Console.note("\(input): \(Console.count(list.cuts.count, "cut")), \(Console.count(list.scenes.count, "scene")) in \(Console.count(scan.pictures, "picture")) (\(scan.detectorName), min \(scan.minimumLength)\(scan.pieces > 1 ? ", \(scan.pieces) decoders" : ""))")
         }
     }
 
@@ -161,53 +166,4 @@ struct NamedDetector {
     init(name: String, _ detector: any SceneDetector) { self.name = name; self.detector = detector }
     func process(_ picture: Frame) -> [Cut] { detector.process(picture) }
     func finish(last: Frame?) -> [Cut] { detector.finish(last: last) }
-}
-
-/// One pass of a scene detector over a clip's pictures: the scene list, and every
-/// picture's score when asked. Shared by `scenes` and `dump --scenes`.
-struct SceneScan {
-    let list: SceneList
-    let rate: Double
-    let pictures: Int
-    let minimumLength: Int
-    let detectorName: String
-    let scores: [(frame: Int, time: Rational, score: Double)]
-
-    init(input: String, media: MediaInput, options: PictureScanner.Options, interruption: Interruption,
-         minimumLength: ScenesCommand.MinimumLength, recordScores: Bool = false, detector: (Int) -> NamedDetector) throws {
-        let scanner = try PictureScanner(input: media, options: options)
-        interruption.arm { scanner.stop() }
-        if scanner.info.isStillImage { throw CommandFailure(message: "\(input): a still image has no scenes") }
-        let rate = scanner.nominalFrameDuration.map { 1 / $0.seconds } ?? scanner.info.frameRate ?? 30
-        let minLength = minimumLength.pictures(rate: rate)
-        let detector = detector(minLength)
-        var cuts: [Cut] = []
-        var first: Frame?
-        var last: Frame?
-        var count = 0
-        var scores: [(frame: Int, time: Rational, score: Double)] = []
-        while let picture = try scanner.next() {
-            if first == nil { first = picture }
-            cuts += detector.process(picture)
-            if recordScores { scores.append((Int(picture.tick), picture.time, detector.detector.lastScore)) }
-            last = picture
-            count += 1
-        }
-        if let sig = interruption.signal {
-            Console.note("interrupted after \(Console.count(count, "picture")); nothing written")
-            throw ExitCode(128 + sig)
-        }
-        guard let first, let last else { throw CommandFailure(message: "\(input): no pictures in the chosen range") }
-        cuts += detector.finish(last: last)
-        cuts = cuts.filter { $0.frame > Int(first.tick) }.sorted { $0.frame < $1.frame }
-        // The end of the last scene: where the last picture stops being shown.
-        let lastLength = scanner.nominalFrameDuration ?? Rational(1, Int64(max(1, rate.rounded())))
-        let end = SceneList.Position(frame: Int(last.tick) + 1, time: last.time + lastLength)
-        list = SceneList(cuts: cuts, start: .init(frame: Int(first.tick), time: first.time), end: end)
-        self.rate = rate
-        pictures = count
-        self.minimumLength = minLength
-        detectorName = detector.name
-        self.scores = scores
-    }
 }

@@ -78,19 +78,21 @@ struct Y4M {
 
     /// A redacting chain plays with its live detection and the render's recheck: the
     /// timeline is whole, and once the first detection is in, the faces are covered.
+    /// When that is depends on the machine (under ThreadSanitizer, past the first two
+    /// seconds): the 2-second clip plays three times and only its last second is looked at.
     @Test func aRedactingPreviewCoversTheFaces() async throws {
-        let r = try await CLI.run(["preview", CLI.media("crowd.mp4"), "-e", "faceblur", "--sink", "y4m", "--duration", "2"])
+        let r = try await CLI.run(["preview", CLI.media("crowd.mp4"), "-e", "faceblur", "--sink", "y4m", "--loop", "--duration", "6"])
         #expect(r.status == 0, "\(r.stderr)")
-        let plain = try await CLI.run(["preview", CLI.media("crowd.mp4"), "--sink", "y4m", "--duration", "2"])
+        let plain = try await CLI.run(["preview", CLI.media("crowd.mp4"), "--sink", "y4m", "--loop", "--duration", "6"])
         let (redacted, original) = (try Y4M(r.stdout), try Y4M(plain.stdout))
-        #expect(redacted.frames.count == 60 && original.frames.count == 60, "the timeline is whole")
-        guard redacted.frames.count == 60, original.frames.count == 60 else { return }
+        #expect(redacted.frames.count == 180 && original.frames.count == 180, "the timeline is whole")
+        guard redacted.frames.count == 180, original.frames.count == 180 else { return }
         // Heads cover several percent of the crowd's luma: count pixels changed by more than 8.
         func changed(_ k: Int) -> Double {
             let a = [UInt8](redacted.frames[k]), b = [UInt8](original.frames[k]), luma = redacted.width * redacted.height
             return Double((0..<luma).filter { abs(Int(a[$0]) - Int(b[$0])) > 8 }.count) / Double(luma)
         }
-        #expect((30..<60).filter { changed($0) > 0.02 }.count >= 10, "\(r.stderr)")
+        #expect((150..<180).filter { changed($0) > 0.02 }.count >= 10, "\(r.stderr)")
     }
 
     @Test func y4mForTwoSecondsIsExactlySixtyFrames() async throws {
@@ -214,13 +216,16 @@ struct Y4M {
 
     @Test func drawsColouredCellsAndRestoresTheTerminal() async throws {
         try await session {
-            let status = try await start(["preview", CLI.media("h264-30fps.mp4"), "-e", "sepia", "--sink", "terminal", "--duration", "2"])
+            // Looping until q: a picture on screen for a set time could be gone before a
+            // busy machine got to look at it.
+            let status = try await start(["preview", CLI.media("h264-30fps.mp4"), "-e", "sepia", "--sink", "terminal", "--loop"])
             try await waitForPicture()
             let during = try await tmux(["capture-pane", "-p", "-e"])
             let modes = try await tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"])
             #expect(during.contains("\u{1B}[38;2;") && during.contains("\u{1B}[48;2;"), "24-bit colours")
             #expect(during.contains("▀"), "half-block cells")
             #expect(modes.hasPrefix("1 0"), "alternate screen, cursor hidden while playing: \(modes)")
+            _ = try await tmux(["send-keys", "q"])
             #expect(try await waitForExit(status, seconds: 60) == "0")
             let after = try await tmux(["display-message", "-p", "#{alternate_on} #{cursor_flag}"])
             #expect(after.hasPrefix("0 1"), "normal screen and cursor back: \(after)")

@@ -1,0 +1,206 @@
+import ArgumentParser
+import Foundation
+import FrameCore
+import FrameSource
+import MediaInput
+import Scenes
+
+/// One pass of a scene detector over a clip's pictures: the scene list, and every
+/// picture's score when asked. Shared by `scenes` and `dump --scenes`.
+///
+/// The content detector over a whole local file reads it in pieces at once, one decoder
+/// each (see ``inPieces``); otherwise one decoder reads every picture in order.
+struct SceneScan {
+    let list: SceneList
+    let rate: Double
+    let pictures: Int
+    let minimumLength: Int
+    let detectorName: String
+    let scores: [(frame: Int, time: Rational, score: Double)]
+    /// How many pieces the clip was read in.
+    let pieces: Int
+
+    /// A clip shorter than this is read in one piece: opening more decoders costs more
+    /// than they save.
+    static let shortestInPieces = 20.0
+
+    init(input: String, media: MediaInput, options: PictureScanner.Options, interruption: Interruption,
+         minimumLength: ScenesCommand.MinimumLength, recordScores: Bool = false, decoders: Int = 1,
+         detector: (Int) -> NamedDetector) throws {
+        if decoders > 1, let scan = try SceneScan.inPieces(input: input, media: media, options: options, interruption: interruption,
+                                                           minimumLength: minimumLength, recordScores: recordScores,
+                                                           decoders: decoders, detector: detector) {
+            self = scan
+            return
+        }
+        let scanner = try PictureScanner(input: media, options: options)
+        interruption.arm { scanner.stop() }
+        if scanner.info.isStillImage { throw CommandFailure(message: "\(input): a still image has no scenes") }
+        let rate = SceneScan.rate(of: scanner)
+        let minLength = minimumLength.pictures(rate: rate)
+        let detector = detector(minLength)
+        var cuts: [Cut] = []
+        var first: Frame?
+        var last: Frame?
+        var count = 0
+        var scores: [(frame: Int, time: Rational, score: Double)] = []
+        while let picture = try scanner.next() {
+            if first == nil { first = picture }
+            cuts += detector.process(picture)
+            if recordScores { scores.append((Int(picture.tick), picture.time, detector.detector.lastScore)) }
+            last = picture
+            count += 1
+        }
+        try SceneScan.checkInterruption(interruption, count: count)
+        guard let first, let last else { throw CommandFailure(message: "\(input): no pictures in the chosen range") }
+        cuts += detector.finish(last: last)
+        cuts = cuts.filter { $0.frame > Int(first.tick) }.sorted { $0.frame < $1.frame }
+        // The end of the last scene: where the last picture stops being shown.
+        let lastLength = scanner.nominalFrameDuration ?? Rational(1, Int64(max(1, rate.rounded())))
+        let end = SceneList.Position(frame: Int(last.tick) + 1, time: last.time + lastLength)
+        list = SceneList(cuts: cuts, start: .init(frame: Int(first.tick), time: first.time), end: end)
+        self.rate = rate
+        pictures = count
+        self.minimumLength = minLength
+        detectorName = detector.name
+        self.scores = scores
+        pieces = 1
+    }
+
+    private init(list: SceneList, rate: Double, pictures: Int, minimumLength: Int, detectorName: String,
+                 scores: [(frame: Int, time: Rational, score: Double)], pieces: Int) {
+        self.list = list
+        self.rate = rate
+        self.pictures = pictures
+        self.minimumLength = minimumLength
+        self.detectorName = detectorName
+        self.scores = scores
+        self.pieces = pieces
+    }
+
+    private static func rate(of scanner: PictureScanner) -> Double {
+        scanner.nominalFrameDuration.map { 1 / $0.seconds } ?? scanner.info.frameRate ?? 30
+    }
+
+    private static func checkInterruption(_ interruption: Interruption, count: Int) throws {
+        if let sig = interruption.signal {
+            Console.note("interrupted after \(Console.count(count, "picture")); nothing written")
+            throw ExitCode(128 + sig)
+        }
+    }
+
+    /// The content detector's scan with `decoders` decoders at once, each on one thread,
+    /// over pieces of the clip that begin at key frames: a piece decodes exactly as it
+    /// does from the top. Each piece's pictures are scored against the picture before,
+    /// and a piece reads on to the key frame that begins the next, so that picture's
+    /// score is against the last picture before it, as in one pass. Then one detector
+    /// decides every score in order: the cuts and scores of one pass, sooner (one
+    /// decoder's threads wait on each other; pieces do not).
+    ///
+    /// Nil, for one pass instead: not the content detector, not a whole local file,
+    /// shorter than ``shortestInPieces``, no key frame to start a second piece at, or a
+    /// piece that did not end on the key frame the next begins with.
+    static func inPieces(input: String, media: MediaInput, options: PictureScanner.Options, interruption: Interruption,
+                         minimumLength: ScenesCommand.MinimumLength, recordScores: Bool, decoders: Int,
+                         detector makeDetector: (Int) -> NamedDetector) throws -> SceneScan? {
+        guard !media.isRemote, !media.isStandardInput, !media.isLive, !options.keyFramesOnly,
+              options.start == Rational(0), options.duration == nil else { return nil }
+        var pieceOptions = options
+        pieceOptions.decoderThreads = 1
+        let first = try PictureScanner(input: media, options: pieceOptions)
+        if first.info.isStillImage { throw CommandFailure(message: "\(input): a still image has no scenes") }
+        guard let duration = first.info.duration, duration >= shortestInPieces else { return nil }
+        let rate = SceneScan.rate(of: first)
+        let minLength = minimumLength.pictures(rate: rate)
+        let named = makeDetector(minLength)
+        func contentDetector() -> ContentDetector? { makeDetector(minLength).detector as? ContentDetector }
+        guard let decider = named.detector as? ContentDetector, let measure = contentDetector() else { return nil }
+
+        var pieces = [Piece(scanner: first, start: Rational(0), measure: measure)]
+        for k in 1..<decoders {
+            let at = Rational(Int64((duration * Double(k) / Double(decoders) * 1000).rounded()), 1000)
+            let scanner = try PictureScanner(input: media, options: pieceOptions)
+            guard let start = scanner.start(atKeyFrameBefore: at), start > pieces[pieces.count - 1].start,
+                  let measure = contentDetector() else { continue }
+            pieces.append(Piece(scanner: scanner, start: start, measure: measure))
+        }
+        guard pieces.count > 1 else { return nil }
+        for k in 0..<(pieces.count - 1) { pieces[k].end = pieces[k + 1].start }
+        let scanners = pieces.map(\.scanner)
+        interruption.arm { for s in scanners { s.stop() } }
+
+        // The first piece here, the others each on a thread of its own.
+        let done = DispatchGroup()
+        for piece in pieces.dropFirst() {
+            done.enter()
+            let thread = Thread {
+                piece.read()
+                done.leave()
+            }
+            thread.name = "vidfx.scenes"
+            thread.start()
+        }
+        pieces[0].read()
+        done.wait()
+        let counted = pieces.reduce(0) { $0 + $1.entries.count }
+        try SceneScan.checkInterruption(interruption, count: counted)
+        if let failure = pieces.lazy.compactMap(\.failure).first { throw failure }
+
+        // Piece k + 1 begins with the key frame piece k ended on (and scored against the
+        // picture before it); else the pieces do not join, and one pass decides.
+        var entries: [(time: Rational, score: Double)] = []
+        for (k, piece) in pieces.enumerated() {
+            var own = piece.entries
+            if k > 0 {
+                guard let joint = entries.last, let head = own.first, joint.time == head.time else { return nil }
+                own.removeFirst()
+            }
+            if let end = piece.end, own.last?.time != end { return nil }
+            entries += own
+        }
+        guard let firstTime = entries.first?.time, let lastTime = entries.last?.time else {
+            throw CommandFailure(message: "\(input): no pictures in the chosen range")
+        }
+        var cuts: [Cut] = []
+        for (n, entry) in entries.enumerated() {
+            cuts += decider.process(frame: n, time: entry.time, score: entry.score)
+        }
+        cuts += decider.finish(last: nil)
+        cuts = cuts.filter { $0.frame > 0 }.sorted { $0.frame < $1.frame }
+        let lastLength = first.nominalFrameDuration ?? Rational(1, Int64(max(1, rate.rounded())))
+        let end = SceneList.Position(frame: entries.count, time: lastTime + lastLength)
+        let list = SceneList(cuts: cuts, start: .init(frame: 0, time: firstTime), end: end)
+        let scores = recordScores ? entries.enumerated().map { (frame: $0.offset, time: $0.element.time, score: $0.element.score) } : []
+        return SceneScan(list: list, rate: rate, pictures: entries.count, minimumLength: minLength, detectorName: named.name,
+                         scores: scores, pieces: pieces.count)
+    }
+
+    /// One piece of a clip read in pieces: from its key frame `start` to the key frame
+    /// `end` the next piece begins with (included), or to the end.
+    private final class Piece: @unchecked Sendable {  // read by one thread, then by the caller after it joined
+        let scanner: PictureScanner
+        let start: Rational
+        var end: Rational?
+        let measure: ContentDetector
+        private(set) var entries: [(time: Rational, score: Double)] = []
+        private(set) var failure: FrameSourceError?
+
+        init(scanner: PictureScanner, start: Rational, measure: ContentDetector) {
+            self.scanner = scanner
+            self.start = start
+            self.measure = measure
+        }
+
+        func read() {
+            do {
+                while let picture = try scanner.next() {
+                    if let end, picture.time > end { break }
+                    entries.append((picture.time, measure.measure(picture)))
+                    if picture.time == end { break }
+                }
+            } catch {
+                failure = error
+            }
+        }
+    }
+}
