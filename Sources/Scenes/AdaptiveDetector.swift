@@ -25,13 +25,15 @@ public final class AdaptiveDetector: SceneDetector {
         self.minSceneLength = minSceneLength
     }
 
-    /// Scores the picture and decides on the one `window` pictures back.
-    public func process(_ picture: Frame) -> [Cut] {
-        let score = content.score(picture)
+    /// The content detector's score against the last picture measured (0 for the first).
+    public func measure(_ picture: Frame) -> Double? { content.score(picture) }
+
+    /// A cut (`window` pictures back) where a picture's score stands out from its neighbours'.
+    public func process(frame: Int, time: Rational, score: Double?) -> [Cut] {
+        let score = score ?? 0
         lastScore = score
-        let frame = Int(picture.tick)
         if lastCut == nil { lastCut = frame }
-        buffer.append((frame, picture.time, score))
+        buffer.append((frame, time, score))
         let needed = 1 + 2 * window
         guard buffer.count >= needed else { return [] }
         if buffer.count > needed { buffer.removeFirst(buffer.count - needed) }

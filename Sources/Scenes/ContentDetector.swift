@@ -60,20 +60,12 @@ public final class ContentDetector: SceneDetector {
         return (dh * weights.hue + ds * weights.saturation + dv * weights.value) / total
     }
 
-    /// Scores the picture; a cut where the flash filter lets one through.
-    public func process(_ picture: Frame) -> [Cut] {
-        process(frame: Int(picture.tick), time: picture.time, score: score(picture))
-    }
+    /// The weighted difference from the last picture measured (0 for the first).
+    public func measure(_ picture: Frame) -> Double? { score(picture) }
 
-    /// The score a picture would get: its difference from the last picture this detector
-    /// measured (0 for the first), without deciding anything. Pieces of a clip can then be
-    /// measured by detectors of their own at once, and their scores decided in order by
-    /// one (``process(frame:time:score:)``), with the cuts one pass would give.
-    public func measure(_ picture: Frame) -> Double { score(picture) }
-
-    /// Decides picture `frame` (the next in order), shown at `time`, from its score: a
-    /// cut where the flash filter lets one through.
-    public func process(frame: Int, time: Rational, score: Double) -> [Cut] {
+    /// A cut where the score reaches the threshold and the flash filter lets one through.
+    public func process(frame: Int, time: Rational, score: Double?) -> [Cut] {
+        let score = score ?? 0
         lastScore = score
         recent.add(frame: frame, time: time, score: score)
         return flash.filter(frame: frame, above: score >= threshold).compactMap { recent.cut(at: $0) }

@@ -65,17 +65,21 @@ public final class HashDetector: SceneDetector {
         return coefficients.map { $0 > median }
     }
 
-    /// Hashes the picture; a cut where the hash distance reaches the threshold.
-    public func process(_ picture: Frame) -> [Cut] {
-        let frame = Int(picture.tick)
-        if lastCut == nil { lastCut = frame }
+    /// The share of the hash's bits that differ from the last picture measured's (nil for the first).
+    public func measure(_ picture: Frame) -> Double? {
         let hash = HashDetector.hash(picture, size: size, lowpass: lowpass)
         defer { lastHash = hash }
-        guard let lastHash, lastHash.count == hash.count else { return [] }
-        let distance = Double(zip(hash, lastHash).filter { $0 != $1 }.count) / Double(size * size)
+        guard let lastHash, lastHash.count == hash.count else { return nil }
+        return Double(zip(hash, lastHash).filter { $0 != $1 }.count) / Double(size * size)
+    }
+
+    /// A cut where the distance reaches the threshold, a shortest scene after the last.
+    public func process(frame: Int, time: Rational, score distance: Double?) -> [Cut] {
+        if lastCut == nil { lastCut = frame }
+        guard let distance else { return [] }
         lastScore = distance
         guard distance >= threshold, frame - lastCut! >= minSceneLength else { return [] }
         lastCut = frame
-        return [Cut(frame: frame, time: picture.time, score: distance)]
+        return [Cut(frame: frame, time: time, score: distance)]
     }
 }

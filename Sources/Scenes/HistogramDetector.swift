@@ -32,18 +32,22 @@ public final class HistogramDetector: SceneDetector {
         return den > Double.ulpOfOne ? num / den : 1
     }
 
-    /// Counts the picture's luma; a cut where the correlation drops.
-    public func process(_ picture: Frame) -> [Cut] {
-        let frame = Int(picture.tick)
-        if lastCut == nil { lastCut = frame }  // PySceneDetect resets this at a cut on frame 0
+    /// The correlation of the luma histogram with the last picture measured's (nil for the first).
+    public func measure(_ picture: Frame) -> Double? {
         var histogram = [Double](repeating: 0, count: bins)
         for y in lumaPlane(picture) { histogram[Int(y) * bins / 256] += 1 }
         defer { lastHistogram = histogram }
-        guard let lastHistogram else { return [] }
-        let similarity = HistogramDetector.correlation(lastHistogram, histogram)
+        guard let lastHistogram else { return nil }
+        return HistogramDetector.correlation(lastHistogram, histogram)
+    }
+
+    /// A cut where the correlation falls to the threshold, a shortest scene after the last.
+    public func process(frame: Int, time: Rational, score similarity: Double?) -> [Cut] {
+        if lastCut == nil { lastCut = frame }  // PySceneDetect resets this at a cut on frame 0
+        guard let similarity else { return [] }
         lastScore = similarity
         guard similarity <= threshold, frame - lastCut! >= minSceneLength else { return [] }
         lastCut = frame
-        return [Cut(frame: frame, time: picture.time, score: 1 - similarity)]
+        return [Cut(frame: frame, time: time, score: 1 - similarity)]
     }
 }

@@ -25,17 +25,30 @@ public struct Cut: Sendable, Equatable {
 /// pictures back (a flash filter or a window looks ahead). The detectors follow
 /// PySceneDetect's of the same names, so that their cuts agree with it.
 public protocol SceneDetector: AnyObject {
-    /// Takes the next picture; returns the cuts decided with it, oldest first.
-    func process(_ picture: Frame) -> [Cut]
-    /// The stream has ended after picture `last`: the cuts still held back.
-    func finish(last: Frame?) -> [Cut]
+    /// The picture's score on the detector's scale, against the last picture this
+    /// detector measured where the score compares two (nil for the first), deciding
+    /// nothing: pieces of a clip can be measured by detectors of their own at once.
+    func measure(_ picture: Frame) -> Double?
+    /// Decides picture `frame` (the next in order, shown at `time`) from its score;
+    /// returns the cuts decided with it, oldest first.
+    func process(frame: Int, time: Rational, score: Double?) -> [Cut]
+    /// The stream has ended after picture `lastFrame`: the cuts still held back.
+    func finish(lastFrame: Int?) -> [Cut]
     /// The score of the last picture processed, on the detector's scale (for a stats file).
     var lastScore: Double { get }
 }
 
 extension SceneDetector {
+    /// Measures the picture and decides it: one pass, in order.
+    public func process(_ picture: Frame) -> [Cut] {
+        process(frame: Int(picture.tick), time: picture.time, score: measure(picture))
+    }
+
+    /// The stream has ended after picture `last`: the cuts still held back.
+    public func finish(last: Frame?) -> [Cut] { finish(lastFrame: last.map { Int($0.tick) }) }
+
     /// Nothing is held back by default.
-    public func finish(last: Frame?) -> [Cut] { [] }
+    public func finish(lastFrame: Int?) -> [Cut] { [] }
 }
 
 /// The scores and times of the last pictures, so that a cut decided late can say both:

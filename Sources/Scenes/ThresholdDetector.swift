@@ -33,12 +33,14 @@ public final class ThresholdDetector: SceneDetector {
         return Double(sum) / Double(max(1, 3 * picture.width * picture.height))
     }
 
-    /// Follows the fade state; a cut when a fade in ends a fade out.
-    public func process(_ picture: Frame) -> [Cut] {
-        let level = ThresholdDetector.meanLevel(picture)
+    /// The picture's mean level (of B, G and R), which needs no other picture.
+    public func measure(_ picture: Frame) -> Double? { ThresholdDetector.meanLevel(picture) }
+
+    /// A cut where the level comes back above the threshold after a fade out.
+    public func process(frame: Int, time: Rational, score: Double?) -> [Cut] {
+        let level = score ?? 0
         lastScore = level
-        let frame = Int(picture.tick)
-        recent.add(frame: frame, time: picture.time, score: level)
+        recent.add(frame: frame, time: time, score: level)
         if lastSceneCut == nil { lastSceneCut = frame }
         guard let out = fadedOut else {
             fadeFrame = 0
@@ -53,7 +55,7 @@ public final class ThresholdDetector: SceneDetector {
             if frame - lastSceneCut! >= minSceneLength {
                 let split = (frame + fadeFrame + Int(fadeBias * Double(frame - fadeFrame))) / 2
                 // Between the fade's ends; its time is the fade in's when the split is older than what is kept.
-                cuts.append(recent.cut(at: split) ?? Cut(frame: split, time: picture.time, score: level))
+                cuts.append(recent.cut(at: split) ?? Cut(frame: split, time: time, score: level))
                 lastSceneCut = frame
             }
             fadedOut = false
@@ -64,9 +66,9 @@ public final class ThresholdDetector: SceneDetector {
     }
 
     /// A clip that ends faded out is cut where the fade began.
-    public func finish(last: Frame?) -> [Cut] {
-        guard let last, fadedOut == true, addFinalScene, let lastSceneCut else { return [] }
-        guard Int(last.tick) - lastSceneCut >= minSceneLength else { return [] }
+    public func finish(lastFrame: Int?) -> [Cut] {
+        guard let lastFrame, fadedOut == true, addFinalScene, let lastSceneCut else { return [] }
+        guard lastFrame - lastSceneCut >= minSceneLength else { return [] }
         return recent.cut(at: fadeFrame).map { [$0] } ?? []
     }
 }

@@ -8,8 +8,8 @@ import Scenes
 /// One pass of a scene detector over a clip's pictures: the scene list, and every
 /// picture's score when asked. Shared by `scenes` and `dump --scenes`.
 ///
-/// The content detector over a whole local file reads it in pieces at once, one decoder
-/// each (see ``inPieces``); otherwise one decoder reads every picture in order.
+/// A whole local file is read in pieces at once, one decoder each (see ``inPieces``);
+/// otherwise one decoder reads every picture in order.
 struct SceneScan {
     let list: SceneList
     let rate: Double
@@ -89,7 +89,7 @@ struct SceneScan {
         }
     }
 
-    /// The content detector's scan with `decoders` decoders at once, each on one thread,
+    /// A detector's scan with `decoders` decoders at once, each on one thread,
     /// over pieces of the clip that begin at key frames: a piece decodes exactly as it
     /// does from the top. Each piece's pictures are scored against the picture before,
     /// and a piece reads on to the key frame that begins the next, so that picture's
@@ -97,7 +97,7 @@ struct SceneScan {
     /// decides every score in order: the cuts and scores of one pass, sooner (one
     /// decoder's threads wait on each other; pieces do not).
     ///
-    /// Nil, for one pass instead: not the content detector, not a whole local file,
+    /// Nil, for one pass instead: not a whole local file,
     /// shorter than ``shortestInPieces``, no key frame to start a second piece at, or a
     /// piece that did not end on the key frame the next begins with.
     static func inPieces(input: String, media: MediaInput, options: PictureScanner.Options, interruption: Interruption,
@@ -112,17 +112,14 @@ struct SceneScan {
         guard let duration = first.info.duration, duration >= shortestInPieces else { return nil }
         let rate = SceneScan.rate(of: first)
         let minLength = minimumLength.pictures(rate: rate)
-        let named = makeDetector(minLength)
-        func contentDetector() -> ContentDetector? { makeDetector(minLength).detector as? ContentDetector }
-        guard let decider = named.detector as? ContentDetector, let measure = contentDetector() else { return nil }
+        let named = makeDetector(minLength), decider = named.detector
 
-        var pieces = [Piece(scanner: first, start: Rational(0), measure: measure)]
+        var pieces = [Piece(scanner: first, start: Rational(0), measure: makeDetector(minLength).detector)]
         for k in 1..<decoders {
             let at = Rational(Int64((duration * Double(k) / Double(decoders) * 1000).rounded()), 1000)
             let scanner = try PictureScanner(input: media, options: pieceOptions)
-            guard let start = scanner.start(atKeyFrameBefore: at), start > pieces[pieces.count - 1].start,
-                  let measure = contentDetector() else { continue }
-            pieces.append(Piece(scanner: scanner, start: start, measure: measure))
+            guard let start = scanner.start(atKeyFrameBefore: at), start > pieces[pieces.count - 1].start else { continue }
+            pieces.append(Piece(scanner: scanner, start: start, measure: makeDetector(minLength).detector))
         }
         guard pieces.count > 1 else { return nil }
         for k in 0..<(pieces.count - 1) { pieces[k].end = pieces[k + 1].start }
@@ -148,7 +145,7 @@ struct SceneScan {
 
         // Piece k + 1 begins with the key frame piece k ended on (and scored against the
         // picture before it); else the pieces do not join, and one pass decides.
-        var entries: [(time: Rational, score: Double)] = []
+        var entries: [(time: Rational, score: Double?)] = []
         for (k, piece) in pieces.enumerated() {
             var own = piece.entries
             if k > 0 {
@@ -162,15 +159,16 @@ struct SceneScan {
             throw CommandFailure(message: "\(input): no pictures in the chosen range")
         }
         var cuts: [Cut] = []
+        var scores: [(frame: Int, time: Rational, score: Double)] = []
         for (n, entry) in entries.enumerated() {
             cuts += decider.process(frame: n, time: entry.time, score: entry.score)
+            if recordScores { scores.append((n, entry.time, decider.lastScore)) }
         }
-        cuts += decider.finish(last: nil)
+        cuts += decider.finish(lastFrame: entries.count - 1)
         cuts = cuts.filter { $0.frame > 0 }.sorted { $0.frame < $1.frame }
         let lastLength = first.nominalFrameDuration ?? Rational(1, Int64(max(1, rate.rounded())))
         let end = SceneList.Position(frame: entries.count, time: lastTime + lastLength)
         let list = SceneList(cuts: cuts, start: .init(frame: 0, time: firstTime), end: end)
-        let scores = recordScores ? entries.enumerated().map { (frame: $0.offset, time: $0.element.time, score: $0.element.score) } : []
         return SceneScan(list: list, rate: rate, pictures: entries.count, minimumLength: minLength, detectorName: named.name,
                          scores: scores, pieces: pieces.count)
     }
@@ -181,11 +179,11 @@ struct SceneScan {
         let scanner: PictureScanner
         let start: Rational
         var end: Rational?
-        let measure: ContentDetector
-        private(set) var entries: [(time: Rational, score: Double)] = []
+        let measure: any SceneDetector
+        private(set) var entries: [(time: Rational, score: Double?)] = []
         private(set) var failure: FrameSourceError?
 
-        init(scanner: PictureScanner, start: Rational, measure: ContentDetector) {
+        init(scanner: PictureScanner, start: Rational, measure: any SceneDetector) {
             self.scanner = scanner
             self.start = start
             self.measure = measure

@@ -41,7 +41,7 @@ struct ScenesCommand: ParsableCommand {
     @Flag(help: "Print the CSV of `scenedetect list-scenes`.")
     var csv = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Decoders reading the clip at once, each a piece from a key frame on (content detector, whole local files of 20 s or more; the cuts and scores are those of one decoder). Default: one per core.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Decoders reading the clip at once, each a piece from a key frame on (whole local files of 20 s or more; the cuts and scores are those of one decoder). Default: one per core.", valueName: "n"))
     var decoders: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: ArgumentHelp("Also write every picture's score to this CSV (frame, time, score), as scenedetect's --stats does.", valueName: "file"))
