@@ -46,9 +46,13 @@ public enum Subprocess {
     ///   - standardInput: what it reads (nothing: /dev/null, when nil).
     ///   - captureStandardError: false sends its standard error to /dev/null.
     ///   - hangLimit: past this it is killed and ``Hang`` thrown (``hangLimit`` unless told).
+    ///   - slotted: false starts it at once, without waiting for one of the ``ProcessSlots``:
+    ///     for a light client of a server the test already runs, whose own hang limit
+    ///     would otherwise be spent while its requests queue behind other tests' programs.
     public static func outcome(_ executable: URL, _ arguments: [String], in directory: URL? = nil,
                                environment: [String: String]? = nil, standardInput: FileHandle? = nil,
-                               captureStandardError: Bool = true, hangLimit: Duration = Subprocess.hangLimit) async throws -> Outcome {
+                               captureStandardError: Bool = true, hangLimit: Duration = Subprocess.hangLimit,
+                               slotted: Bool = true) async throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -59,10 +63,10 @@ public enum Subprocess {
         process.standardOutput = out
         let err = captureStandardError ? Pipe() : nil
         process.standardError = err ?? FileHandle.nullDevice
-        await ProcessSlots.shared.acquire()
+        if slotted { await ProcessSlots.shared.acquire() }
         let running: Running
         do { running = try Running(process, hangLimit: hangLimit) } catch {
-            await ProcessSlots.shared.release()
+            if slotted { await ProcessSlots.shared.release() }
             throw error
         }
         // Both pipes drain at once, so a chatty child never blocks on a full one.
@@ -71,7 +75,7 @@ public enum Subprocess {
         if let err { e = await readToEnd(err.fileHandleForReading) } else { e = Data() }
         let o = await stdout
         let (status, reason) = await running.exit()
-        await ProcessSlots.shared.release()
+        if slotted { await ProcessSlots.shared.release() }
         if running.hung {
             throw Hang(command: ([executable.path] + arguments).joined(separator: " "), limit: hangLimit, stderr: e)
         }

@@ -68,7 +68,10 @@ final class StudioProcess: Sendable {
         for h in headers { arguments += ["-H", h] }
         if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
         arguments.append(base + path)
-        let outcome = try await Subprocess.outcome(URL(fileURLWithPath: "/usr/bin/curl"), arguments)
+        // No slot: a request would wait for one behind other tests' programs while the
+        // studio's own 30-min limit runs (in a CI run beside two busy loops, 2026-11-27,
+        // that limit killed the studios mid-test).
+        let outcome = try await Subprocess.outcome(URL(fileURLWithPath: "/usr/bin/curl"), arguments, slotted: false)
         let status = Int(String(decoding: outcome.stdout, as: UTF8.self)) ?? -1
         return Answer(status: status, body: FileManager.default.contents(atPath: scratch.path("body")) ?? Data())
     }
