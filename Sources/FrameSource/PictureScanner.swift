@@ -123,25 +123,22 @@ public final class PictureScanner: @unchecked Sendable {
             guard try decoder.decode(into: picture), !interrupt.stopRequested else { ended = true; return nil }
             let t = decoder.time(of: picture)
             if let pieceStart {
+                // A piece: every picture from its key frame on, counted from 0 there.
                 if t < pieceStart { continue }
                 index += 1
-                var frame = try scale(picture)
-                frame.tick = Int64(index)
-                frame.time = t
-                frame.sourceTime = t
-                return frame
+            } else {
+                if let nominal = nominalFrameDuration, (t - options.start).seconds < -nominal.seconds / 2 { continue }  // before the start: the seek's lead-in
+                if nominalFrameDuration == nil, t < options.start { continue }
+                if let duration = options.duration, t >= options.start + duration { ended = true; return nil }
+                // Picture numbers count from 0 at the top; past a seek, and for key frames,
+                // they are counted at the nominal rate (exact for constant-rate video).
+                func number(at t: Rational) -> Int {
+                    nominalFrameDuration.map { Int((t.seconds / $0.seconds).rounded()) } ?? index + 1
+                }
+                if index < 0 { index = options.start == Rational(0) && !options.keyFramesOnly ? 0 : number(at: t) }
+                else if options.keyFramesOnly { index = max(index + 1, number(at: t)) }
+                else { index += 1 }
             }
-            if let nominal = nominalFrameDuration, (t - options.start).seconds < -nominal.seconds / 2 { continue }  // before the start: the seek's lead-in
-            if nominalFrameDuration == nil, t < options.start { continue }
-            if let duration = options.duration, t >= options.start + duration { ended = true; return nil }
-            // Picture numbers count from 0 at the top; past a seek, and for key frames,
-            // they are counted at the nominal rate (exact for constant-rate video).
-            func number(at t: Rational) -> Int {
-                nominalFrameDuration.map { Int((t.seconds / $0.seconds).rounded()) } ?? index + 1
-            }
-            if index < 0 { index = options.start == Rational(0) && !options.keyFramesOnly ? 0 : number(at: t) }
-            else if options.keyFramesOnly { index = max(index + 1, number(at: t)) }
-            else { index += 1 }
             var frame = try scale(picture)
             frame.tick = Int64(index)
             frame.time = t
