@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Face redaction and detection: vidfx against deface (PyPI), same clips, same run.
 
-    python3 bench/detect.py [--runs 3] [--seconds 10] [--deface PATH-TO-deface] [--sizes 720p,1080p] [--rechecks 1,0]
+    python3 bench/detect.py [--runs 3] [--seconds 10] [--deface PATH-TO-deface] [--sizes 720p,1080p]
+                            [--chain faceblur --chain faceblur:mode=blur ...]
 
 deface is not installed by `make setup` (it pulls opencv-python); give its executable,
 e.g. after `python3 -m venv /tmp/d && /tmp/d/bin/pip install deface==1.5.0`.
 
 Clips: testmedia/crowd.jpg (20 faces checked by hand) panned at 720p and 1080p.
 Redaction (wall time, medians of interleaved runs):
-    vidfx apply CLIP -e faceblur --face-recheck N -o vN.mp4   (for each N of --rechecks, default 1,0:
-                                                 the default, and without the recheck; --detect-every 4)
+    vidfx apply CLIP -e CHAIN -o vN.mp4        (for each --chain, default `faceblur` (erase, no second
+                                                 look) and `faceblur:mode=blur` (one second look);
+                                                 --detect-every 4; extra options after the chain,
+                                                 e.g. --chain "faceblur:mode=blur --face-recheck 0")
     deface CLIP -o d.mp4                       (its defaults: threshold 0.2, every frame)
 Detection (one pass each): recall of the 20 hand-checked faces on every 10th tick,
 faces per tick, and agreement of boxes (IoU >= 0.3) between vidfx detect --json (at the
@@ -80,7 +83,7 @@ def main():
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--deface", default="deface")
     ap.add_argument("--sizes", default=",".join(SIZES), help="comma-separated: 720p,1080p")
-    ap.add_argument("--rechecks", default="1,0", help="faceblur renders with these --face-recheck values, each timed and checked for faces left")
+    ap.add_argument("--chain", action="append", help="a redacting chain (and options) to time and check for faces left; repeatable")
     args = ap.parse_args()
     cpu = "haswell" if " avx2" in open("/proc/cpuinfo").read() else ""
     subprocess.run(["make", "-s", "build", f"TARGET_CPU={cpu}"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
@@ -92,9 +95,9 @@ def main():
     for name in args.sizes.split(","):
         src = clip(name, args.seconds, out)
         ticks = args.seconds * 30
-        rechecks = [int(n) for n in args.rechecks.split(",")]
-        jobs = {f"vidfx, --face-recheck {n}": [vidfx, "apply", src, "-e", "faceblur", "--face-recheck", str(n), "-o", f"{out}/v{n}.mp4",
-                                               "-y", "-q"] for n in rechecks}
+        chains = args.chain or ["faceblur", "faceblur:mode=blur"]
+        jobs = {f"vidfx -e {c}": [vidfx, "apply", src, "-e", *c.split(), "-o", f"{out}/v{n}.mp4", "-y", "-q"]
+                for n, c in enumerate(chains)}
         jobs["deface (defaults)"] = [args.deface, src, "-o", f"{out}/d.mp4"]
         times = {k: [] for k in jobs}
         for _ in range(args.runs):
@@ -102,7 +105,7 @@ def main():
                 times[k].append(measure(cmd)[0])
         print(f"\n{name}, {args.seconds} s ({ticks} ticks), {args.runs} runs interleaved")
         for k, v in times.items():
-            print(f"  {k:26s} median {statistics.median(v):6.2f} s  range {min(v):.2f}–{max(v):.2f}  ({ticks / statistics.median(v):.1f} ticks/s)")
+            print(f"  {k:40s} median {statistics.median(v):6.2f} s  range {min(v):.2f}–{max(v):.2f}  ({ticks / statistics.median(v):.1f} ticks/s)")
         for k in (k for k in jobs if k.startswith("vidfx")):
             ratio = statistics.median(times["deface (defaults)"]) / statistics.median(times[k])
             print(f"  {k}: {ratio:.2f}x deface's speed")
@@ -131,7 +134,7 @@ def main():
             print(f"  {who:7s} recall {statistics.mean(found[who]):.1f}/20 faces (min {min(found[who])}), "
                   f"{statistics.mean(per_tick[who]):.1f} faces per tick")
         print(f"  deface's boxes matched by vidfx's (IoU >= 0.3): {100 * statistics.mean(agree):.0f}%")
-        faces_left(vidfx, src, {**{f"vidfx, recheck {n}": f"{out}/v{n}.mp4" for n in rechecks}, "deface": f"{out}/d.mp4"}, out)
+        faces_left(vidfx, src, {**{f"vidfx -e {c}": f"{out}/v{n}.mp4" for n, c in enumerate(chains)}, "deface": f"{out}/d.mp4"}, out)
 
 
 def faces_left(vidfx, src, outputs, out):
@@ -147,7 +150,7 @@ def faces_left(vidfx, src, outputs, out):
         r = json.loads(subprocess.run([python, oracle, plain, frames, "--every", "10", "--haar", "--vidfx", vidfx,
                                        "--vidfx-threshold", "0.2"], capture_output=True, text=True, check=True).stdout)
         vidfx_at = {t: sum(1 for f in r["found"] if f["detector"] == "vidfx" and f["box"][4] >= t) for t in (0.5, 0.3, 0.2)}
-        print(f"  faces left by {who:17s}: CenterFace@0.5 {r['left']['centerface']} of {r['faces']}, Haar {r['left']['haar']}, "
+        print(f"  faces left by {who:32s}: CenterFace@0.5 {r['left']['centerface']} of {r['faces']}, Haar {r['left']['haar']}, "
               f"vidfx@0.5 {vidfx_at[0.5]}, vidfx@0.3 {vidfx_at[0.3]}, vidfx@0.2 {vidfx_at[0.2]}")
 
 if __name__ == "__main__":

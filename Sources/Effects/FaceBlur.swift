@@ -1,24 +1,29 @@
 import FrameCore
 
 /// Redacts every face found in the frame: an ellipse (or box) over the head — the face
-/// box grown by `padding`, and upwards for the hair — is blurred beyond recognition,
-/// pixelated, or filled with a colour, with a feathered edge. Heads that touch are
-/// redacted as one region. Everything outside those shapes is left exactly as it was.
+/// box grown by `padding`, and upwards for the hair — is erased, blurred beyond
+/// recognition, pixelated, or filled with a colour. Heads that touch are redacted as one
+/// region. Everything outside those shapes is left exactly as it was.
+///
+/// Erase (the default) paints the shapes over with what surrounds them: a smooth
+/// membrane pulled in from the pixels just outside, so no pixel of the head is read and
+/// no head-shaped blob is left. With its default padding (0.85 of the face each side) it
+/// leaves fewer faces for CenterFace, OpenCV's Haar cascade and vidfx's own detector at
+/// its lowest score than the blur did with a second look at every detection frame, and
+/// needs no second look (docs/detection.md).
 ///
 /// The blur is a smooth mosaic: the region is cut into blocks of the largest face's
 /// size divided by `strength`, each block averaged, and every pixel interpolated
 /// bilinearly between the averages of the four nearest blocks. No detail smaller than
-/// a block survives (the point of redaction), and no block edges show (the point of a
-/// blur). The default, 2 blocks across a head, leaves no face that CenterFace (at 0.5)
-/// or OpenCV's Haar cascade finds again on testmedia's crowds (docs/detection.md); at 4
-/// and above some blurred faces are found again.
+/// a block survives, but the head's outline and its main colours do, and a detector at
+/// a low score finds many of those outlines again; at 4 blocks and above some faces too.
 public struct FaceBlur: LayerEffect {
     public static let descriptor = EffectDescriptor(
-        name: "faceblur", category: .detection, summary: "Blur, pixelate or fill every face (redaction).",
+        name: "faceblur", category: .detection, summary: "Erase, blur, pixelate or fill every face (redaction).",
         parameters: [
-            .choice("mode", ["blur", "pixelate", "fill", "erase"], help: "blur: smooth, no detail left; pixelate: visible blocks; fill: a solid colour; erase: the head painted over from what surrounds it (no silhouette left)."),
-            .float("padding", default: 0.3, min: 0, max: 2, slider: 0...1, help: "How much larger than the face box, as a fraction of its size on each side."),
-            .float("feather", default: 0.08, min: 0, max: 0.5, slider: 0...0.3, help: "Soft edge, as a fraction of the shape's radius (0: hard)."),
+            .choice("mode", ["erase", "blur", "pixelate", "fill"], help: "erase: the head painted over from what surrounds it (nothing of it read, no silhouette left); blur: smooth, no detail left but the outline; pixelate: visible blocks; fill: a solid colour."),
+            .float("padding", default: 0.85, min: 0, max: 2, slider: 0...1.5, help: "How much larger than the face box, as a fraction of its size on each side (smaller leaves more of the head's outline for a detector to find)."),
+            .float("feather", default: 0, min: 0, max: 0.5, slider: 0...0.3, help: "Soft edge, as a fraction of the shape's radius (0: hard; erase needs none, its fill meets the surroundings)."),
             .choice("shape", ["ellipse", "box"], help: "The redacted shape around each face."),
             .int("strength", default: 2, min: 2, max: 64, slider: 2...24, help: "Blocks across a head (fewer: less detail left; above 2 a detector may find the face again)."),
             .color("color", default: (0, 0, 0, 1), help: "The fill colour (mode=fill)."),
@@ -28,7 +33,7 @@ public struct FaceBlur: LayerEffect {
 
     public static var needs: DetectionNeeds { .faces }
 
-    private enum Mode { case blur, pixelate, fill, erase }
+    private enum Mode { case erase, blur, pixelate, fill }
     private let mode: Mode
     private let padding: Double
     private let feather: Double
@@ -37,7 +42,7 @@ public struct FaceBlur: LayerEffect {
     private let fill: UInt32
 
     public init(parameters: Parameters, resources: EffectResources) {
-        mode = switch parameters.text("mode") { case "pixelate": .pixelate; case "fill": .fill; case "erase": .erase; default: .blur }
+        mode = switch parameters.text("mode") { case "blur": .blur; case "pixelate": .pixelate; case "fill": .fill; default: .erase }
         padding = parameters.double("padding")
         feather = parameters.double("feather")
         ellipse = parameters.text("shape") == "ellipse"
@@ -45,12 +50,18 @@ public struct FaceBlur: LayerEffect {
         fill = Annotation.pixel(parameters.vector("color"))
     }
 
+    /// Whether what it leaves keeps the head's outline (blur, pixelate, fill): a
+    /// redacting render then looks again at each detection frame by default and widens
+    /// the heads whose outline is still found (`--face-recheck`). Erase leaves none.
+    public var keepsOutline: Bool { mode != .erase }
+
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
         Annotation.copy(src, into: dst, stride: destinationStride, rows: rows)
         let heads = context.observations.lazy.filter { $0.kind == .face }.map { FaceBlur.head(of: $0.bounds, padding: self.padding) }
             .filter { $0.x.isFinite && $0.y.isFinite && $0.width.isFinite && $0.height.isFinite && $0.width > 0 && $0.height > 0 }
-        for cluster in FaceBlur.clusters(Array(heads)) {
-            redact(cluster, src: src, dst: dst, stride: destinationStride, rows: rows)
+        let all = Array(heads)
+        for cluster in FaceBlur.clusters(all) {
+            redact(cluster, all: all, src: src, dst: dst, stride: destinationStride, rows: rows)
         }
     }
 
@@ -92,7 +103,9 @@ public struct FaceBlur: LayerEffect {
         return order.map { byRoot[$0]! }
     }
 
-    private func redact(_ shapes: [Rect], src: SourceImage, dst: UnsafeMutablePointer<UInt32>, stride: Int, rows: Range<Int>) {
+    /// Redacts `shapes` (one cluster); `all` is every head of the frame, none of which
+    /// an erase reads.
+    private func redact(_ shapes: [Rect], all: [Rect], src: SourceImage, dst: UnsafeMutablePointer<UInt32>, stride: Int, rows: Range<Int>) {
         let (w, h) = (src.width, src.height)
         // Clipped to the frame in floating point first: a box carried along its track
         // can leave the frame, and Int() of a huge value traps.
@@ -112,14 +125,31 @@ public struct FaceBlur: LayerEffect {
         let inner = max(0, 1 - feather)
         let ellipse = self.ellipse
 
-        /// How much of pixel (x, y) is redacted: 1 inside a shape, falling to 0 across the
-        /// feathered edge, the most of any shape of the group.
-        func cover(_ x: Int, _ y: Int) -> Float {
-            var best: Float = 0
+        /// The shapes that reach row y: each one's centre column, half width and the row's
+        /// distance from its centre (in half heights), and the columns it may cover.
+        struct Reach { var cx: Double, rx: Double, ny: Double }
+        func reaching(_ y: Int, into active: inout [Reach]) -> Range<Int>? {
+            active.removeAll(keepingCapacity: true)
+            var a = Int.max, b = Int.min
             for s in shapes {
-                let nx = (Double(x) + 0.5 - (s.x + s.width / 2)) / max(s.width / 2, 0.5)
                 let ny = (Double(y) + 0.5 - (s.y + s.height / 2)) / max(s.height / 2, 0.5)
-                let d = ellipse ? (nx * nx + ny * ny).squareRoot() : max(abs(nx), abs(ny))
+                guard abs(ny) < 1 else { continue }
+                let r = Reach(cx: s.x + s.width / 2, rx: max(s.width / 2, 0.5), ny: ny)
+                active.append(r)
+                a = min(a, Int((r.cx - r.rx).rounded(.down)) - 1)
+                b = max(b, Int((r.cx + r.rx).rounded(.up)) + 1)
+            }
+            let lo = max(x0, a), hi = min(x1, b)
+            return lo < hi ? lo..<hi : nil
+        }
+
+        /// How much of pixel (x, y) is redacted: 1 inside a shape, falling to 0 across the
+        /// feathered edge, the most of any shape of the group (`active`: those reaching row y).
+        func cover(_ x: Int, _ active: [Reach]) -> Float {
+            var best: Float = 0
+            for s in active {
+                let nx = (Double(x) + 0.5 - s.cx) / s.rx
+                let d = ellipse ? (nx * nx + s.ny * s.ny).squareRoot() : max(abs(nx), abs(s.ny))
                 guard d < 1 else { continue }
                 if d <= inner { return 1 }
                 best = max(best, Float((1 - d) / (1 - inner)))
@@ -153,17 +183,40 @@ public struct FaceBlur: LayerEffect {
             guard a > 0 else { return 0 }
             var straight = v * (255 / a)
             straight[3] = a
-            let c = SIMD4<UInt32>((straight + 0.5).clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 255)))
-            return c[0] | c[1] << 8 | c[2] << 16 | c[3] << 24
+            // Lane by lane: the scalar clamps and conversions are single instructions, the
+            // SIMD ones generic loops here (both truncate).
+            func byte(_ v: Float) -> UInt32 { UInt32(min(255, max(0, v + 0.5))) }
+            return byte(straight[0]) | byte(straight[1]) << 8 | byte(straight[2]) << 16 | byte(straight[3]) << 24
         }
 
-        // erase: the colours just outside the region's four sides, smoothed along them.
-        let edges = mode == .erase ? RegionEdges(src: src, x0: x0, x1: x1, y0: y0, y1: y1, smoothing: max(1, block / 2)) : nil
+        // erase: the membrane over the region and a margin of half a block around it, so
+        // that the fill has what surrounds the shapes to read.
+        let membrane: Membrane? = mode != .erase ? nil : {
+            let margin = max(2, block / 2)
+            let mx0 = max(0, x0 - margin), mx1 = min(w, x1 + margin), my0 = max(0, y0 - margin), my1 = min(h, y1 + margin)
+            return Membrane(src: src, x0: mx0, x1: mx1, y0: my0, y1: my1) { y, hole in
+                for i in hole.indices { hole[i] = false }
+                // Each head's span on row y (this cluster's and every other's), a pixel
+                // wider than cover's, so that no pixel of any head is read into the fill.
+                for s in all {
+                    let ny = (Double(y) + 0.5 - (s.y + s.height / 2)) / max(s.height / 2, 0.5)
+                    guard abs(ny) < 1 + 2 / max(s.height, 1) else { continue }
+                    let half = (ellipse ? max(0, 1 - min(1, ny * ny)).squareRoot() : 1) * max(s.width / 2, 0.5) + 1
+                    let cx = s.x + s.width / 2
+                    let a = max(mx0, Int((cx - half).rounded(.down)) - 1), b = min(mx1, Int((cx + half).rounded(.up)) + 1)
+                    if a < b { for x in a..<b { hole[x - mx0] = true } }
+                }
+            }
+        }()
 
         // Two rows of block averages: the rows above and below the current pixel row.
+        var active: [Reach] = []
+        active.reserveCapacity(shapes.count)
+        var membraneRow: [SIMD4<Float>] = []
         withUnsafeTemporaryAllocation(of: SIMD4<Float>.self, capacity: 2 * columns) { cache in
             var cached = Int.min
             for y in top..<bottom {
+                guard let span = reaching(y, into: &active) else { continue }
                 var by: Int, ty: Float = 0
                 if mode == .blur {
                     let fy = (Double(y - y0) + 0.5) / Double(block) - 0.5
@@ -180,30 +233,33 @@ public struct FaceBlur: LayerEffect {
                     cached = by
                 }
                 let row = src.row(y), out = dst + y * stride
-                for x in x0..<x1 {
-                    let cover = cover(x, y)
-                    guard cover > 0 else { continue }
-                    let value: SIMD4<Float>
-                    switch mode {
-                    case .fill:
-                        value = premultiplied(fill)
-                    case .erase:
-                        value = edges!.patch(x, y)
-                    case .pixelate:
-                        value = cache[(x - x0) / block]
-                    case .blur:
-                        let fx = (Double(x - x0) + 0.5) / Double(block) - 0.5
-                        let bx = Int(fx.rounded(.down)), tx = Float(fx - Double(bx))
-                        let l = max(0, min(columns - 1, bx)), r = max(0, min(columns - 1, bx + 1))
-                        let upper = cache[l] + (cache[r] - cache[l]) * tx
-                        let lower = cache[columns + l] + (cache[columns + r] - cache[columns + l]) * tx
-                        value = upper + (lower - upper) * ty
-                    }
-                    if cover >= 1 {
-                        out[x] = pack(value)
-                    } else {
-                        let original = premultiplied(row[x])
-                        out[x] = pack(original + (value - original) * cover)
+                membrane?.row(y, into: &membraneRow)
+                membraneRow.withUnsafeBufferPointer { membraneRow in
+                    for x in span {
+                        let cover = cover(x, active)
+                        guard cover > 0 else { continue }
+                        let value: SIMD4<Float>
+                        switch mode {
+                        case .fill:
+                            value = premultiplied(fill)
+                        case .erase:
+                            value = membrane!.fill(x, membraneRow)
+                        case .pixelate:
+                            value = cache[(x - x0) / block]
+                        case .blur:
+                            let fx = (Double(x - x0) + 0.5) / Double(block) - 0.5
+                            let bx = Int(fx.rounded(.down)), tx = Float(fx - Double(bx))
+                            let l = max(0, min(columns - 1, bx)), r = max(0, min(columns - 1, bx + 1))
+                            let upper = cache[l] + (cache[r] - cache[l]) * tx
+                            let lower = cache[columns + l] + (cache[columns + r] - cache[columns + l]) * tx
+                            value = upper + (lower - upper) * ty
+                        }
+                        if cover >= 1 {
+                            out[x] = pack(value)
+                        } else {
+                            let original = premultiplied(row[x])
+                            out[x] = pack(original + (value - original) * cover)
+                        }
                     }
                 }
             }
@@ -211,47 +267,101 @@ public struct FaceBlur: LayerEffect {
     }
 }
 
-/// The premultiplied colours along the four sides just outside a region (smoothed along
-/// each side), and the Coons patch between them: a surface that meets all four sides, so
-/// what was inside the region is painted over by what surrounds it. A side at the frame's
-/// edge has nothing outside it and takes the opposite side's colours.
-private struct RegionEdges {
-    let x0: Int, x1: Int, y0: Int, y1: Int
-    var top: [SIMD4<Float>], bottom: [SIMD4<Float>], left: [SIMD4<Float>], right: [SIMD4<Float>]
+/// What surrounds a region, carried into it: a pull-push fill (a multigrid membrane).
+/// The pixels outside the shapes are averaged into cells of 4×4 pixels (every other
+/// pixel of every other row: the fill is smooth, and this runs once for each band the
+/// region reaches), then up a pyramid, each cell taking the mean of the cells under it
+/// that hold any known colour; coming back down, a cell with nothing known under it
+/// takes its parent's colour interpolated bilinearly. Inside the shapes every colour
+/// comes from outside them, so nothing of a face is left, and the fill meets the
+/// surroundings all along the shape's own edge: no silhouette for a detector to find.
+private struct Membrane {
+    /// The side of the finest grid's cells, in pixels.
+    static let cell = 4
+    /// The finest grid's origin in the frame.
+    let originX: Int, originY: Int
+    private let width: Int, height: Int
+    private let colour: [SIMD4<Float>]
 
-    init(src: SourceImage, x0: Int, x1: Int, y0: Int, y1: Int, smoothing: Int) {
-        (self.x0, self.x1, self.y0, self.y1) = (x0, x1, y0, y1)
+    /// - Parameters:
+    ///   - x0, x1, y0, y1: the region the fill reads from (the shapes and a margin around them).
+    ///   - covered: for a row, the columns inside any shape (whose pixels are not read).
+    init(src: SourceImage, x0: Int, x1: Int, y0: Int, y1: Int, covered: (Int, inout [Bool]) -> Void) {
+        (originX, originY) = (x0, y0)
+        let c = Membrane.cell
+        let w = (x1 - x0 + c - 1) / c, h = (y1 - y0 + c - 1) / c
+        (width, height) = (w, h)
+        var sums = [SIMD4<Float>](repeating: SIMD4(), count: w * h)
+        var counts = [Float](repeating: 0, count: w * h)
+        var hole = [Bool](repeating: false, count: x1 - x0)
         let premultiplied = Pixel.premultiplied
-        func line(_ count: Int, _ pixel: (Int) -> UInt32) -> [SIMD4<Float>] {
-            let raw = (0..<count).map { premultiplied(pixel($0)) }
-            // A running mean along the side: one odd pixel must not streak across the patch.
-            return (0..<count).map { i in
-                let a = max(0, i - smoothing), b = min(count - 1, i + smoothing)
-                var sum = SIMD4<Float>()
-                for j in a...b { sum += raw[j] }
-                return sum / Float(b - a + 1)
+        for y in stride(from: y0, to: y1, by: 2) {
+            covered(y, &hole)
+            let row = src.row(y), cells = (y - y0) / c * w
+            for x in stride(from: x0, to: x1, by: 2) where !hole[x - x0] {
+                sums[cells + (x - x0) / c] += premultiplied(row[x])
+                counts[cells + (x - x0) / c] += 1
             }
         }
-        let (w, h) = (src.width, src.height)
-        let hasTop = y0 > 0, hasBottom = y1 < h, hasLeft = x0 > 0, hasRight = x1 < w
-        let topRow = hasTop ? y0 - 1 : (hasBottom ? y1 : y0), bottomRow = hasBottom ? y1 : topRow
-        let leftColumn = hasLeft ? x0 - 1 : (hasRight ? x1 : x0), rightColumn = hasRight ? x1 : leftColumn
-        top = line(x1 - x0) { src.row(topRow)[x0 + $0] }
-        bottom = line(x1 - x0) { src.row(bottomRow)[x0 + $0] }
-        left = line(y1 - y0) { src.row(y0 + $0)[leftColumn] }
-        right = line(y1 - y0) { src.row(y0 + $0)[rightColumn] }
+        // Level by level up: each cell's colour (the mean of what is known under it) and
+        // weight (1 once anything under it is known).
+        var levels: [(w: Int, h: Int, colour: [SIMD4<Float>], weight: [Float])] = []
+        levels.append((w, h, zip(sums, counts).map { $1 > 0 ? $0 / $1 : SIMD4() }, counts.map { min(1, $0) }))
+        while levels.last!.w > 1 || levels.last!.h > 1 {
+            let below = levels.last!
+            let pw = (below.w + 1) / 2, ph = (below.h + 1) / 2
+            var c = [SIMD4<Float>](repeating: SIMD4(), count: pw * ph), k = [Float](repeating: 0, count: pw * ph)
+            for j in 0..<below.h {
+                for i in 0..<below.w {
+                    let q = below.weight[j * below.w + i], p = j / 2 * pw + i / 2
+                    c[p] += below.colour[j * below.w + i] * q
+                    k[p] += q
+                }
+            }
+            levels.append((pw, ph, zip(c, k).map { $1 > 0 ? $0 / $1 : SIMD4() }, k.map { min(1, $0) }))
+        }
+        // Nothing known anywhere (heads over the whole region): opaque grey, not clear.
+        if levels[levels.count - 1].weight[0] == 0 { levels[levels.count - 1].colour[0] = SIMD4(128, 128, 128, 255) }
+        // And down: what a cell lacks, from its parent's grid at the cell's centre.
+        for l in stride(from: levels.count - 2, through: 0, by: -1) {
+            let parent = levels[l + 1]
+            var level = levels[l]
+            for j in 0..<level.h {
+                for i in 0..<level.w where level.weight[j * level.w + i] < 1 {
+                    let q = level.weight[j * level.w + i]
+                    let up = Membrane.sample(parent.colour, parent.w, parent.h, (Float(i) + 0.5) / 2 - 0.5, (Float(j) + 0.5) / 2 - 0.5)
+                    level.colour[j * level.w + i] = level.colour[j * level.w + i] * q + up * (1 - q)
+                }
+            }
+            levels[l] = level
+        }
+        colour = levels[0].colour
     }
 
-    /// The patch at pixel (x, y) of the region.
-    func patch(_ x: Int, _ y: Int) -> SIMD4<Float> {
-        let i = x - x0, j = y - y0
-        let u = Float(Double(i) + 0.5) / Float(x1 - x0), v = Float(Double(j) + 0.5) / Float(y1 - y0)
-        let (t, b, l, r) = (top[i], bottom[i], left[j], right[j])
-        // The corners: where two sides meet, their average.
-        let tl = (top[0] + left[0]) / 2, tr = (top[top.count - 1] + right[0]) / 2
-        let bl = (bottom[0] + left[left.count - 1]) / 2, br = (bottom[bottom.count - 1] + right[right.count - 1]) / 2
-        let ruled = t * (1 - v) + b * v + l * (1 - u) + r * u
-        let corners = tl * ((1 - u) * (1 - v)) + tr * (u * (1 - v)) + bl * ((1 - u) * v) + br * (u * v)
-        return (ruled - corners).clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 255))
+    /// `grid` (w×h) at (fx, fy) in cell units, bilinearly, clamped at its edges.
+    private static func sample(_ grid: [SIMD4<Float>], _ w: Int, _ h: Int, _ fx: Float, _ fy: Float) -> SIMD4<Float> {
+        let x = max(0, min(Float(w - 1), fx)), y = max(0, min(Float(h - 1), fy))
+        let i = min(w - 1, Int(x)), j = min(h - 1, Int(y))
+        let i1 = min(w - 1, i + 1), j1 = min(h - 1, j + 1)
+        let tx = x - Float(i), ty = y - Float(j)
+        let upper = grid[j * w + i] + (grid[j * w + i1] - grid[j * w + i]) * tx
+        let lower = grid[j1 * w + i] + (grid[j1 * w + i1] - grid[j1 * w + i]) * tx
+        return upper + (lower - upper) * ty
+    }
+
+    /// Row y of the fill at the grid's columns (interpolated between its two nearest
+    /// rows of cells), for ``fill(_:_:)`` along that row.
+    func row(_ y: Int, into cells: inout [SIMD4<Float>]) {
+        let fy = max(0, min(Float(height - 1), (Float(y - originY) + 0.5) / Float(Membrane.cell) - 0.5))
+        let j = min(height - 1, Int(fy)), j1 = min(height - 1, j + 1), t = fy - Float(j)
+        cells.removeAll(keepingCapacity: true)
+        for i in 0..<width { cells.append(colour[j * width + i] + (colour[j1 * width + i] - colour[j * width + i]) * t) }
+    }
+
+    /// The fill at column x of a row made by ``row(_:into:)``.
+    @inline(__always) func fill(_ x: Int, _ cells: UnsafeBufferPointer<SIMD4<Float>>) -> SIMD4<Float> {
+        let fx = max(0, min(Float(width - 1), (Float(x - originX) + 0.5) / Float(Membrane.cell) - 0.5))
+        let i = min(width - 1, Int(fx)), i1 = min(width - 1, i + 1)
+        return cells[i] + (cells[i1] - cells[i]) * (fx - Float(i))
     }
 }

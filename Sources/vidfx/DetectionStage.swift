@@ -26,7 +26,7 @@ struct DetectionOptions: ParsableArguments {
     var faceSize: Int?
 
     @Option(name: .customLong("face-recheck"), parsing: .unconditional,
-            help: ArgumentHelp("When redacting: look again at each detection frame once redacted, up to N times, and widen every head whose blurred outline is still found as a face. Default 1 (each look costs about half a detection); 0 is faster and leaves more for a detector to find.", valueName: "N"))
+            help: ArgumentHelp("When redacting: look again at each detection frame once redacted, up to N times, and widen every head whose outline is still found as a face. Default 0 with faceblur's erase (it leaves no outline), 1 with blur, pixelate or fill (each look costs about half a detection).", valueName: "N"))
     var faceRecheck: Int?
 
     @Option(name: .customLong("face-recheck-size"), parsing: .unconditional,
@@ -246,7 +246,14 @@ extension DetectionStage {
     /// The recheck of a redacting render: its chain up to and including the first
     /// faceblur, run on a detection frame with the boxes found so far.
     static func recheck(of chain: EffectChain?, options: DetectionOptions) -> RedactionRecheck? {
-        recheck(of: chain, passes: options.faceRecheck ?? 1)
+        recheck(of: chain, passes: options.faceRecheck ?? defaultRecheckPasses(of: chain))
+    }
+
+    /// Looks a redacting render takes again by default: one when a faceblur in the chain
+    /// keeps the head's outline (blur, pixelate, fill), none when every one erases.
+    static func defaultRecheckPasses(of chain: EffectChain?) -> Int {
+        let outlines = chain?.entries.contains { ($0.effect as? FaceBlur)?.keepsOutline == true } ?? false
+        return outlines ? 1 : 0
     }
 
     /// The same with `passes` looks (nil with none).

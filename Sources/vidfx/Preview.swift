@@ -169,7 +169,7 @@ struct Preview: ParsableCommand {
             // The network may take every core: playback has its own thread, and the
             // worker runs one detection at a time.
             let threshold = redacting ? FaceDetector.redactionThreshold : FaceDetector.defaultThreshold
-            let recheck = DetectionStage.recheck(of: chain, passes: 1)
+            let recheck = DetectionStage.recheck(of: chain, passes: DetectionStage.defaultRecheckPasses(of: chain))
             do {
                 detectors.append(try FaceDetector(modelPath: FaceDetector.defaultModelPath(), threshold: threshold))
                 let look = recheck == nil ? nil : try FaceDetector(modelPath: FaceDetector.defaultModelPath(), threshold: threshold,
