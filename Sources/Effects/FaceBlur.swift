@@ -125,16 +125,13 @@ public struct FaceBlur: LayerEffect {
         let inner = max(0, 1 - feather)
         let ellipse = self.ellipse
 
-        /// The shapes that reach row y: each one's centre column, half width and the row's
-        /// distance from its centre (in half heights), and the columns it may cover.
-        struct Reach { var cx: Double, rx: Double, ny: Double }
+        /// The shapes that reach row y, and the columns they may cover.
         func reaching(_ y: Int, into active: inout [Reach]) -> Range<Int>? {
             active.removeAll(keepingCapacity: true)
             var a = Int.max, b = Int.min
             for s in shapes {
-                let ny = (Double(y) + 0.5 - (s.y + s.height / 2)) / max(s.height / 2, 0.5)
-                guard abs(ny) < 1 else { continue }
-                let r = Reach(cx: s.x + s.width / 2, rx: max(s.width / 2, 0.5), ny: ny)
+                let r = Reach(s, row: y)
+                guard abs(r.ny) < 1 else { continue }
                 active.append(r)
                 a = min(a, Int((r.cx - r.rx).rounded(.down)) - 1)
                 b = max(b, Int((r.cx + r.rx).rounded(.up)) + 1)
@@ -199,11 +196,10 @@ public struct FaceBlur: LayerEffect {
                 // Each head's span on row y (this cluster's and every other's), a pixel
                 // wider than cover's, so that no pixel of any head is read into the fill.
                 for s in all {
-                    let ny = (Double(y) + 0.5 - (s.y + s.height / 2)) / max(s.height / 2, 0.5)
-                    guard abs(ny) < 1 + 2 / max(s.height, 1) else { continue }
-                    let half = (ellipse ? max(0, 1 - min(1, ny * ny)).squareRoot() : 1) * max(s.width / 2, 0.5) + 1
-                    let cx = s.x + s.width / 2
-                    let a = max(mx0, Int((cx - half).rounded(.down)) - 1), b = min(mx1, Int((cx + half).rounded(.up)) + 1)
+                    let r = Reach(s, row: y)
+                    guard abs(r.ny) < 1 + 2 / max(s.height, 1) else { continue }
+                    let half = (ellipse ? max(0, 1 - min(1, r.ny * r.ny)).squareRoot() : 1) * r.rx + 1
+                    let a = max(mx0, Int((r.cx - half).rounded(.down)) - 1), b = min(mx1, Int((r.cx + half).rounded(.up)) + 1)
                     if a < b { for x in a..<b { hole[x - mx0] = true } }
                 }
             }
@@ -267,6 +263,18 @@ public struct FaceBlur: LayerEffect {
     }
 }
 
+/// A shape seen from one row: its centre column, its half width, and the row's distance
+/// from its centre in half heights (the shape reaches the row when that is under 1).
+private struct Reach {
+    var cx: Double, rx: Double, ny: Double
+
+    init(_ s: Rect, row y: Int) {
+        cx = s.x + s.width / 2
+        rx = max(s.width / 2, 0.5)
+        ny = (Double(y) + 0.5 - (s.y + s.height / 2)) / max(s.height / 2, 0.5)
+    }
+}
+
 /// What surrounds a region, carried into it: a pull-push fill (a multigrid membrane).
 /// The pixels outside the shapes are averaged into cells of 4×4 pixels (every other
 /// pixel of every other row: the fill is smooth, and this runs once for each band the
@@ -324,16 +332,14 @@ private struct Membrane {
         if levels[levels.count - 1].weight[0] == 0 { levels[levels.count - 1].colour[0] = SIMD4(128, 128, 128, 255) }
         // And down: what a cell lacks, from its parent's grid at the cell's centre.
         for l in stride(from: levels.count - 2, through: 0, by: -1) {
-            let parent = levels[l + 1]
-            var level = levels[l]
-            for j in 0..<level.h {
-                for i in 0..<level.w where level.weight[j * level.w + i] < 1 {
-                    let q = level.weight[j * level.w + i]
+            let parent = levels[l + 1], (lw, lh) = (levels[l].w, levels[l].h)
+            for j in 0..<lh {
+                for i in 0..<lw where levels[l].weight[j * lw + i] < 1 {
+                    let q = levels[l].weight[j * lw + i]
                     let up = Membrane.sample(parent.colour, parent.w, parent.h, (Float(i) + 0.5) / 2 - 0.5, (Float(j) + 0.5) / 2 - 0.5)
-                    level.colour[j * level.w + i] = level.colour[j * level.w + i] * q + up * (1 - q)
+                    levels[l].colour[j * lw + i] = levels[l].colour[j * lw + i] * q + up * (1 - q)
                 }
             }
-            levels[l] = level
         }
         colour = levels[0].colour
     }
