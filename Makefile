@@ -53,7 +53,7 @@ docs:
 deb: setup
 	scripts/make-deb.sh
 
-## test-deb: the .deb unpacked, run with PATH=/usr/bin:/bin and no toolchain (apply, faces in
+## test-deb: the .deb unpacked, run with PATH=/usr/bin:/bin and no toolchain (apply, HDR, codes, faces in
 ## crowd.jpg, the version), and as root installed with apt-get and removed (scripts/check-deb.sh).
 test-deb: deb
 	scripts/check-deb.sh

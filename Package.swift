@@ -42,8 +42,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
-        // FFmpeg's C libraries. The modulemap's `link` lines do the linking: Debian's
-        // libavformat.pc lists only -lavformat.
+        // FFmpeg's C libraries. The modulemap's `link` lines do the linking (Debian's
+        // libavformat.pc lists only -lavformat); libavfilter and libavdevice are loaded on
+        // demand by CFFmpegShim instead (COnDemand).
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat",
@@ -52,7 +53,10 @@ let package = Package(
         ),
         // What is better written in C: receiving av_log's va_list, custom AVIO readers
         // (standard input's spool, the shared download), timestamp mending, renameat2.
-        .target(name: "CFFmpegShim", dependencies: ["CFFmpeg"]),
+        // Shared libraries loaded when a job first needs them, not at start (libavfilter,
+        // libavdevice, SDL2, zbar): each pulls in many more, which cost every run memory.
+        .target(name: "COnDemand"),
+        .target(name: "CFFmpegShim", dependencies: ["CFFmpeg", "COnDemand"]),
         // BGRA frames, exact time values and the buffer pool; no FFmpeg.
         .target(name: "FrameCore", swiftSettings: strict),
         // One input opened once, for every reader of it (video and audio).
@@ -70,8 +74,8 @@ let package = Package(
         // Where frames go (one FrameSink protocol): the encoder with the input's audio,
         // raw streams, image sequences, and the preview sinks.
         .target(name: "Sinks", dependencies: ["FrameCore", "MediaInput", "CFFmpeg", "CFFmpegShim", "CZlib", "CPixelKernels"], swiftSettings: strict + tuning),
-        // zbar's C API: QR codes and barcodes.
-        .systemLibrary(name: "CZbar", providers: [.apt(["libzbar-dev"])]),
+        // zbar's C API (QR codes and barcodes), loaded on demand.
+        .target(name: "CZbar", dependencies: ["COnDemand"]),
         // What is in a frame (codes, faces) behind one Detector protocol, with tracking
         // and the timeline that runs detectors every Nth tick on a worker pool.
         // OpenCV's dnn module (C++) behind a small C API: the face network.
@@ -86,7 +90,9 @@ let package = Package(
         .target(name: "Scenes", dependencies: ["FrameCore", "CPixelKernels"], swiftSettings: strict),
         // The preview window: SDL2 (what ffplay uses), kept out of the Sinks library so
         // that users of Sinks need no libsdl2-dev.
-        .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
+        // SDL2, loaded on demand. Its headers only (no pkgConfig: SDL2's cflags carry
+        // -D_REENTRANT, which SwiftPM refuses).
+        .target(name: "CSDL2", dependencies: ["COnDemand"]),
         .target(name: "WindowSink", dependencies: ["CSDL2", "Sinks", "FrameCore"], swiftSettings: strict),
         // Real-time playback of a source through effects to preview sinks.
         .target(name: "Playback", dependencies: ["FrameSource", "Effects", "Sinks", "FrameCore"], swiftSettings: strict),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks dist/vidfx_*_amd64.deb as someone without Swift gets it: unpacked, with only
 # /usr/bin:/bin on the PATH and no toolchain library linked (when root, with /opt/swift
-# hidden too), the binary applies an effect and finds the faces in testmedia/crowd.jpg.
+# hidden too), the binary applies an effect, tone-maps HDR, reads barcodes and finds the
+# faces in testmedia/crowd.jpg.
 # Its version is the one --version prints. As root it is also installed with apt-get,
 # run by name, and removed.
 set -euo pipefail
@@ -22,6 +23,10 @@ done
 grep -q "^Depends:.*libavcodec" <(dpkg-deb -f "$deb") || fail "Depends names no FFmpeg package"
 depends=$(dpkg-deb -f "$deb" Depends)
 if grep -q -- "-dev" <<<"$depends"; then fail "Depends names a -dev package"; fi
+# The libraries loaded on demand are not NEEDED by the binary, but it needs their packages.
+for package in libavfilter libavdevice libsdl2 libzbar; do
+  grep -q "$package" <<<"$depends" || fail "Depends names no $package package (loaded on demand)"
+done
 
 version=$(dpkg-deb -f "$deb" Version)
 # Runs a command as a user without the toolchain would: an empty environment, the system PATH,
@@ -40,9 +45,13 @@ grep -qF "vidfx $version" <<<"$manual" || fail "the man page does not carry $ver
 bare "$bin" apply "$repo/testmedia/h264-30fps.mp4" -e sepia -o "$work/out.mp4" -q
 frames=$(ffprobe -v error -count_frames -select_streams v -show_entries stream=nb_read_frames -of csv=p=0 "$work/out.mp4")
 [ "$frames" = 90 ] || fail "apply wrote $frames frames, not 90"
+# HDR goes through libavfilter and codes through zbar, both loaded on demand.
+bare "$bin" dump "$repo/testmedia/hlg-10bit.mkv" --format bgra -o /dev/null --frames 2 -q || fail "an HDR dump failed (libavfilter on demand)"
+codes=$(bare "$bin" detect "$repo/testmedia/ean13-moving.mp4" --what codes --duration 0.5 --json 2>/dev/null | grep -c ean13 || true)
+[ "$codes" -ge 10 ] || fail "detect read $codes barcodes in ean13-moving.mp4 (zbar on demand)"
 faces=$(bare "$bin" detect "$repo/testmedia/crowd.jpg" --what faces --json 2>/dev/null | grep -o '"kind" *: *"face"' | wc -l)
 [ "$faces" -ge 10 ] || fail "detect found $faces faces in crowd.jpg (expected at least 10)"
-echo "check-deb: $deb unpacked: no toolchain linked; apply wrote 90 frames; detect found $faces faces; version $version"
+echo "check-deb: $deb unpacked: no toolchain linked; apply wrote 90 frames; HDR dumped; $codes barcodes and $faces faces found; version $version"
 
 if [ "$(id -u)" -eq 0 ] && ! dpkg -s vidfx >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$repo/$deb" >/dev/null

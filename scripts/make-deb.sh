@@ -2,8 +2,9 @@
 # Builds dist/vidfx_VERSION_amd64.deb: the portable release binary with the Swift
 # runtime and Foundation linked in (--static-swift-stdlib), the face network library and
 # model, the man page and completions. Depends: names the Debian packages of the shared
-# libraries the binary and the face network link (found as dpkg-shlibdeps would), which
-# are FFmpeg's, zbar's, SDL2's and OpenCV's runtime packages, never a -dev one.
+# libraries the binary and the face network link (found as dpkg-shlibdeps would) or load
+# on demand, which are FFmpeg's, zbar's, SDL2's and OpenCV's runtime packages, never a
+# -dev one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch=.build-deb
@@ -33,12 +34,19 @@ cp README.md "$stage/usr/share/doc/vidfx/README.md"
 # The packages of the shared libraries linked directly (their NEEDED entries, as
 # dpkg-shlibdeps reads them: what those need in turn, their packages depend on); the
 # toolchain must not be among them.
-libraries=$(for f in "$bin/vidfx" "$bin/libVidfxFaceNet.so"; do
+# The libraries vidfx loads on demand (COnDemand: libavfilter, libavdevice, SDL2, zbar)
+# are not NEEDED, so their names come from the binary itself, as dlopen is given them.
+on_demand=$(strings -a "$bin/vidfx" | grep -E '^lib(avfilter|avdevice)\.so\.[0-9]+$|^libSDL2-2\.0\.so\.0$|^libzbar\.so\.0$' | sort -u)
+[ "$(wc -l <<<"$on_demand")" -eq 4 ] || { echo "make-deb: expected 4 libraries loaded on demand, found: $on_demand" >&2; exit 1; }
+libraries=$( (for f in "$bin/vidfx" "$bin/libVidfxFaceNet.so"; do
   resolved=$(ldd "$f")
   for soname in $(objdump -p "$f" | awk '$1 == "NEEDED" {print $2}'); do
     awk -v n="$soname" '$1 == n && $2 == "=>" {print $3}' <<<"$resolved"
   done
-done | sort -u)
+done
+for soname in $on_demand; do
+  ldconfig -p | awk -v n="$soname" '$1 == n {print $NF; exit}'
+done) | sort -u)
 if grep -E "/opt/swift|libswift|libFoundation|libdispatch|libBlocksRuntime" <<<"$libraries"; then
   echo "make-deb: the binary still links the Swift toolchain's libraries (above)" >&2
   exit 1

@@ -30,7 +30,9 @@ public final class CodeDetector: Detector {
     /// pixels in a 1080p frame is still 40 at 720p), and the corners scaled back.
     public let largestScan: Int
 
-    private let scanner: OpaquePointer
+    /// Nil when zbar could not be loaded (`unavailable` says why): detecting then throws.
+    private let scanner: OpaquePointer?
+    private let unavailable: String?
     private var luma: [UInt8] = []
 
     /// A detector for `symbologies`, scanning frames at most `largestScan` pixels on
@@ -38,7 +40,15 @@ public final class CodeDetector: Detector {
     public init(symbologies: Symbologies = .all, largestScan: Int = 1920) {
         self.symbologies = symbologies
         self.largestScan = max(64, largestScan)
-        scanner = zbar_image_scanner_create()
+        // zbar is loaded with the first detector, not at start.
+        var message = [CChar](repeating: 0, count: 512)
+        guard vfx_load_zbar(&message, message.count) == 0, let scanner = zbar_image_scanner_create() else {
+            unavailable = message[0] == 0 ? "zbar cannot make a scanner" : String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            scanner = nil
+            return
+        }
+        self.scanner = scanner
+        unavailable = nil
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         let qr: [zbar_symbol_type_t] = [ZBAR_QRCODE]
         let barcodes: [zbar_symbol_type_t] = [ZBAR_EAN13, ZBAR_EAN8, ZBAR_UPCA, ZBAR_UPCE, ZBAR_ISBN13, ZBAR_CODE128,
@@ -50,9 +60,10 @@ public final class CodeDetector: Detector {
         zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
     }
 
-    deinit { zbar_image_scanner_destroy(scanner) }
+    deinit { if let scanner { zbar_image_scanner_destroy(scanner) } }
 
     public func detect(_ frame: Frame) throws(DetectionError) -> [Observation] {
+        guard let scanner else { throw DetectionError(name, unavailable ?? "zbar is not loaded") }
         let longer = max(frame.width, frame.height)
         let step = (longer + largestScan - 1) / largestScan  // 1: full size
         let w = frame.width / step, h = frame.height / step

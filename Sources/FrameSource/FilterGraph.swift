@@ -1,4 +1,5 @@
 import CFFmpeg
+import CFFmpegShim
 import FrameCore
 
 /// One libavfilter chain between a buffer source and a buffer sink, for pictures of
@@ -15,6 +16,7 @@ final class FilterGraph {
     /// timestamps count `timeBase`. Runs single-threaded unless `threads` says otherwise.
     init(_ chain: String, for frame: UnsafePointer<AVFrame>, timeBase: AVRational, threads: Int32 = 1) throws(FilterGraphError) {
         description = chain
+        if let failure = OnDemandLibrary.filters.load() { throw FilterGraphError(chain: chain, reason: failure) }
         guard let graph = avfilter_graph_alloc() else { throw FilterGraphError(chain: chain, reason: "out of memory") }
         self.graph = graph
         graph.pointee.nb_threads = threads
@@ -48,6 +50,8 @@ final class FilterGraph {
     private var leftover: (UnsafeMutablePointer<AVFilterInOut>?, UnsafeMutablePointer<AVFilterInOut>?) = (nil, nil)
 
     deinit {
+        // No graph: libavfilter may not have loaded, and there is nothing to free.
+        guard graph != nil else { return }
         avfilter_inout_free(&leftover.0)
         avfilter_inout_free(&leftover.1)
         avfilter_graph_free(&graph)

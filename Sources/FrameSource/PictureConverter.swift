@@ -44,6 +44,9 @@ final class PictureConverter {
         self.matrixChoice = configuration.colorMatrix
         self.rangeChoice = configuration.colorRange
         self.pool = pool
+        // HDR goes through libavfilter (the table's reference chain): load it while the
+        // decoder makes its first pictures.
+        if toneMapping.curve != nil && color.hdrName != nil { OnDemandLibrary.filters.loadInBackground() }
     }
 
     deinit {

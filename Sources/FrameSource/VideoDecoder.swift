@@ -138,6 +138,9 @@ final class VideoDecoder {
         interrupt.limitBytes(FrameSource.openingByteLimit)
         var deviceFormat: UnsafePointer<AVInputFormat>?
         if let device = media.device {
+            if let failure = OnDemandLibrary.devices.load() {
+                throw FrameSourceError(input: input, kind: .unsupportedCodec, reason: "no '\(device.format)' capture: \(failure)")
+            }
             _ = VideoDecoder.devicesRegistered
             guard let f = av_find_input_format(device.format) else {
                 throw FrameSourceError(input: input, kind: .unsupportedCodec, reason: "no '\(device.format)' capture in this FFmpeg build (libavdevice)")

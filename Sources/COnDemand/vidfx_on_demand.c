@@ -1,0 +1,48 @@
+#include "vidfx_on_demand.h"
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int open_library(vfx_library *library) {
+    // RTLD_LOCAL: the library's symbols stay out of the global scope, where the
+    // forwarding functions already answer to the same names.
+    void *handle = dlopen(library->soname, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        const char *why = dlerror();
+        snprintf(library->reason, sizeof library->reason, "cannot load %s (%s)", library->soname, why ? why : "not found");
+        return -1;
+    }
+    for (size_t i = 0; i < library->count; i++) {
+        void *symbol = dlsym(handle, library->names[i]);
+        if (!symbol) {
+            snprintf(library->reason, sizeof library->reason, "cannot load %s (it has no %s)", library->soname, library->names[i]);
+            return -1;
+        }
+        library->slots[i] = symbol;
+    }
+    return 0;
+}
+
+int vfx_library_load(vfx_library *library, char *message, size_t size) {
+    // Once loaded, the slots are only read: the acquire pairs with the release below.
+    int state = __atomic_load_n(&library->state, __ATOMIC_ACQUIRE);
+    if (state == 0) {
+        pthread_mutex_lock(&library->lock);
+        state = __atomic_load_n(&library->state, __ATOMIC_ACQUIRE);
+        if (state == 0) {
+            state = open_library(library) == 0 ? 1 : -1;
+            __atomic_store_n(&library->state, state, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&library->lock);
+    }
+    if (state == 1) return 0;
+    if (message && size) snprintf(message, size, "%s", library->reason);
+    return -1;
+}
+
+void vfx_library_need(vfx_library *library) {
+    char message[512];
+    if (vfx_library_load(library, message, sizeof message) == 0) return;
+    fprintf(stderr, "vidfx: %s\n", message);
+    exit(70);  // EX_SOFTWARE
+}
