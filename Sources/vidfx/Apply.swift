@@ -162,11 +162,12 @@ struct Apply: ParsableCommand {
         var failure: (any Error)?
         var readerClosed = false
         let rate = configuration.frameRate
-        func deliver(_ frame: Frame) throws -> Bool {
-            var out = frame
+        func deliver(_ frame: consuming Frame) throws -> Bool {
+            // Moved, not copied: the colour effects then render into the only reference.
+            var out = consume frame
             if segment != nil {
                 // Effects see the whole render's time (keyframes, grain); the file counts from 0.
-                let tick = frame.tick + globalShift
+                let tick = out.tick + globalShift
                 if tick < firstTick { return true }
                 out.tick = tick
                 out.time = rate.inverse * tick
@@ -183,7 +184,7 @@ struct Apply: ParsableCommand {
         }
         do {
             while let frame = try source.nextFrame() {
-                guard try DetectionStage.pass(frame, through: stage, to: deliver) else { break }
+                guard try DetectionStage.pass(consume frame, through: stage, to: deliver) else { break }
             }
             if !readerClosed { try DetectionStage.drain(stage, to: deliver) }
         } catch {

@@ -270,14 +270,15 @@ extension DetectionStage {
 
     /// Hands `frame` to `deliver`, through `stage` when there is one (then zero or more
     /// frames come out). False once `deliver` says stop.
-    static func pass(_ frame: Frame, through stage: DetectionStage?, to deliver: (Frame) throws -> Bool) throws -> Bool {
-        guard let stage else { return try deliver(frame) }
+    static func pass(_ frame: consuming Frame, through stage: DetectionStage?, to deliver: (consuming Frame) throws -> Bool) throws -> Bool {
+        // Moved on, so that the effects can render into the only reference to its pixels.
+        guard let stage else { return try deliver(consume frame) }
         for ready in try stage.push(frame) { guard try deliver(ready) else { return false } }
         return true
     }
 
     /// Hands the frames still inside `stage` to `deliver`.
-    static func drain(_ stage: DetectionStage?, to deliver: (Frame) throws -> Bool) throws {
+    static func drain(_ stage: DetectionStage?, to deliver: (consuming Frame) throws -> Bool) throws {
         guard let stage else { return }
         for ready in try stage.finish() { guard try deliver(ready) else { return } }
     }

@@ -198,8 +198,9 @@ struct Dump: ParsableCommand {
         var lastKept: PerceptualHash?
         var size: (Int, Int)?
         do {
-            func deliver(_ frame: Frame) throws -> Bool {
-                let out = chain?.apply(to: frame, time: frame.time.seconds) ?? frame
+            func deliver(_ frame: consuming Frame) throws -> Bool {
+                var out = consume frame
+                chain?.apply(to: &out, time: out.time.seconds)
                 if let dedupe {
                     // A near-copy of the last frame kept adds nothing to a data set.
                     let hash = PerceptualHash(out)
@@ -219,14 +220,14 @@ struct Dump: ParsableCommand {
                     guard let choice = try chooser.choose(slot: slot) else { continue }
                     var frame = choice.frame
                     frame.tick = Int64(slot)
-                    going = try DetectionStage.pass(frame, through: stage, to: deliver)
+                    going = try DetectionStage.pass(consume frame, through: stage, to: deliver)
                     (writer as? ImageSequenceSink)?.setLastReason(choice.reason)
                 }
                 if going { try DetectionStage.drain(stage, to: deliver) }
             } else if times.isEmpty {
                 var going = true
                 while going, let frame = try source.nextFrame() {
-                    going = try DetectionStage.pass(frame, through: stage, to: deliver)
+                    going = try DetectionStage.pass(consume frame, through: stage, to: deliver)
                 }
                 if going { try DetectionStage.drain(stage, to: deliver) }
             } else {
@@ -245,7 +246,7 @@ struct Dump: ParsableCommand {
                     guard var frame = picture else { continue }
                     frame.time = t
                     let written = count
-                    going = try DetectionStage.pass(frame, through: stage, to: deliver)
+                    going = try DetectionStage.pass(consume frame, through: stage, to: deliver)
                     if i < reasons.count, count > written { (writer as? ImageSequenceSink)?.setLastReason(reasons[i]) }
                 }
                 if going { try DetectionStage.drain(stage, to: deliver) }
