@@ -37,8 +37,8 @@ static const char *const avdevice_names[] = { AVDEVICE_FUNCTIONS(VFX_ON_DEMAND_N
 static vfx_library avdevice_library =
     VFX_LIBRARY_INIT("libavdevice.so." STRINGIFY(LIBAVDEVICE_VERSION_MAJOR), avdevice_names, avdevice);
 
-int vfx_load_avfilter(char *message, size_t size) { return vfx_library_load(&avfilter_library, message, size); }
-int vfx_load_avdevice(char *message, size_t size) { return vfx_library_load(&avdevice_library, message, size); }
+const char *vfx_load_avfilter(void) { return vfx_library_load(&avfilter_library); }
+const char *vfx_load_avdevice(void) { return vfx_library_load(&avdevice_library); }
 
 #define AVFILTER_FORWARD(type, name, params, args) \
     type name params { vfx_library_need(&avfilter_library); return avfilter.name args; }

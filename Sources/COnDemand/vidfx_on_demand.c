@@ -23,7 +23,7 @@ static int open_library(vfx_library *library) {
     return 0;
 }
 
-int vfx_library_load(vfx_library *library, char *message, size_t size) {
+const char *vfx_library_load(vfx_library *library) {
     // Once loaded, the slots are only read: the acquire pairs with the release below.
     int state = __atomic_load_n(&library->state, __ATOMIC_ACQUIRE);
     if (state == 0) {
@@ -35,14 +35,12 @@ int vfx_library_load(vfx_library *library, char *message, size_t size) {
         }
         pthread_mutex_unlock(&library->lock);
     }
-    if (state == 1) return 0;
-    if (message && size) snprintf(message, size, "%s", library->reason);
-    return -1;
+    return state == 1 ? NULL : library->reason;
 }
 
 void vfx_library_need(vfx_library *library) {
-    char message[512];
-    if (vfx_library_load(library, message, sizeof message) == 0) return;
-    fprintf(stderr, "vidfx: %s\n", message);
+    const char *reason = vfx_library_load(library);
+    if (!reason) return;
+    fprintf(stderr, "vidfx: %s\n", reason);
     exit(70);  // EX_SOFTWARE
 }

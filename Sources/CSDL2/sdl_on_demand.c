@@ -33,7 +33,7 @@ static struct { SDL_FUNCTIONS(VFX_ON_DEMAND_SLOT, VFX_ON_DEMAND_VOID_SLOT) } sdl
 static const char *const sdl_names[] = { SDL_FUNCTIONS(VFX_ON_DEMAND_NAME, VFX_ON_DEMAND_VOID_NAME) };
 static vfx_library sdl_library = VFX_LIBRARY_INIT("libSDL2-2.0.so.0", sdl_names, sdl);
 
-int vfx_load_sdl(char *message, size_t size) { return vfx_library_load(&sdl_library, message, size); }
+const char *vfx_load_sdl(void) { return vfx_library_load(&sdl_library); }
 
 #define FORWARD(type, name, params, args) type SDLCALL name params { vfx_library_need(&sdl_library); return sdl.name args; }
 #define VOID_FORWARD(name, params, args) void SDLCALL name params { vfx_library_need(&sdl_library); sdl.name args; }

@@ -28,7 +28,7 @@ static struct { ZBAR_FUNCTIONS(VFX_ON_DEMAND_SLOT, VFX_ON_DEMAND_VOID_SLOT) } zb
 static const char *const zbar_names[] = { ZBAR_FUNCTIONS(VFX_ON_DEMAND_NAME, VFX_ON_DEMAND_VOID_NAME) };
 static vfx_library zbar_library = VFX_LIBRARY_INIT("libzbar.so.0", zbar_names, zbar);
 
-int vfx_load_zbar(char *message, size_t size) { return vfx_library_load(&zbar_library, message, size); }
+const char *vfx_load_zbar(void) { return vfx_library_load(&zbar_library); }
 
 #define FORWARD(type, name, params, args) type name params { vfx_library_need(&zbar_library); return zbar.name args; }
 #define VOID_FORWARD(name, params, args) void name params { vfx_library_need(&zbar_library); zbar.name args; }

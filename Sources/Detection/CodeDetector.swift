@@ -41,9 +41,9 @@ public final class CodeDetector: Detector {
         self.symbologies = symbologies
         self.largestScan = max(64, largestScan)
         // zbar is loaded with the first detector, not at start.
-        var message = [CChar](repeating: 0, count: 512)
-        guard vfx_load_zbar(&message, message.count) == 0, let scanner = zbar_image_scanner_create() else {
-            unavailable = message[0] == 0 ? "zbar cannot make a scanner" : String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let failure = vfx_load_zbar().map { String(cString: $0) }
+        guard failure == nil, let scanner = zbar_image_scanner_create() else {
+            unavailable = failure ?? "zbar cannot make a scanner"
             scanner = nil
             return
         }

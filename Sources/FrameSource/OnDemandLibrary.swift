@@ -8,10 +8,7 @@ enum OnDemandLibrary {
 
     /// Loads the library (once). Nil when it is there, otherwise why not, naming its file.
     func load() -> String? {
-        var message = [CChar](repeating: 0, count: 512)
-        let status = self == .filters ? vfx_load_avfilter(&message, message.count) : vfx_load_avdevice(&message, message.count)
-        if status == 0 { return nil }
-        return String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        (self == .filters ? vfx_load_avfilter() : vfx_load_avdevice()).map { String(cString: $0) }
     }
 
     /// Starts loading the library on a thread of its own, for a job that will need it

@@ -37,9 +37,8 @@ public final class WindowSink: PreviewSink {
             throw noDisplay  // before SDL_Init, which would print its own complaints while probing
         }
         // SDL2 is loaded with the first window, not at start.
-        var message = [CChar](repeating: 0, count: 512)
-        guard vfx_load_sdl(&message, message.count) == 0 else {
-            throw SinkError(path: "window", reason: "\(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)); try --sink terminal")
+        if let failure = vfx_load_sdl() {
+            throw SinkError(path: "window", reason: "\(String(cString: failure)); try --sink terminal")
         }
         guard SDL_Init(SDL_INIT_VIDEO) == 0 else {
             throw SinkError(path: "window", reason: "cannot open a window (\(String(cString: SDL_GetError()))); try --sink terminal")

@@ -4,11 +4,9 @@
 #ifndef VIDFX_FILTERS_H
 #define VIDFX_FILTERS_H
 
-#include <stddef.h>
-
-/// Loads libavfilter. 0 when it is loaded, else -1 with why in `message`.
-int vfx_load_avfilter(char *message, size_t size);
-/// Loads libavdevice. 0 when it is loaded, else -1 with why in `message`.
-int vfx_load_avdevice(char *message, size_t size);
+/// Loads libavfilter: NULL when it is loaded, else why not.
+const char *vfx_load_avfilter(void);
+/// Loads libavdevice: NULL when it is loaded, else why not.
+const char *vfx_load_avdevice(void);
 
 #endif

@@ -30,9 +30,9 @@ typedef struct {
 #define VFX_LIBRARY_INIT(soname, names, slots) \
     { (soname), (names), (void **)&(slots), sizeof(names) / sizeof(*(names)), 0, PTHREAD_MUTEX_INITIALIZER, "" }
 
-/// Loads `library` once (later calls report the first outcome). 0 when loaded; -1 when
-/// not, with a line saying why (naming the file) in `message` (`size` bytes, may be 0).
-int vfx_library_load(vfx_library *library, char *message, size_t size);
+/// Loads `library` once (later calls report the first outcome): NULL when it is loaded,
+/// else why not, naming the file (kept by `library`, valid for good).
+const char *vfx_library_load(vfx_library *library);
 
 /// Loads `library`, or ends the process with the reason on standard error (status 70):
 /// for the forwarding functions, which have no way to return an error.

@@ -3,9 +3,8 @@
 #define VIDFX_CZBAR_SHIM_H
 
 #include <zbar.h>
-#include <stddef.h>
 
-/// Loads zbar. 0 when it is loaded, else -1 with why in `message` (`size` bytes).
-int vfx_load_zbar(char *message, size_t size);
+/// Loads zbar: NULL when it is loaded, else why not.
+const char *vfx_load_zbar(void);
 
 #endif
