@@ -35,70 +35,83 @@ static uint64_t comb_row(const uint8_t *restrict c, const uint8_t *restrict up2,
     return total;
 }
 
-// 8-bit copy of a plane of 16-bit samples, or the plane itself.
-static const uint8_t *narrow(const uint8_t *p, ptrdiff_t stride, int width, int height, int bytes, int depth,
-                             uint8_t **owned, ptrdiff_t *out_stride) {
-    *owned = NULL;
-    *out_stride = stride;
-    if (bytes == 1) return p;
-    uint8_t *copy = malloc((size_t)width * (size_t)height);
-    if (!copy) return NULL;
-    int shift = depth > 8 ? depth - 8 : 0;
-    for (int y = 0; y < height; y++) {
-        const uint8_t *row = p + y * stride;
-        for (int x = 0; x < width; x++) {
-            unsigned v = (unsigned)row[2 * x] | ((unsigned)row[2 * x + 1] << 8);
-            v >>= shift;
-            copy[(size_t)y * width + x] = (uint8_t)(v > 255 ? 255 : v);
+// One plane's rows as 8-bit samples: its own rows when it is 8-bit; else a ring of the
+// five rows a measured row reads (two above, two below), narrowed as the walk reaches
+// them, so that a 10-bit picture costs a few rows of memory and not a copy of itself.
+typedef struct {
+    const uint8_t *plane;
+    ptrdiff_t stride;
+    int width, bytes, shift;
+    uint8_t *ring;  // 5 rows of `width`, when 16-bit
+    int next;       // the next row to narrow into the ring
+} rows8;
+
+enum { RING_ROWS = 5 };
+
+// Row `y`, which must lie within the five rows before `next` or at or after it; rows
+// are reached in increasing order.
+static const uint8_t *row8(rows8 *r, int y) {
+    if (r->bytes == 1) return r->plane + (ptrdiff_t)y * r->stride;
+    for (; r->next <= y; r->next++) {
+        const uint8_t *src = r->plane + (ptrdiff_t)r->next * r->stride;
+        uint8_t *dst = r->ring + (size_t)(r->next % RING_ROWS) * (size_t)r->width;
+        for (int x = 0; x < r->width; x++) {
+            unsigned v = ((unsigned)src[2 * x] | ((unsigned)src[2 * x + 1] << 8)) >> r->shift;
+            dst[x] = (uint8_t)(v > 255 ? 255 : v);
         }
     }
-    *owned = copy;
-    *out_stride = width;
-    return copy;
+    return r->ring + (size_t)(y % RING_ROWS) * (size_t)r->width;
 }
 
 vfx_field_comb_counts vfx_field_comb(const uint8_t *a, ptrdiff_t a_stride, const uint8_t *b, ptrdiff_t b_stride,
                                      int width, int height, int bytes, int depth) {
     vfx_field_comb_counts counts = {0, 0, 0, 0};
     if (width <= 0 || height < 5) return counts;
-    uint8_t *owned_a, *owned_b;
-    a = narrow(a, a_stride, width, height, bytes, depth, &owned_a, &a_stride);
-    b = narrow(b, b_stride, width, height, bytes, depth, &owned_b, &b_stride);
-    uint8_t *motion = malloc((size_t)width);
-    if (a && b && motion) {
-        for (int y = 2; y < height - 2; y++) {
-            const uint8_t *ar = a + y * a_stride, *br = b + y * b_stride;
-            uint64_t moving = 0;
-            for (int begin = 0; begin < width; begin += 255) {
-                int end = width - begin > 255 ? begin + 255 : width;
-                uint8_t chunk = 0;
-                for (int x = begin; x < end; x++) {
-                    motion[x] = (uint8_t)(max8(sub_sat(ar[x], br[x]), sub_sat(br[x], ar[x])) > MOTION_THRESHOLD);
-                    chunk += motion[x];
-                }
-                moving += chunk;
+    const int shift = bytes == 2 && depth > 8 ? depth - 8 : 0;
+    rows8 ra = {a, a_stride, width, bytes, shift, NULL, 0}, rb = {b, b_stride, width, bytes, shift, NULL, 0};
+    // One block: the motion row, then the two rings when the samples are 16-bit.
+    uint8_t *block = malloc((size_t)width * (bytes == 1 ? 1 : 1 + 2 * RING_ROWS));
+    if (!block) return counts;
+    uint8_t *motion = block;
+    if (bytes != 1) {
+        ra.ring = block + width;
+        rb.ring = block + (size_t)width * (1 + RING_ROWS);
+    }
+    for (int y = 2; y < height - 2; y++) {
+        // The lowest row this step reads first, so the ring holds rows y-2 to y+2.
+        row8(&ra, y + 2);
+        row8(&rb, y + 2);
+        const uint8_t *ar = row8(&ra, y), *br = row8(&rb, y);
+        uint64_t moving = 0;
+        for (int begin = 0; begin < width; begin += 255) {
+            int end = width - begin > 255 ? begin + 255 : width;
+            uint8_t chunk = 0;
+            for (int x = begin; x < end; x++) {
+                motion[x] = (uint8_t)(max8(sub_sat(ar[x], br[x]), sub_sat(br[x], ar[x])) > MOTION_THRESHOLD);
+                chunk += motion[x];
             }
-            counts.moving += moving;
-            if (!moving) continue;
-            // Row y with its own field from one picture and the other field's lines
-            // from the same picture or the other one.
-            uint64_t aa = comb_row(ar, ar - 2 * a_stride, ar + 2 * a_stride, ar - a_stride, ar + a_stride, motion, width);
-            uint64_t ab = comb_row(ar, ar - 2 * a_stride, ar + 2 * a_stride, br - b_stride, br + b_stride, motion, width);
-            uint64_t ba = comb_row(br, br - 2 * b_stride, br + 2 * b_stride, ar - a_stride, ar + a_stride, motion, width);
-            counts.as_is += aa;
-            // B's top field with A's bottom: B's even rows against A's odd ones, and
-            // A's odd rows against B's even ones. The other weave is the converse.
-            if (y % 2 == 0) {
-                counts.next_top += ba;
-                counts.next_bottom += ab;
-            } else {
-                counts.next_top += ab;
-                counts.next_bottom += ba;
-            }
+            moving += chunk;
+        }
+        counts.moving += moving;
+        if (!moving) continue;
+        const uint8_t *a_up2 = row8(&ra, y - 2), *a_up = row8(&ra, y - 1), *a_down = row8(&ra, y + 1), *a_down2 = row8(&ra, y + 2);
+        const uint8_t *b_up2 = row8(&rb, y - 2), *b_up = row8(&rb, y - 1), *b_down = row8(&rb, y + 1), *b_down2 = row8(&rb, y + 2);
+        // Row y with its own field from one picture and the other field's lines
+        // from the same picture or the other one.
+        uint64_t aa = comb_row(ar, a_up2, a_down2, a_up, a_down, motion, width);
+        uint64_t ab = comb_row(ar, a_up2, a_down2, b_up, b_down, motion, width);
+        uint64_t ba = comb_row(br, b_up2, b_down2, a_up, a_down, motion, width);
+        counts.as_is += aa;
+        // B's top field with A's bottom: B's even rows against A's odd ones, and
+        // A's odd rows against B's even ones. The other weave is the converse.
+        if (y % 2 == 0) {
+            counts.next_top += ba;
+            counts.next_bottom += ab;
+        } else {
+            counts.next_top += ab;
+            counts.next_bottom += ba;
         }
     }
-    free(owned_a);
-    free(owned_b);
-    free(motion);
+    free(block);
     return counts;
 }

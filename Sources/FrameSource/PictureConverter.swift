@@ -44,9 +44,13 @@ final class PictureConverter {
         self.matrixChoice = configuration.colorMatrix
         self.rangeChoice = configuration.colorRange
         self.pool = pool
-        // HDR goes through libavfilter (the table's reference chain): load it while the
-        // decoder makes its first pictures.
-        if toneMapping.curve != nil && color.hdrName != nil { OnDemandLibrary.filters.loadInBackground() }
+        // HDR goes through libavfilter (the table's reference chain): load it, and build
+        // the stream's table, while the decoder makes its first pictures.
+        if let curve = toneMapping.curve, color.hdrName != nil {
+            let map = ToneMap(color: color, curve: curve, peakNits: peakNits ?? color.defaultPeakNits, engine: toneMapEngine)
+            toneMap = map
+            if toneMapEngine == .table { map.prepare(input: input) } else { OnDemandLibrary.filters.loadInBackground() }
+        }
     }
 
     deinit {

@@ -89,6 +89,8 @@ final class ToneMap {
     /// The same up to the tone curve's output: linear BT.709, what the table holds.
     let linearChain: String
     private var table: [Float] = []
+    /// The table being built on a thread of its own since ``prepare(input:)``.
+    private var preparing: PreparedTable?
     /// Linear light to 8-bit BT.709 codes, by the float's bits (VFX_TABLE3D_TRANSFER_BITS
     /// per octave above VFX_TABLE3D_TRANSFER_FLOOR), each step's middle. zimg takes BT.709
     /// as display-referred, so this is BT.1886's inverse (a pure 2.4 gamma), not the
@@ -184,7 +186,7 @@ final class ToneMap {
     /// Converts `picture` into `target` (BGRA, the picture's size).
     func convert(_ picture: UnsafePointer<AVFrame>, into target: inout Frame, input: String) throws(FrameSourceError) {
         if engine == .table, tableReads(picture) {
-            if table.isEmpty { table = try buildTable(input: input) }
+            if table.isEmpty { table = try readyTable(input: input) }
             applyTable(picture, into: &target, walk: nil)
         } else {
             try applyGraph(picture, into: &target, input: input)
@@ -198,15 +200,61 @@ final class ToneMap {
     /// Converts `picture` straight into `target` rotated or mirrored as `walk` says (its
     /// output size is the target's), with no upright picture between.
     func convert(_ picture: UnsafePointer<AVFrame>, placing walk: vfx_walk, into target: inout Frame, input: String) throws(FrameSourceError) {
-        if table.isEmpty { table = try buildTable(input: input) }
+        if table.isEmpty { table = try readyTable(input: input) }
         applyTable(picture, into: &target, walk: walk)
     }
 
     // MARK: the table
 
+    /// Starts building the table on a thread of its own (loading libavfilter first), so
+    /// that it is ready when the first picture is: the decoder's first pictures take
+    /// longer than both, and the first frame no longer waits for them in turn.
+    func prepare(input: String) {
+        guard engine == .table, table.isEmpty, preparing == nil else { return }
+        let prepared = PreparedTable()
+        preparing = prepared
+        let (color, linearChain, chain) = (self.color, self.linearChain, self.chain)
+        Thread {
+            do throws(FrameSourceError) {
+                prepared.finish(.success(try ToneMap.buildTable(color: color, linearChain: linearChain, chain: chain, input: input)))
+            } catch {
+                prepared.finish(.failure(error))
+            }
+        }.start()
+    }
+
+    /// The table: the one ``prepare(input:)`` started, once built, or one built now.
+    private func readyTable(input: String) throws(FrameSourceError) -> [Float] {
+        if let prepared = preparing {
+            preparing = nil
+            return try prepared.wait().get()
+        }
+        return try ToneMap.buildTable(color: color, linearChain: linearChain, chain: chain, input: input)
+    }
+
+    /// A table built on another thread, handed over once.
+    private final class PreparedTable: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var outcome: Result<[Float], FrameSourceError>?  // guarded by `condition`
+
+        func finish(_ result: Result<[Float], FrameSourceError>) {
+            condition.lock()
+            outcome = result
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        func wait() -> Result<[Float], FrameSourceError> {
+            condition.lock()
+            defer { condition.unlock() }
+            while outcome == nil { condition.wait() }
+            return outcome!
+        }
+    }
+
     /// Runs the reference chain (to linear light) over one picture that holds every
     /// grid point as an R'G'B' colour.
-    private func buildTable(input: String) throws(FrameSourceError) -> [Float] {
+    private static func buildTable(color: StreamColor, linearChain: String, chain: String, input: String) throws(FrameSourceError) -> [Float] {
         let n = Int(VFX_TABLE3D_POINTS)
         var grid: UnsafeMutablePointer<AVFrame>? = av_frame_alloc()
         var out: UnsafeMutablePointer<AVFrame>? = av_frame_alloc()

@@ -51,6 +51,32 @@ import Testing
         #expect(Self.vote(bottomFirst.0, bottomFirst.1, bytes: bytes) == .interlaced(topFirst: false))
     }
 
+    /// 16-bit samples are read a few rows at a time (a ring, not a copy of the plane): the
+    /// counts must be exactly those of the same pictures at 8 bits, on grainy woven
+    /// pictures with padded rows, for 10- and 12-bit depths.
+    @Test(arguments: [10, 12])
+    func sixteenBitRowsCountAsTheirEightBitPictures(depth: Int) {
+        let a = Self.weave(Self.bars(0, grain: 12, seed: 3), Self.bars(2, grain: 12, seed: 4))
+        let b = Self.weave(Self.bars(4, grain: 12, seed: 5), Self.bars(6, grain: 12, seed: 6))
+        let (w, h, pad) = (Self.width, Self.height, 7)
+        func padded8(_ p: [UInt8]) -> [UInt8] { (0..<h).flatMap { y in p[(y * w)..<(y * w + w)] + [UInt8](repeating: 255, count: pad) } }
+        func padded16(_ p: [UInt8]) -> [UInt8] {
+            (0..<h).flatMap { y -> [UInt8] in
+                // Low bits that narrowing drops, so only the top 8 of `depth` bits count.
+                let row = p[(y * w)..<(y * w + w)].flatMap { v -> [UInt8] in
+                    let s = UInt16(v) << (depth - 8) | UInt16((1 << (depth - 8)) - 1)
+                    return [UInt8(s & 0xff), UInt8(s >> 8)]
+                }
+                return row + [UInt8](repeating: 0xff, count: 2 * pad)
+            }
+        }
+        let narrow = vfx_field_comb(padded8(a), w + pad, padded8(b), w + pad, Int32(w), Int32(h), 1, 8)
+        let wide = vfx_field_comb(padded16(a), 2 * (w + pad), padded16(b), 2 * (w + pad), Int32(w), Int32(h), 2, Int32(depth))
+        #expect(narrow.moving > 0 && narrow.as_is > 0)
+        #expect([wide.moving, wide.as_is, wide.next_top, wide.next_bottom]
+            == [narrow.moving, narrow.as_is, narrow.next_top, narrow.next_bottom])
+    }
+
     /// Horizontal bars 16 lines high moving 3 lines a field: woven, they leave few comb teeth, so
     /// the field order shows in the mixed weaves alone.
     @Test func verticalMotionVotesByItsFieldOrder() {
