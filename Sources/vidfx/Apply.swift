@@ -221,6 +221,7 @@ struct Apply: ParsableCommand {
             throw CommandFailure(message: error.description)
         }
         try stage?.publish()
+        render.reportPasses(of: chain)
         if let stage, DetectionStage.redacts(chain) {
             let report = RedactionReport(tally: stage.tally, input: input, output: output, fromFile: reviewed.path,
                                              foundOnRecheck: stage.recheckFinds)

@@ -260,6 +260,7 @@ struct Dump: ParsableCommand {
             }
             try writer.finish()
             try stage?.publish()
+            render.reportPasses(of: chain)
             if let stage, DetectionStage.redacts(chain) {
                 let report = RedactionReport(tally: stage.tally, input: input, output: output, fromFile: reviewed.path,
                                              foundOnRecheck: stage.recheckFinds)

@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Effects
 import FrameCore
 public import FrameSource
 import MediaInput
@@ -235,6 +236,18 @@ struct RenderOptions: ParsableArguments {
 
     @Option(help: "Progress on stderr: auto (a line on terminals), json (one object per update) or none.")
     var progress: ProgressStyle = .auto
+
+    /// For the tests: one line at the end saying how the chain's colour passes rendered
+    /// (a frame still referenced elsewhere is copied before an effect writes it).
+    @Flag(help: .hidden)
+    var reportColorPasses = false
+
+    /// The line ``reportColorPasses`` asks for, on stderr.
+    func reportPasses(of chain: EffectChain?) {
+        guard reportColorPasses, let chain else { return }
+        let passes = chain.colorPasses
+        Console.note("colour passes: \(passes.inPlace) in place, \(passes.copied) copied")
+    }
 }
 
 extension FrameSource.Configuration {

@@ -112,6 +112,33 @@ enum CLIProcess {
         #expect(dir.contents == ["out.mp4"])  // no temporary left behind
     }
 
+    /// `apply` and `dump` hand each frame to the chain, so a colour effect renders into the
+    /// only reference to its pixels; a frame still held by the loop that read it is copied
+    /// first (8 MB at 1080p, one more frame alive). That regression was silent once: the
+    /// chain's own count of its passes pins it, through the encoder, a segment of a
+    /// render, raw frames and image files, and after a layer pass. The one copy that must
+    /// be made is a picture's on its first tick of two: 24 fps at 30 shows 18 of 72 twice.
+    @Test(arguments: [
+        (["apply", CLI.media("h264-30fps.mp4"), "-e", "sepia", "-o", "out.mp4"], 90, 0),
+        (["apply", CLI.media("h264-30fps.mp4"), "-e", "sepia", "--segment", "2/3", "-o", "out.mp4"], nil, 0),
+        (["apply", CLI.media("h264-30fps.mp4"), "-e", "pixelate:size=8,sepia", "-o", "out.mp4"], 90, 0),
+        (["dump", CLI.media("h264-30fps.mp4"), "-e", "sepia,posterize", "--format", "bgra", "-o", "out.raw"], 90, 0),
+        (["dump", CLI.media("h264-30fps.mp4"), "-e", "sepia", "--frames", "12", "-o", "frames"], 12, 0),
+        (["apply", CLI.media("h264-24fps.mp4"), "-e", "sepia", "-o", "out.mp4"], 72, 18),
+    ] as [([String], Int?, Int)])
+    func colourEffectsRenderIntoTheFramesHandedOver(arguments: [String], inPlace: Int?, copied: Int) async throws {
+        let dir = Scratch()
+        let args = arguments.map { ["out.mp4", "out.raw", "frames"].contains($0) ? dir.path($0) : $0 }
+        let r = try await CLI.run(args + ["--report-color-passes", "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let line = r.stderr.split(separator: "\n").first { $0.hasPrefix("vidfx: colour passes: ") }
+        let numbers = line.map { $0.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) } } ?? []
+        #expect(numbers.count == 2, "\(r.stderr)")
+        guard numbers.count == 2 else { return }
+        #expect(numbers[1] == copied, "colour passes copied: \(r.stderr)")
+        if let inPlace { #expect(numbers[0] == inPlace) } else { #expect(numbers[0] > 0) }
+    }
+
     @Test func effectIsInThePixels() async throws {
         let dir = Scratch()
         let out = dir.path("fx.mp4")
