@@ -9,7 +9,7 @@ RELEASE := .build-release
 export LSAN_OPTIONS := suppressions=$(CURDIR)/.lsan-suppressions:print_suppressions=0
 export ASAN_OPTIONS := suppressions=$(CURDIR)/.asan-suppressions
 
-.PHONY: setup build install install-files docs deb demo test test-rules test-unit test-examples test-asan test-fuzz test-deb test-load bench fuzz soak clean testmedia
+.PHONY: setup build install install-files docs deb demo test test-rules test-unit test-examples test-asan test-tsan test-fuzz test-deb test-load bench fuzz soak clean testmedia
 
 setup:
 	@scripts/setup.sh
@@ -115,6 +115,18 @@ test-asan: setup
 	$(SWIFT) build --product $(FACENET) --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
 	$(RUN_SUITE) $(PARALLEL_HANG_LIMIT) $(SWIFT) test --skip-build --parallel --skip $(REALCLOCK) --sanitize=address --scratch-path $(ASAN_SCRATCH)
 	$(RUN_SUITE) $(REALCLOCK_HANG_LIMIT) $(SWIFT) test --skip-build --no-parallel --filter $(REALCLOCK) --sanitize=address --scratch-path $(ASAN_SCRATCH)
+
+## test-tsan: the library suites under ThreadSanitizer (not the CLI's, whose tests run the
+## uninstrumented vidfx binary): every suite at once, then the real-clock ones one test at a
+## time. Any report fails it; .tsan-suppressions lists what ThreadSanitizer cannot see. Not
+## part of `make test` (a third build of the suite): run it now and then.
+TSAN_SCRATCH := .build-tsan
+TSAN_RUN := TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions halt_on_error=0"
+TSAN_SUITES := (DetectionTests|EffectsTests|FrameCoreTests|FrameSourceTests|PlaybackTests|ScenesTests|SinksTests)\.
+test-tsan: setup
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path $(TSAN_SCRATCH)
+	$(TSAN_RUN) $(RUN_SUITE) $(PARALLEL_HANG_LIMIT) $(SWIFT) test --skip-build --parallel --sanitize=thread --scratch-path $(TSAN_SCRATCH) --filter '$(TSAN_SUITES)' --skip $(REALCLOCK)
+	$(TSAN_RUN) $(RUN_SUITE) $(REALCLOCK_HANG_LIMIT) $(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path $(TSAN_SCRATCH) --filter '$(TSAN_SUITES).*$(REALCLOCK)'
 
 ## test-examples: Examples/Thumbnails, a package of its own that uses vidfx's library
 ## products by path (as a user's package would), built and run on a test clip.
