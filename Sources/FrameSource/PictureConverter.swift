@@ -44,13 +44,9 @@ final class PictureConverter {
         self.matrixChoice = configuration.colorMatrix
         self.rangeChoice = configuration.colorRange
         self.pool = pool
-        // HDR goes through libavfilter (the table's reference chain): load it, and build
-        // the stream's table, while the decoder makes its first pictures.
-        if let curve = toneMapping.curve, color.hdrName != nil {
-            let map = ToneMap(color: color, curve: curve, peakNits: peakNits ?? color.defaultPeakNits, engine: toneMapEngine)
-            toneMap = map
-            if toneMapEngine == .table { map.prepare(input: input) } else { OnDemandLibrary.filters.loadInBackground() }
-        }
+        // HDR goes through libavfilter (the table's reference chain): get the stream's tone
+        // map ready while the decoder makes its first pictures.
+        toneMap(for: color)?.prepare(input: input)
     }
 
     deinit {
@@ -60,9 +56,13 @@ final class PictureConverter {
 
     /// The tone map for `picture` when it is HDR and tone mapping is on, else nil.
     private func toneMap(for picture: UnsafePointer<AVFrame>) -> ToneMap? {
-        guard let curve = toneMapping.curve else { return nil }
-        let color = StreamColor.of(picture, stream: streamColor)
-        guard color.hdrName != nil else { return nil }
+        toneMap(for: StreamColor.of(picture, stream: streamColor))
+    }
+
+    /// The tone map for pictures tagged `color`, made when the last one was for other
+    /// tags; nil for SDR or with tone mapping off.
+    private func toneMap(for color: StreamColor) -> ToneMap? {
+        guard let curve = toneMapping.curve, color.hdrName != nil else { return nil }
         if let toneMap, toneMap.color == color { return toneMap }
         toneMap = ToneMap(color: color, curve: curve, peakNits: peakNits ?? color.defaultPeakNits, engine: toneMapEngine)
         return toneMap

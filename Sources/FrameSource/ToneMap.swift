@@ -206,11 +206,12 @@ final class ToneMap {
 
     // MARK: the table
 
-    /// Starts building the table on a thread of its own (loading libavfilter first), so
-    /// that it is ready when the first picture is: the decoder's first pictures take
-    /// longer than both, and the first frame no longer waits for them in turn.
+    /// Gets ready for the first picture on a thread of its own: loads libavfilter and,
+    /// for the table engine, builds the table. The decoder's first pictures take longer
+    /// than both, so the first frame no longer waits for them in turn.
     func prepare(input: String) {
-        guard engine == .table, table.isEmpty, preparing == nil else { return }
+        guard engine == .table else { return OnDemandLibrary.filters.loadInBackground() }
+        guard table.isEmpty, preparing == nil else { return }
         let prepared = PreparedTable()
         preparing = prepared
         let (color, linearChain, chain) = (self.color, self.linearChain, self.chain)
