@@ -44,8 +44,10 @@ libraries=$( (for f in "$bin/vidfx" "$bin/libVidfxFaceNet.so"; do
     awk -v n="$soname" '$1 == n && $2 == "=>" {print $3}' <<<"$resolved"
   done
 done
+# awk reads ldconfig's whole list: leaving at the first match would end ldconfig with
+# SIGPIPE now and then, which pipefail turns into a failed build (exit 141).
 for soname in $on_demand; do
-  ldconfig -p | awk -v n="$soname" '$1 == n {print $NF; exit}'
+  ldconfig -p | awk -v n="$soname" '$1 == n && !found {print $NF; found = 1}'
 done) | sort -u)
 if grep -E "/opt/swift|libswift|libFoundation|libdispatch|libBlocksRuntime" <<<"$libraries"; then
   echo "make-deb: the binary still links the Swift toolchain's libraries (above)" >&2
