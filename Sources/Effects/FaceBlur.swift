@@ -7,10 +7,11 @@ import FrameCore
 ///
 /// Erase (the default) paints the shapes over with what surrounds them: a smooth
 /// membrane pulled in from the pixels just outside, so no pixel of the head is read and
-/// no head-shaped blob is left. With its default padding (0.85 of the face each side) it
-/// leaves fewer faces for CenterFace, OpenCV's Haar cascade and vidfx's own detector at
-/// its lowest score than the blur did with a second look at every detection frame, and
-/// needs no second look (docs/detection.md).
+/// no head-shaped blob is left. With its default padding (the face's size on each side),
+/// and a redaction's detector that also takes small faces at half its threshold, it
+/// leaves no face for CenterFace, OpenCV's Haar cascade or vidfx's own detector at its
+/// lowest score on the crowd pan, its photograph and the pitch clip, and needs no second
+/// look (docs/detection.md).
 ///
 /// The blur is a smooth mosaic: the region is cut into blocks of the largest face's
 /// size divided by `strength`, each block averaged, and every pixel interpolated
@@ -18,11 +19,16 @@ import FrameCore
 /// a block survives, but the head's outline and its main colours do, and a detector at
 /// a low score finds many of those outlines again; at 4 blocks and above some faces too.
 public struct FaceBlur: LayerEffect {
+    /// The default padding: the face box grows by its own size on each side. Below that
+    /// the erased region of a head cut by the frame's edge can still read as a faint
+    /// head (0.28 on the pitch clip at 0.85); docs/detection.md has the sweep.
+    public static let defaultPadding = 1.0
+
     public static let descriptor = EffectDescriptor(
         name: "faceblur", category: .detection, summary: "Erase, blur, pixelate or fill every face (redaction).",
         parameters: [
             .choice("mode", ["erase", "blur", "pixelate", "fill"], help: "erase: the head painted over from what surrounds it (nothing of it read, no silhouette left); blur: smooth, no detail left but the outline; pixelate: visible blocks; fill: a solid colour."),
-            .float("padding", default: 0.85, min: 0, max: 2, slider: 0...1.5, help: "How much larger than the face box, as a fraction of its size on each side (smaller leaves more of the head's outline for a detector to find)."),
+            .float("padding", default: FaceBlur.defaultPadding, min: 0, max: 2, slider: 0...1.5, help: "How much larger than the face box, as a fraction of its size on each side (smaller leaves more of the head's outline for a detector to find)."),
             .float("feather", default: 0, min: 0, max: 0.5, slider: 0...0.3, help: "Soft edge, as a fraction of the shape's radius (0: hard; erase needs none, its fill meets the surroundings)."),
             .choice("shape", ["ellipse", "box"], help: "The redacted shape around each face."),
             .int("strength", default: 2, min: 2, max: 64, slider: 2...24, help: "Blocks across a head (fewer: less detail left; above 2 a detector may find the face again)."),
@@ -118,8 +124,9 @@ public struct FaceBlur: LayerEffect {
         let top = max(y0, rows.lowerBound), bottom = min(y1, rows.upperBound)
         guard top < bottom else { return }
         // Blocks over the whole (clipped) region, so that every band sees the same grid;
-        // their size follows the largest face in it.
-        let largest = shapes.map { max($0.width, $0.height) }.max()!
+        // their size follows the largest face in it (no larger than the frame: a box a
+        // detector or a track got wrong can be any size, and Int() of a huge value traps).
+        let largest = min(Double(2 * max(w, h)), shapes.map { max($0.width, $0.height) }.max()!)
         let block = max(2, Int((largest / Double(strength)).rounded(.up)))
         let columns = (x1 - x0 + block - 1) / block
         let inner = max(0, 1 - feather)
@@ -133,8 +140,8 @@ public struct FaceBlur: LayerEffect {
                 let r = Reach(s, row: y)
                 guard abs(r.ny) < 1 else { continue }
                 active.append(r)
-                a = min(a, Int((r.cx - r.rx).rounded(.down)) - 1)
-                b = max(b, Int((r.cx + r.rx).rounded(.up)) + 1)
+                a = min(a, clip((r.cx - r.rx).rounded(.down), w) - 1)
+                b = max(b, clip((r.cx + r.rx).rounded(.up), w) + 1)
             }
             let lo = max(x0, a), hi = min(x1, b)
             return lo < hi ? lo..<hi : nil
@@ -199,13 +206,50 @@ public struct FaceBlur: LayerEffect {
                     let r = Reach(s, row: y)
                     guard abs(r.ny) < 1 + 2 / max(s.height, 1) else { continue }
                     let half = (ellipse ? max(0, 1 - min(1, r.ny * r.ny)).squareRoot() : 1) * r.rx + 1
-                    let a = max(mx0, Int((r.cx - half).rounded(.down)) - 1), b = min(mx1, Int((r.cx + half).rounded(.up)) + 1)
+                    let a = max(mx0, clip((r.cx - half).rounded(.down), w) - 1), b = min(mx1, clip((r.cx + half).rounded(.up), w) + 1)
                     if a < b { for x in a..<b { hole[x - mx0] = true } }
                 }
             }
         }()
 
+        /// The columns of `span` inside any shape of `active` (as ``cover(_:_:)`` decides a
+        /// pixel with no feather), as sorted, disjoint runs. A shape's columns on a row are
+        /// one run (it is convex): estimated from its half width there, then each end
+        /// moved until it agrees with the per-pixel test, so that the pixels are the same.
+        func inside(_ span: Range<Int>, _ active: [Reach], into runs: inout [Range<Int>]) {
+            runs.removeAll(keepingCapacity: true)
+            for s in active {
+                func within(_ x: Int) -> Bool {
+                    let nx = (Double(x) + 0.5 - s.cx) / s.rx
+                    return (ellipse ? (nx * nx + s.ny * s.ny).squareRoot() : max(abs(nx), abs(s.ny))) < 1
+                }
+                let half = (ellipse ? max(0, 1 - s.ny * s.ny).squareRoot() : 1) * s.rx
+                // Clamped before the conversion: a box carried out of the frame can be far off.
+                let lo = Double(span.lowerBound), hi = Double(span.upperBound - 1)
+                var a = Int(max(lo, min(hi + 1, (s.cx - half - 0.5).rounded(.up))))
+                var b = Int(max(lo - 1, min(hi, (s.cx + half - 0.5).rounded(.down))))
+                while a > span.lowerBound, within(a - 1) { a -= 1 }
+                while a <= b, !within(a) { a += 1 }
+                while b < span.upperBound - 1, within(b + 1) { b += 1 }
+                while b >= a, !within(b) { b -= 1 }
+                if a <= b { runs.append(a..<(b + 1)) }
+            }
+            runs.sort { $0.lowerBound < $1.lowerBound }
+            var merged = 0
+            for r in runs {
+                if merged > 0, r.lowerBound <= runs[merged - 1].upperBound {
+                    runs[merged - 1] = runs[merged - 1].lowerBound..<max(runs[merged - 1].upperBound, r.upperBound)
+                } else {
+                    runs[merged] = r
+                    merged += 1
+                }
+            }
+            runs.removeLast(runs.count - merged)
+        }
+
         // Two rows of block averages: the rows above and below the current pixel row.
+        var runs: [Range<Int>] = []
+        runs.reserveCapacity(shapes.count)
         var active: [Reach] = []
         active.reserveCapacity(shapes.count)
         var membraneRow: [SIMD4<Float>] = []
@@ -230,6 +274,15 @@ public struct FaceBlur: LayerEffect {
                 }
                 let row = src.row(y), out = dst + y * stride
                 membrane?.row(y, into: &membraneRow)
+                if let membrane, inner >= 1 {
+                    // A hard edge: each pixel is erased or kept, so walk each shape's
+                    // columns on this row instead of asking every shape about every pixel.
+                    inside(span, active, into: &runs)
+                    membraneRow.withUnsafeBufferPointer { membraneRow in
+                        for run in runs { for x in run { out[x] = pack(membrane.fill(x, membraneRow)) } }
+                    }
+                    continue
+                }
                 membraneRow.withUnsafeBufferPointer { membraneRow in
                     for x in span {
                         let cover = cover(x, active)

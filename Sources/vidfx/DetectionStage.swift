@@ -18,7 +18,7 @@ struct DetectionOptions: ParsableArguments {
     var faceModel: String?
 
     @Option(name: .customLong("face-threshold"), parsing: .unconditional,
-            help: ArgumentHelp("Least face score, 0…1: lower finds more (and more false faces). Default 0.3; 0.2 when redacting (faceblur), where a missed face costs more than a blurred patch.", valueName: "score"))
+            help: ArgumentHelp("Least face score, 0…1: lower finds more (and more false faces). Default 0.3; 0.2 when redacting (faceblur), where a missed face costs more than a blurred patch, and small faces (up to 8% of the picture's longer side) down to half the score.", valueName: "score"))
     var faceThreshold: Double?
 
     @Option(name: .customLong("face-size"), parsing: .unconditional,
@@ -92,12 +92,13 @@ final class DetectionStage {
         do {
             let threshold = options.faceThreshold ?? (redacting ? FaceDetector.redactionThreshold : FaceDetector.defaultThreshold)
             let side = options.faceSize ?? (redacting ? FaceDetector.redactionLargestSide : FaceDetector.defaultLargestSide)
+            let small = redacting ? threshold * FaceDetector.redactionSmallFaceFactor : nil
             for _ in 0..<workers {
                 var set: [any Detector] = []
                 if needs.contains(.codes) { set.append(CodeDetector(symbologies: codes)) }
                 if needs.contains(.faces) {
                     let model = options.faceModel ?? FaceDetector.defaultModelPath()
-                    set.append(try FaceDetector(modelPath: model, threshold: threshold, largestSide: side))
+                    set.append(try FaceDetector(modelPath: model, threshold: threshold, smallFaceThreshold: small, largestSide: side))
                     if recheck != nil {
                         looks.append(try FaceDetector(modelPath: model, threshold: threshold, largestSide: side,
                                                       sizeFactor: options.faceRecheckSize ?? RedactionRecheck.lookSize))

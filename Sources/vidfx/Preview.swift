@@ -171,7 +171,8 @@ struct Preview: ParsableCommand {
             let threshold = redacting ? FaceDetector.redactionThreshold : FaceDetector.defaultThreshold
             let recheck = DetectionStage.recheck(of: chain, passes: DetectionStage.defaultRecheckPasses(of: chain))
             do {
-                detectors.append(try FaceDetector(modelPath: FaceDetector.defaultModelPath(), threshold: threshold))
+                detectors.append(try FaceDetector(modelPath: FaceDetector.defaultModelPath(), threshold: threshold,
+                                                  smallFaceThreshold: redacting ? threshold * FaceDetector.redactionSmallFaceFactor : nil))
                 let look = recheck == nil ? nil : try FaceDetector(modelPath: FaceDetector.defaultModelPath(), threshold: threshold,
                                                                     sizeFactor: RedactionRecheck.lookSize)
                 return LiveDetection(detectors: detectors, recheck: recheck, recheckLook: look)

@@ -83,6 +83,35 @@ import Testing
         for i in steady { #expect(ids[i]?.count == 1, "face \(i) had IDs \(ids[i] ?? [])") }
     }
 
+    /// A redaction's detector takes small faces at a lower score: on pitch.mp4 (a player
+    /// before a stand of out-of-focus spectators) it reports every face the plain detector
+    /// does, plus small ones scored between the two thresholds (the stand's faces, which
+    /// the plain detector at 0.2 never finds), and none of the larger boxes that a
+    /// detector at the lower score everywhere gives.
+    @Test func smallFacesAreTakenAtTheLowerScoreAndOnlyThey() throws {
+        let frames = try Media.frames("pitch.mp4")
+        let plain = try FaceDetector(modelPath: Self.model, threshold: 0.2)
+        let redacting = try FaceDetector(modelPath: Self.model, threshold: 0.2, smallFaceThreshold: 0.1)
+        let low = try FaceDetector(modelPath: Self.model, threshold: 0.1)
+        var (small, large, stand) = (0, 0, 0)
+        for tick in [0, 40, 77, 98, 114] {
+            let frame = frames[tick]
+            let limit = FaceDetector.smallFaceShare * Double(max(frame.width, frame.height)) * 1.05
+            let (a, b, c) = (try plain.detect(frame), try redacting.detect(frame), try low.detect(frame))
+            for face in a { #expect(b.contains { $0.bounds == face.bounds }, "tick \(tick): \(face.bounds) lost") }
+            let extra = b.filter { o in !a.contains { $0.bounds == o.bounds } }
+            for o in extra {
+                #expect(o.confidence > 0.1 && o.confidence <= 0.2 && max(o.bounds.width, o.bounds.height) <= limit,
+                        "tick \(tick): \(o.bounds) at \(o.confidence)")
+                if o.bounds.y < 60 && !a.contains(where: { $0.bounds.y < 60 }) { stand += 1 }
+            }
+            small += extra.count
+            large += c.filter { $0.confidence <= 0.2 && max($0.bounds.width, $0.bounds.height) > 1.1 * limit }.count
+        }
+        #expect(small > 0 && stand > 0, "no small face added (\(small), \(stand) in the stand)")
+        #expect(large > 0, "the lower score everywhere gives larger boxes, which the small faces' rule leaves out")
+    }
+
     @Test func aMissingOrDamagedModelIsOneClearLine() throws {
         #expect {
             _ = try FaceDetector(modelPath: "/nonexistent/centerface.onnx")

