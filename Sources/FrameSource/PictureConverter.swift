@@ -188,9 +188,14 @@ final class PictureConverter {
     }
 
     /// Size after making pixels square: the width is scaled by the pixel aspect ratio
-    /// and rounded to the nearest pixel (at least 1).
+    /// and rounded to the nearest pixel (at least 1). A ratio that moves the width by
+    /// less than a pixel (and by under 1%) is kept as stored: it is what a scale to an
+    /// even height leaves behind (ffmpeg's `scale=1280:-2` tags 1550:1551), and
+    /// resampling the whole picture for it would blur every pixel, at a scaling pass's cost.
     static func squareSize(width: Int, height: Int, sar: AVRational, enabled: Bool) -> (Int, Int) {
         guard enabled, sar.num > 0, sar.den > 0, sar.num != sar.den else { return (width, height) }
+        let change = Int64(width) * Int64(abs(sar.num - sar.den))
+        if change < Int64(sar.den), 100 * Int64(abs(sar.num - sar.den)) < Int64(sar.den) { return (width, height) }
         let w = (Int64(width) * Int64(sar.num) * 2 + Int64(sar.den)) / (Int64(sar.den) * 2)
         return (max(1, Int(w)), height)
     }

@@ -94,7 +94,7 @@ import Testing
         let redacting = try FaceDetector(modelPath: Self.model, threshold: 0.2, smallFaceThreshold: 0.1)
         let low = try FaceDetector(modelPath: Self.model, threshold: 0.1)
         var (small, large, stand) = (0, 0, 0)
-        for tick in [0, 40, 77, 98, 114] {
+        for tick in [0, 22, 40, 66, 77, 114] {
             let frame = frames[tick]
             let limit = FaceDetector.smallFaceShare * Double(max(frame.width, frame.height)) * 1.05
             let (a, b, c) = (try plain.detect(frame), try redacting.detect(frame), try low.detect(frame))

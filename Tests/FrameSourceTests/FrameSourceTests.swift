@@ -94,6 +94,9 @@ import Testing
         ("tiny-1x1.mp4", ""), ("bars-bt709-10bit.mp4", ""), ("bars-bt601-full.mp4", ""), ("truncated-faststart.mp4", ""),
         // Pixel aspect: ffmpeg keeps 4:3 pixels unless told; we make them square (161 × 4/3 → 215).
         ("odd-161x121-sar4x3.mp4", "scale=215:121,setsar=1,"),
+        // 856:855 (ffmpeg's scale to an even height left it): under a pixel of width, kept
+        // as stored, so no resampling and ffmpeg's own pixels.
+        ("pitch.mp4", ""),
         // The WebM's audio pre-roll puts its container start 7 ms before the first video frame.
         // ffmpeg's timeline starts at the container start; ours at the first video frame.
         ("vp9-opus.webm", "setpts=PTS-STARTPTS,"),
@@ -173,6 +176,8 @@ import Testing
         #expect(frames.enumerated().allSatisfy { TestMedia.frameNumber($1) == $0 })
         let kept = try TestMedia.frames("odd-161x121-sar4x3.mp4") { $0.squarePixels = false }
         #expect(kept[0].width == 161)
+        // A ratio that moves the width by less than a pixel is the rounding of a scale.
+        #expect(try TestMedia.frames("pitch.mp4")[0].width == 640)
     }
 
     @Test func onePixelVideo() throws {
