@@ -38,6 +38,8 @@ public final class FaceDetector: Detector {
     /// at the default 0.2). Chosen by measurement (docs/detection.md): it covers the
     /// small finds that the redaction of the faces around them raises above 0.2.
     public static let redactionSmallFaceFactor = 0.5
+    /// The small faces' least score for a redaction at `threshold`.
+    public static func redactionSmallFaceThreshold(_ threshold: Double) -> Double { threshold * redactionSmallFaceFactor }
     /// How large a small face may be, as a share of the picture's longer side (51 px at
     /// 640, 154 px at 1920). Below the threshold, larger boxes are mostly texture: the
     /// threshold 0.1 everywhere covers a third of a close-up (docs/detection.md).

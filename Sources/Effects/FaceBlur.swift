@@ -147,13 +147,18 @@ public struct FaceBlur: LayerEffect {
             return lo < hi ? lo..<hi : nil
         }
 
+        /// How far pixel x of the shape's row is from its centre, in radii (inside: under 1).
+        func distance(_ x: Int, _ s: Reach) -> Double {
+            let nx = (Double(x) + 0.5 - s.cx) / s.rx
+            return ellipse ? (nx * nx + s.ny * s.ny).squareRoot() : max(abs(nx), abs(s.ny))
+        }
+
         /// How much of pixel (x, y) is redacted: 1 inside a shape, falling to 0 across the
         /// feathered edge, the most of any shape of the group (`active`: those reaching row y).
         func cover(_ x: Int, _ active: [Reach]) -> Float {
             var best: Float = 0
             for s in active {
-                let nx = (Double(x) + 0.5 - s.cx) / s.rx
-                let d = ellipse ? (nx * nx + s.ny * s.ny).squareRoot() : max(abs(nx), abs(s.ny))
+                let d = distance(x, s)
                 guard d < 1 else { continue }
                 if d <= inner { return 1 }
                 best = max(best, Float((1 - d) / (1 - inner)))
@@ -219,10 +224,7 @@ public struct FaceBlur: LayerEffect {
         func inside(_ span: Range<Int>, _ active: [Reach], into runs: inout [Range<Int>]) {
             runs.removeAll(keepingCapacity: true)
             for s in active {
-                func within(_ x: Int) -> Bool {
-                    let nx = (Double(x) + 0.5 - s.cx) / s.rx
-                    return (ellipse ? (nx * nx + s.ny * s.ny).squareRoot() : max(abs(nx), abs(s.ny))) < 1
-                }
+                func within(_ x: Int) -> Bool { distance(x, s) < 1 }
                 let half = (ellipse ? max(0, 1 - s.ny * s.ny).squareRoot() : 1) * s.rx
                 // Clamped before the conversion: a box carried out of the frame can be far off.
                 let lo = Double(span.lowerBound), hi = Double(span.upperBound - 1)

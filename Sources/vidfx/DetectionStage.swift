@@ -92,7 +92,7 @@ final class DetectionStage {
         do {
             let threshold = options.faceThreshold ?? (redacting ? FaceDetector.redactionThreshold : FaceDetector.defaultThreshold)
             let side = options.faceSize ?? (redacting ? FaceDetector.redactionLargestSide : FaceDetector.defaultLargestSide)
-            let small = redacting ? threshold * FaceDetector.redactionSmallFaceFactor : nil
+            let small = redacting ? FaceDetector.redactionSmallFaceThreshold(threshold) : nil
             for _ in 0..<workers {
                 var set: [any Detector] = []
                 if needs.contains(.codes) { set.append(CodeDetector(symbologies: codes)) }

@@ -172,7 +172,7 @@ struct Preview: ParsableCommand {
             let recheck = DetectionStage.recheck(of: chain, passes: DetectionStage.defaultRecheckPasses(of: chain))
             do {
                 detectors.append(try FaceDetector(modelPath: FaceDetector.defaultModelPath(), threshold: threshold,
-                                                  smallFaceThreshold: redacting ? threshold * FaceDetector.redactionSmallFaceFactor : nil))
+                                                  smallFaceThreshold: redacting ? FaceDetector.redactionSmallFaceThreshold(threshold) : nil))
                 let look = recheck == nil ? nil : try FaceDetector(modelPath: FaceDetector.defaultModelPath(), threshold: threshold,
                                                                     sizeFactor: RedactionRecheck.lookSize)
                 return LiveDetection(detectors: detectors, recheck: recheck, recheckLook: look)
