@@ -24,7 +24,7 @@ grep -q "^Depends:.*libavcodec" <(dpkg-deb -f "$deb") || fail "Depends names no 
 depends=$(dpkg-deb -f "$deb" Depends)
 if grep -q -- "-dev" <<<"$depends"; then fail "Depends names a -dev package"; fi
 # The libraries loaded on demand are not NEEDED by the binary, but it needs their packages.
-for package in libavfilter libavdevice libsdl2 libzbar; do
+for package in libavfilter libavdevice libzimg libsdl2 libzbar; do
   grep -q "$package" <<<"$depends" || fail "Depends names no $package package (loaded on demand)"
 done
 
@@ -46,7 +46,7 @@ bare "$bin" apply "$repo/testmedia/h264-30fps.mp4" -e sepia -o "$work/out.mp4" -
 frames=$(ffprobe -v error -count_frames -select_streams v -show_entries stream=nb_read_frames -of csv=p=0 "$work/out.mp4")
 [ "$frames" = 90 ] || fail "apply wrote $frames frames, not 90"
 # HDR goes through libavfilter and codes through zbar, both loaded on demand.
-bare "$bin" dump "$repo/testmedia/hlg-10bit.mkv" --format bgra -o /dev/null --frames 2 -q || fail "an HDR dump failed (libavfilter on demand)"
+bare "$bin" dump "$repo/testmedia/hlg-10bit.mkv" --format bgra -o /dev/null --frames 2 -q || fail "an HDR dump failed (zimg on demand)"
 codes=$(bare "$bin" detect "$repo/testmedia/ean13-moving.mp4" --what codes --duration 0.5 --json 2>/dev/null | grep -c ean13 || true)
 [ "$codes" -ge 10 ] || fail "detect read $codes barcodes in ean13-moving.mp4 (zbar on demand)"
 faces=$(bare "$bin" detect "$repo/testmedia/crowd.jpg" --what faces --json 2>/dev/null | grep -o '"kind" *: *"face"' | wc -l)

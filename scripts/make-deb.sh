@@ -34,10 +34,10 @@ cp README.md "$stage/usr/share/doc/vidfx/README.md"
 # The packages of the shared libraries linked directly (their NEEDED entries, as
 # dpkg-shlibdeps reads them: what those need in turn, their packages depend on); the
 # toolchain must not be among them.
-# The libraries vidfx loads on demand (COnDemand: libavfilter, libavdevice, SDL2, zbar)
+# The libraries vidfx loads on demand (COnDemand: libavfilter, libavdevice, zimg, SDL2, zbar)
 # are not NEEDED, so their names come from the binary itself, as dlopen is given them.
-on_demand=$(strings -a "$bin/vidfx" | grep -E '^lib(avfilter|avdevice)\.so\.[0-9]+$|^libSDL2-2\.0\.so\.0$|^libzbar\.so\.0$' | sort -u)
-[ "$(wc -l <<<"$on_demand")" -eq 4 ] || { echo "make-deb: expected 4 libraries loaded on demand, found: $on_demand" >&2; exit 1; }
+on_demand=$(strings -a "$bin/vidfx" | grep -E '^lib(avfilter|avdevice|zimg)\.so\.[0-9]+$|^libSDL2-2\.0\.so\.0$|^libzbar\.so\.0$' | sort -u)
+[ "$(wc -l <<<"$on_demand")" -eq 5 ] || { echo "make-deb: expected 5 libraries loaded on demand, found: $on_demand" >&2; exit 1; }
 libraries=$( (for f in "$bin/vidfx" "$bin/libVidfxFaceNet.so"; do
   resolved=$(ldd "$f")
   for soname in $(objdump -p "$f" | awk '$1 == "NEEDED" {print $2}'); do

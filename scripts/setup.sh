@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# libavfilter: the reference HDR tone map, bwdif and idet; libavdevice: capture (x11grab, V4L2).
+# libavfilter: the reference HDR tone map, bwdif and idet; zimg (libzimg-dev, zscale's library):
+# the HDR table; libavdevice: capture (x11grab, V4L2).
 # Xvfb and xsetroot: the capture tests draw on a virtual display.
 # zlib: PNG frames; SDL2: the preview window; tmux: the terminal preview tests;
 # python3: the loopback HTTP server of the remote-input tests.
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 # Slurm and munge: scripts/render-slurm.sbatch, tried on a one-machine cluster (scripts/slurm-local.sh).
 # mpv and Chromium: the players the joined segments are played through, seam by seam;
 # Chromium also drives the studio's page in its tests, and curl makes their API requests.
-packages=(pkg-config curl libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev libavfilter-dev libavdevice-dev ffmpeg zlib1g-dev libsdl2-dev tmux python3
+packages=(pkg-config curl libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev libavfilter-dev libavdevice-dev libzimg-dev ffmpeg zlib1g-dev libsdl2-dev tmux python3
           libzbar-dev zbar-tools libopencv-dnn-dev parallel openssh-client openssh-server rsync slurmctld slurmd slurm-client munge mpv chromium xvfb x11-xserver-utils)
 
 missing=()

@@ -105,7 +105,7 @@ struct ColorOptions: ParsableArguments {
     var peakNits: Double?
 
     @Option(name: .customLong("tonemap-engine"), help: ArgumentHelp(
-        "table (libavfilter's tone map sampled once per clip into a 3-D table, fast) or libavfilter (zscale + tonemap on every frame, the reference).",
+        "table (libavfilter's tone map computed once per clip at the points of a 3-D table with zimg, its own library, then interpolated: fast) or libavfilter (zscale + tonemap on every frame, the reference).",
         valueName: "engine"))
     var toneMapEngine: FrameSource.ToneMapEngine = .table
 

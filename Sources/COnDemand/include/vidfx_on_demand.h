@@ -1,8 +1,8 @@
 // Shared libraries that vidfx loads when a job first needs them instead of at start:
-// FFmpeg's filter and device libraries, SDL2, zbar. Each pulls in libraries of its own
+// FFmpeg's filter and device libraries, zimg, SDL2, zbar. Most pull in libraries of their own
 // (libavfilter alone: speech voices, OpenGL, Vulkan, TLS...); linked, they cost every run
 // about 18 MiB of resident memory and part of its start-up, though only HDR, interlaced
-// and captured input, the preview window and code detection use them.
+// and captured input, the preview window and code detection use them (zimg: the HDR table).
 //
 // A target that loads a library defines, for each function vidfx calls, a function of
 // the same name and signature that loads the library (vfx_library_need) and calls the
