@@ -69,3 +69,7 @@ void vfx_table3d_rows_placed(const float *table, const uint8_t *transfer, const 
         rows_isa(VFX_TABLE3D_BASELINE, table, transfer, to_grid, src, out, origin, col_step, row_step, row_begin, row_end, scratch);
     }
 }
+
+void vfx_table3d_chroma_row(const vfx_planes *src, int plane, int y, uint16_t *out, int *blend, int general) {
+    chroma_row_sse2(src, plane, y, out, blend, general);
+}

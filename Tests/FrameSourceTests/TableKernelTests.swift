@@ -62,6 +62,34 @@ import Testing
                      width: width, height: height, bytes: bytes, depth: depth)
     }
 
+    /// Left-sited chroma is brought to full size in 16-bit arithmetic (sixteen columns a
+    /// step); it must give the codes the general arithmetic gives, on every row (the first
+    /// and last repeat their neighbour), odd widths and the deepest samples included.
+    @Test(arguments: [(333, 2, 10), (334, 2, 12), (65, 1, 8), (2, 2, 13), (3, 2, 10)])
+    func chromaShortcutEqualsTheGeneralArithmetic(width: Int, bytes: Int, depth: Int) throws {
+        var scene = Self.scene(width: width, height: 9, bytes: bytes, depth: depth)
+        // The largest codes too, where 16 bits would overflow first.
+        let top = (1 << depth) - 1
+        for i in 0..<(scene.pb.count / bytes) where i % 3 == 0 {
+            if bytes == 2 { scene.pb[2 * i] = UInt8(top & 0xFF); scene.pb[2 * i + 1] = UInt8(top >> 8) } else { scene.pb[i] = UInt8(top) }
+        }
+        var differing = 0, nonzero = 0
+        scene.withPlanes { planes in
+            var fast = [UInt16](repeating: 0, count: width), general = [UInt16](repeating: 1, count: width)
+            var blend = [Int32](repeating: 0, count: width + 2)
+            for y in 0..<Int32(scene.height) {
+                for plane: Int32 in [1, 2] {
+                    vfx_table3d_chroma_row(&planes, plane, y, &fast, &blend, 0)
+                    vfx_table3d_chroma_row(&planes, plane, y, &general, &blend, 1)
+                    differing += zip(fast, general).filter { $0 != $1 }.count
+                    nonzero += fast.filter { $0 != 0 }.count
+                }
+            }
+        }
+        #expect(differing == 0, "\(differing) codes differ")
+        #expect(nonzero > width * scene.height, "the rows were written")
+    }
+
     @Test(arguments: [(333, 2, 10), (64, 1, 8)])
     func everyInstructionSetMakesTheSamePicture(width: Int, bytes: Int, depth: Int) throws {
         let height = 12

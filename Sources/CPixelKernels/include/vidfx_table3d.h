@@ -1,5 +1,5 @@
 // A 3-D lookup from an HDR picture's samples to BGRA: the shipped HDR → SDR path. The
-// table is filled from libavfilter's own conversion once per clip (see FrameSource's
+// table holds what libavfilter's own conversion gives, filled once per clip (see FrameSource's
 // ToneMap), so this only interpolates; it never decides what a colour should become.
 #ifndef VIDFX_TABLE3D_H
 #define VIDFX_TABLE3D_H
@@ -67,5 +67,11 @@ void vfx_table3d_rows(const float *table, const uint8_t *transfer, const float *
 void vfx_table3d_rows_placed(const float *table, const uint8_t *transfer, const float *to_grid, const vfx_planes *src,
                              const vfx_walk *walk, uint32_t *out, long out_stride, int row_begin, int row_end,
                              uint16_t *scratch);
+
+/// Chroma plane `plane` (1 or 2) of `src` brought to luma row `y` at full width as 16-bit
+/// codes, as the kernels do it (`blend`: room for a chroma row's width + 1 ints). With
+/// `general`, never by the 16-bit shortcut of left-sited chroma: for the tests that
+/// compare the two.
+void vfx_table3d_chroma_row(const vfx_planes *src, int plane, int y, uint16_t *out, int *blend, int general);
 
 #endif
