@@ -1,3 +1,4 @@
+import CPixelKernels
 import Dispatch
 import Foundation
 public import FrameCore
@@ -44,9 +45,13 @@ public struct LUT3D: Sendable, Equatable {
         var size = 0
         var lo: [Float] = [0, 0, 0], hi: [Float] = [1, 1, 1]
         var values: [Float] = []
-        for (n, raw) in text.split(whereSeparator: \.isNewline).enumerated() {
-            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
-            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        // Bytes, not Characters: splitting 36 000 lines by grapheme took 50 ms for a 33³ cube.
+        // Line numbers count every line, blank ones too; the CR of CRLF is white space, and a
+        // file with CRs alone (classic Mac) is split at them.
+        let newline = text.utf8.contains(UInt8(ascii: "\n")) ? UInt8(ascii: "\n") : UInt8(ascii: "\r")
+        for (n, raw) in text.utf8.split(separator: newline, omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: UInt8(ascii: "#"), maxSplits: 1, omittingEmptySubsequences: false)[0]
+            let fields = line.split(whereSeparator: { $0 == 32 || $0 == 9 || $0 == 13 || $0 == 11 || $0 == 12 }).map { Substring($0) }
             guard let first = fields.first else { continue }
             func bad(_ why: String) -> EffectError { EffectError("\(name): line \(n + 1): \(why)") }
             switch first {
@@ -218,7 +223,29 @@ struct LUTTable: Sendable {
     }
 
     /// Maps pixels through the LUT, mixed with the original by `intensity`; alpha kept.
+    /// The C kernel (`vfx_lut3d_apply`): ``referenceApply(_:count:intensity:)``'s floats in
+    /// its order, the same bytes at about four times its speed.
     func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, intensity: Float) {
+        let mode: Int32
+        switch interpolation {
+        case .nearest: mode = Int32(VFX_LUT_NEAREST)
+        case .trilinear: mode = Int32(VFX_LUT_TRILINEAR)
+        case .tetrahedral: mode = Int32(VFX_LUT_TETRAHEDRAL)
+        }
+        values.withUnsafeBufferPointer { t in
+            index.withUnsafeBufferPointer { idx in
+                fraction.withUnsafeBufferPointer { frac in
+                    var lut = vfx_lut3d(values: t.baseAddress, size: Int32(size), interpolation: mode, index: idx.baseAddress,
+                                        fraction: frac.baseAddress)
+                    vfx_lut3d_apply(&lut, intensity, pixels, count)
+                }
+            }
+        }
+    }
+
+    /// ``apply(_:count:intensity:)`` in Swift, one pixel at a time: the reference the C
+    /// kernel is checked against.
+    func referenceApply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, intensity: Float) {
         values.withUnsafeBufferPointer { t in
             index.withUnsafeBufferPointer { idx in
                 fraction.withUnsafeBufferPointer { frac in
@@ -255,15 +282,16 @@ final class DenseLUT: Sendable {
     func entries(for lut: LUTTable, intensity: Float) -> [UInt32] {
         lock.withLock {
             if let cached { return cached }
-            var built = [UInt32](repeating: 0, count: 1 << 24)
-            built.withUnsafeMutableBufferPointer { out in
+            // Every entry is written below (no zero fill of 64 MiB first); each colour goes in
+            // with alpha 0, which the LUT keeps, so the entries carry none.
+            let built = [UInt32](unsafeUninitializedCapacity: 1 << 24) { out, count in
                 let base = UInt(bitPattern: out.baseAddress!)
                 DispatchQueue.concurrentPerform(iterations: 256) { b in
                     let row = UnsafeMutablePointer<UInt32>(bitPattern: base)! + b << 16
                     for i in 0..<65536 { row[i] = UInt32(i) | UInt32(b) << 16 }
                     lut.apply(row, count: 65536, intensity: intensity)
-                    for i in 0..<65536 { row[i] &= 0x00FF_FFFF }
                 }
+                count = 1 << 24
             }
             cached = built
             return built

@@ -1,4 +1,4 @@
-import Effects
+@testable import Effects
 import Foundation
 import FrameCore
 import Testing
@@ -125,6 +125,45 @@ import Testing
         let out = try Fixture.apply("lut:file=\(path):interp=\(interp)", to: source)
         let ref = try await Fixture.ffmpeg(source, filter: "lut3d=file=\(path):interp=\(interp)")
         #expect(Fixture.difference(out, ref) <= 1)
+    }
+
+    /// Line ends of every kind, comments, tabs and blank lines read the same cube; an error
+    /// names the line as an editor counts it.
+    @Test func cubeTextReadsTheSameWhateverTheLineEnds() throws {
+        let lut = grade(size: 3)
+        var lines = ["# graded", "TITLE \"t\"", "", "LUT_3D_SIZE 3", "DOMAIN_MIN 0 0 0 # comment"]
+        for i in 0..<27 { lines.append(String(format: "%.6f\t%.6f %.6f", lut.values[3 * i], lut.values[3 * i + 1], lut.values[3 * i + 2])) }
+        let unix = try LUT3D.parseCube(lines.joined(separator: "\n") + "\n", name: "unix.cube")
+        #expect(unix.size == 3 && unix.values.count == 81)
+        for (v, w) in zip(unix.values, lut.values) { #expect(abs(v - w) < 1e-5) }
+        #expect(try LUT3D.parseCube(lines.joined(separator: "\r\n"), name: "dos.cube") == unix)
+        #expect(try LUT3D.parseCube(lines.joined(separator: "\r"), name: "mac.cube") == unix)
+        var broken = lines
+        broken[7] = "0.5 0.5"
+        #expect(throws: EffectError.self) { try LUT3D.parseCube(broken.joined(separator: "\r\n"), name: "broken.cube") }
+        do {
+            _ = try LUT3D.parseCube(broken.joined(separator: "\r\n"), name: "broken.cube")
+        } catch {
+            #expect("\(error)".contains("line 8"), "\(error)")
+        }
+    }
+
+    /// The C kernel against LUTTable's Swift reference, for every interpolation and a mix:
+    /// a million random colours, and every colour whose channels are 0, 1, 127, 128, 254
+    /// or 255 (the grid's ends and middle).
+    @Test(arguments: ["tetrahedral", "trilinear", "nearest"], [Float(1), 0.7])
+    func cKernelGivesTheReferenceBytes(interp: String, intensity: Float) throws {
+        let table = LUTTable(cube: grade(size: 17), interpolation: LUTInterpolation(rawValue: interp)!)
+        var rng = SystemRandomNumberGenerator()
+        var colours = (0..<1_000_000).map { _ in UInt32.random(in: 0...UInt32.max, using: &rng) }
+        let ends: [UInt32] = [0, 1, 127, 128, 254, 255]
+        for r in ends { for g in ends { for b in ends { colours.append(0x8000_0000 | r << 16 | g << 8 | b) } } }
+        var fast = colours, reference = colours
+        fast.withUnsafeMutableBufferPointer { table.apply($0.baseAddress!, count: $0.count, intensity: intensity) }
+        reference.withUnsafeMutableBufferPointer { table.referenceApply($0.baseAddress!, count: $0.count, intensity: intensity) }
+        let differing = zip(fast, reference).filter { $0 != $1 }.count
+        #expect(differing == 0, "\(differing) of \(colours.count) colours differ")
+        #expect(zip(fast, colours).filter { $0 != $1 }.count > colours.count / 2, "the LUT changed the colours")
     }
 
     @Test func denseTableGivesTheSameBytesAsInterpolation() throws {

@@ -1,0 +1,72 @@
+#include "vidfx_lut3d.h"
+
+// Effects' LUTTable computes each product and sum on its own (Swift does not fuse them);
+// so must this, or the last bit of some sums and then a byte would differ.
+#pragma STDC FP_CONTRACT OFF
+
+/// clamp(⌊v + ½⌋, 0, 255): Effects' Pixel.quantize. Clamped first, the value is not
+/// negative, so truncation is the floor (floorf is a libm call on baseline x86-64).
+static inline uint32_t quantize(float v) {
+    float x = v + 0.5f;
+    x = x < 0 ? 0 : (x > 255 ? 255 : x);
+    return (uint32_t)(int32_t)x;
+}
+
+/// The grid read at the cell (r0, g0, b0) with fractions (fr, fg, fb) into out[0..2].
+static inline void corners(const vfx_lut3d *lut, int r0, int g0, int b0, float fr, float fg, float fb, float *out) {
+    const int n = lut->size;
+    const int dr = r0 + 1 < n ? 3 : 0, dg = g0 + 1 < n ? 3 * n : 0, db = b0 + 1 < n ? 3 * n * n : 0;
+    const float *c = lut->values + 3 * (r0 + g0 * n + b0 * n * n);
+    switch (lut->interpolation) {
+    case VFX_LUT_NEAREST: {
+        const float *p = c + (fr >= 0.5f ? dr : 0) + (fg >= 0.5f ? dg : 0) + (fb >= 0.5f ? db : 0);
+        out[0] = p[0];
+        out[1] = p[1];
+        out[2] = p[2];
+        return;
+    }
+    case VFX_LUT_TRILINEAR:
+        for (int k = 0; k < 3; k++) {
+            const float c00 = c[k] + (c[dr + k] - c[k]) * fr, c10 = c[dg + k] + (c[dr + dg + k] - c[dg + k]) * fr;
+            const float c01 = c[db + k] + (c[dr + db + k] - c[db + k]) * fr;
+            const float c11 = c[dg + db + k] + (c[dr + dg + db + k] - c[dg + db + k]) * fr;
+            const float lo = c00 + (c10 - c00) * fg, hi = c01 + (c11 - c01) * fg;
+            out[k] = lo + (hi - lo) * fb;
+        }
+        return;
+    default: {
+        // FFmpeg's decision tree with strict comparisons (spec C4), as LUTTable has it.
+        int first, second;
+        float f1, f2, f3;
+        if (fr > fg) {
+            if (fg > fb) { first = dr; second = dr + dg; f1 = fr; f2 = fg; f3 = fb; }
+            else if (fr > fb) { first = dr; second = dr + db; f1 = fr; f2 = fb; f3 = fg; }
+            else { first = db; second = dr + db; f1 = fb; f2 = fr; f3 = fg; }
+        } else {
+            if (fb > fg) { first = db; second = dg + db; f1 = fb; f2 = fg; f3 = fr; }
+            else if (fb > fr) { first = dg; second = dg + db; f1 = fg; f2 = fb; f3 = fr; }
+            else { first = dg; second = dr + dg; f1 = fg; f2 = fr; f3 = fb; }
+        }
+        const int last = dr + dg + db;
+        for (int k = 0; k < 3; k++) {
+            const float c000 = c[k], a = c[first + k], b = c[second + k], c111 = c[last + k];
+            out[k] = c000 + f1 * (a - c000) + f2 * (b - a) + f3 * (c111 - b);
+        }
+        return;
+    }
+    }
+}
+
+void vfx_lut3d_apply(const vfx_lut3d *lut, float intensity, uint32_t *px, long n) {
+    for (long i = 0; i < n; i++) {
+        const uint32_t p = px[i];
+        const int b = (int)(p & 0xFF), g = (int)((p >> 8) & 0xFF), r = (int)((p >> 16) & 0xFF);
+        float o[3];
+        corners(lut, lut->index[r], lut->index[g], lut->index[b], lut->fraction[r], lut->fraction[g], lut->fraction[b], o);
+        const float fr = (float)r, fg = (float)g, fb = (float)b;
+        const float mr = fr + (o[0] * 255 - fr) * intensity;
+        const float mg = fg + (o[1] * 255 - fg) * intensity;
+        const float mb = fb + (o[2] * 255 - fb) * intensity;
+        px[i] = (p & 0xFF000000u) | quantize(mr) << 16 | quantize(mg) << 8 | quantize(mb);
+    }
+}
