@@ -35,22 +35,25 @@ static inline void corners(const vfx_lut3d *lut, int r0, int g0, int b0, float f
         }
         return;
     default: {
-        // FFmpeg's decision tree with strict comparisons (spec C4), as LUTTable has it.
-        int first, second;
-        float f1, f2, f3;
-        if (fr > fg) {
-            if (fg > fb) { first = dr; second = dr + dg; f1 = fr; f2 = fg; f3 = fb; }
-            else if (fr > fb) { first = dr; second = dr + db; f1 = fr; f2 = fb; f3 = fg; }
-            else { first = db; second = dr + db; f1 = fb; f2 = fr; f3 = fg; }
-        } else {
-            if (fb > fg) { first = db; second = dg + db; f1 = fb; f2 = fg; f3 = fr; }
-            else if (fb > fr) { first = dg; second = dg + db; f1 = fg; f2 = fb; f3 = fr; }
-            else { first = dg; second = dr + dg; f1 = fg; f2 = fr; f3 = fb; }
-        }
+        // FFmpeg's decision tree with strict comparisons (spec C4), as LUTTable has it, read
+        // from a table of its six leaves instead of taken as branches: which of them holds
+        // is unpredictable in real pictures (a 1080p photograph: 22.7 → 19.2 ms on one core).
+        // key = (fr > fg) << 4 | (fg > fb) << 3 | (fr > fb) << 2 | (fb > fg) << 1 | (fb > fr)
+        static const uint8_t leaves[32] = { 6, 5, 4, 4, 6, 5, 4, 4, 6, 5, 4, 4, 6, 5, 4, 4,
+                                            3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1 };
+        const int leaf = leaves[(fr > fg) << 4 | (fg > fb) << 3 | (fr > fb) << 2 | (fb > fg) << 1 | (fb > fr)];
+        // Leaves 1…6 step along (r, g), (r, b), (b, r), (b, g), (g, b), (g, r): the axis of the
+        // largest fraction first, then the next.
+        static const uint8_t axis1[7] = { 0, 0, 0, 2, 2, 1, 1 }, axis2[7] = { 0, 1, 2, 0, 1, 2, 0 };
+        const int steps[3] = { dr, dg, db };
+        const float fractions[3] = { fr, fg, fb };
+        const int x1 = axis1[leaf], x2 = axis2[leaf], x3 = 3 - x1 - x2;
+        const int first = steps[x1], second = first + steps[x2];
+        const float f1 = fractions[x1], f2 = fractions[x2], f3 = fractions[x3];
         const int last = dr + dg + db;
         for (int k = 0; k < 3; k++) {
-            const float c000 = c[k], a = c[first + k], b = c[second + k], c111 = c[last + k];
-            out[k] = c000 + f1 * (a - c000) + f2 * (b - a) + f3 * (c111 - b);
+            const float c000 = c[k], p = c[first + k], q = c[second + k], c111 = c[last + k];
+            out[k] = c000 + f1 * (p - c000) + f2 * (q - p) + f3 * (c111 - q);
         }
         return;
     }
