@@ -269,12 +269,13 @@ final class ToneMap {
         default: code = Int32(VFX_TONE_MOBIUS)
         }
         let primaries = color.primaries == AVCOL_PRI_UNSPECIFIED ? AVCOL_PRI_BT2020 : color.primaries
-        var reason = [CChar](repeating: 0, count: 512)
+        let reasonSize = 512
+        var reason = [CChar](repeating: 0, count: reasonSize)
         var failed = false
         // Every entry is written by the C code: no zero fill first (4.4 MB of page faults).
         let table = [Float](unsafeUninitializedCapacity: n * n * n * 4) { buffer, count in
             failed = vfx_tone_table(buffer.baseAddress!, Int32(n), VFX_TABLE3D_LOW, VFX_TABLE3D_STEP, Int32(color.transfer.rawValue),
-                                    Int32(primaries.rawValue), referenceWhite, code, peakNits / referenceWhite, &reason, reason.count) != 0
+                                    Int32(primaries.rawValue), referenceWhite, code, peakNits / referenceWhite, &reason, reasonSize) != 0
             if failed { buffer.initialize(repeating: 0) }
             count = buffer.count
         }
