@@ -60,16 +60,40 @@ static inline void corners(const vfx_lut3d *lut, int r0, int g0, int b0, float f
     }
 }
 
+/// One colour (B, G, R in the low 24 bits) through the LUT, mixed with itself by
+/// `intensity` and rounded: the mapped B, G, R, alpha 0.
+static inline uint32_t map_colour(const vfx_lut3d *lut, float intensity, uint32_t p) {
+    const int b = (int)(p & 0xFF), g = (int)((p >> 8) & 0xFF), r = (int)((p >> 16) & 0xFF);
+    float o[3];
+    corners(lut, lut->index[r], lut->index[g], lut->index[b], lut->fraction[r], lut->fraction[g], lut->fraction[b], o);
+    const float fr = (float)r, fg = (float)g, fb = (float)b;
+    const float mr = fr + (o[0] * 255 - fr) * intensity;
+    const float mg = fg + (o[1] * 255 - fg) * intensity;
+    const float mb = fb + (o[2] * 255 - fb) * intensity;
+    return quantize(mr) << 16 | quantize(mg) << 8 | quantize(mb);
+}
+
 void vfx_lut3d_apply(const vfx_lut3d *lut, float intensity, uint32_t *px, long n) {
+    for (long i = 0; i < n; i++) px[i] = (px[i] & 0xFF000000u) | map_colour(lut, intensity, px[i]);
+}
+
+void vfx_lut3d_apply_cached(const vfx_lut3d *lut, float intensity, uint64_t *slots, int bits, uint32_t *px, long n) {
     for (long i = 0; i < n; i++) {
-        const uint32_t p = px[i];
-        const int b = (int)(p & 0xFF), g = (int)((p >> 8) & 0xFF), r = (int)((p >> 16) & 0xFF);
-        float o[3];
-        corners(lut, lut->index[r], lut->index[g], lut->index[b], lut->fraction[r], lut->fraction[g], lut->fraction[b], o);
-        const float fr = (float)r, fg = (float)g, fb = (float)b;
-        const float mr = fr + (o[0] * 255 - fr) * intensity;
-        const float mg = fg + (o[1] * 255 - fg) * intensity;
-        const float mb = fb + (o[2] * 255 - fb) * intensity;
-        px[i] = (p & 0xFF000000u) | quantize(mr) << 16 | quantize(mg) << 8 | quantize(mb);
+        const uint32_t p = px[i], colour = p & 0x00FFFFFFu;
+        // Fibonacci hashing: neighbouring colours land far apart.
+        const uint32_t slot = (colour * 2654435761u) >> (32 - bits);
+        // A slot is its colour (with bit 24 set, so that a zeroed slot holds none) over the
+        // mapped colour, read and written whole: another thread may replace it at any time,
+        // and a slot read is always one colour with its own mapping.
+        const uint32_t key = colour | 0x01000000u;
+        const uint64_t held = __atomic_load_n(&slots[slot], __ATOMIC_RELAXED);
+        uint32_t mapped;
+        if ((uint32_t)(held >> 32) == key) {
+            mapped = (uint32_t)held;
+        } else {
+            mapped = map_colour(lut, intensity, colour);
+            __atomic_store_n(&slots[slot], (uint64_t)key << 32 | mapped, __ATOMIC_RELAXED);
+        }
+        px[i] = (p & 0xFF000000u) | mapped;
     }
 }

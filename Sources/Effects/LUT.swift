@@ -12,7 +12,7 @@ public struct LUT: ColorEffect {
 
     private let table: LUTTable
     private let intensity: Float
-    private let dense = DenseLUT()
+    private let cache = ColourCache()
 
     public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
         let cube = try LUT3D.load(parameters.text("file"), resources: resources)
@@ -21,8 +21,8 @@ public struct LUT: ColorEffect {
     }
 
     public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {
-        if context.width * context.height >= DenseLUT.minimumPixels {
-            DenseLUT.apply(dense.entries(for: table, intensity: intensity), pixels, count: count)
+        if context.width * context.height >= ColourCache.minimumPixels {
+            table.apply(pixels, count: count, intensity: intensity, cache: cache)
         } else {
             table.apply(pixels, count: count, intensity: intensity)
         }

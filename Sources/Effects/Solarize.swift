@@ -12,7 +12,8 @@ public struct Solarize: ColorEffect {
     )
 
     private let lut: LUTTable?
-    private let dense = DenseLUT()
+    /// The key's colours already mapped (only with a key).
+    private let cache: ColourCache?
     private let intensity: Float
     private let limit: UInt32
 
@@ -20,14 +21,15 @@ public struct Solarize: ColorEffect {
         let path = parameters.text("lut")
         // The iOS key images are trilinear (GPUImage LookupFilter).
         lut = path.isEmpty ? nil : try LUTTable(cube: LUT3D.load(path, resources: resources), interpolation: .trilinear)
+        cache = path.isEmpty ? nil : ColourCache()
         intensity = Float(parameters.double("intensity"))
         limit = UInt32((parameters.double("threshold") * 2_550_000).rounded(.down))
     }
 
     public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {
         if let lut {
-            if context.width * context.height >= DenseLUT.minimumPixels {
-                DenseLUT.apply(dense.entries(for: lut, intensity: intensity), pixels, count: count)
+            if let cache, context.width * context.height >= ColourCache.minimumPixels {
+                lut.apply(pixels, count: count, intensity: intensity, cache: cache)
             } else {
                 lut.apply(pixels, count: count, intensity: intensity)
             }

@@ -166,28 +166,44 @@ import Testing
         #expect(zip(fast, colours).filter { $0 != $1 }.count > colours.count / 2, "the LUT changed the colours")
     }
 
-    @Test func denseTableGivesTheSameBytesAsInterpolation() throws {
-        // 512×512 frames take the 2²⁴-entry table; 64×64 tiles of them interpolate directly.
+    /// 512×512 frames go through the colour cache (on every core at once); 64×64 frames
+    /// interpolate every pixel. Random pixels (each colour met about once, slots taken over
+    /// by other colours all the time) and a 200-colour picture (nearly all hits), each
+    /// through the same effect twice: every pixel as the direct interpolation has it.
+    @Test func colourCacheGivesTheSameBytesAsInterpolation() throws {
         let path = try writeCube(grade(size: 9))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let chain = try EffectChain(parsing: "lut:file=\(path):intensity=0.7")
-        let big = Fixture.random(width: 512, height: 512, seed: 99)
-        let whole = chain.apply(to: big)
-        for (tx, ty) in [(0, 0), (3, 5), (7, 7)] {
-            var tile = Frame(width: 64, height: 64)
-            let stride = tile.bytesPerRow / 4
-            tile.withUnsafeMutableBytes { b in
-                let p = b.baseAddress!.assumingMemoryBound(to: UInt32.self)
+        var palette = Fixture.random(width: 512, height: 512, seed: 7)
+        var rng = SystemRandomNumberGenerator()
+        let colours = (0..<200).map { _ in UInt32.random(in: 0...0xFFFFFF, using: &rng) | 0xFF00_0000 }
+        let rowPixels = palette.bytesPerRow / 4
+        palette.withUnsafeMutableBytes { b in
+            let p = b.baseAddress!.assumingMemoryBound(to: UInt32.self)
+            for y in 0..<512 { for x in 0..<512 { p[y * rowPixels + x] = colours[(x / 5 + y / 7) % colours.count] } }
+        }
+        for (name, picture) in [("random", Fixture.random(width: 512, height: 512, seed: 99)), ("palette", palette)] {
+            let first = chain.apply(to: picture), second = chain.apply(to: picture)
+            for ty in 0..<8 { for tx in 0..<8 {
+                var tile = Frame(width: 64, height: 64)
+                let stride = tile.bytesPerRow / 4
+                tile.withUnsafeMutableBytes { b in
+                    let p = b.baseAddress!.assumingMemoryBound(to: UInt32.self)
+                    for y in 0..<64 { for x in 0..<64 {
+                        let q = picture.pixel(x: tx * 64 + x, y: ty * 64 + y)
+                        p[y * stride + x] = UInt32(q.b) | UInt32(q.g) << 8 | UInt32(q.r) << 16 | UInt32(q.a) << 24
+                    } }
+                }
+                let direct = chain.apply(to: tile)
                 for y in 0..<64 { for x in 0..<64 {
-                    let q = big.pixel(x: tx * 64 + x, y: ty * 64 + y)
-                    p[y * stride + x] = UInt32(q.b) | UInt32(q.g) << 8 | UInt32(q.r) << 16 | UInt32(q.a) << 24
+                    let want = direct.pixel(x: x, y: y)
+                    if first.pixel(x: tx * 64 + x, y: ty * 64 + y) != want || second.pixel(x: tx * 64 + x, y: ty * 64 + y) != want {
+                        Issue.record("\(name): pixel \(tx * 64 + x),\(ty * 64 + y) differs from the direct interpolation")
+                        return
+                    }
                 } }
-            }
-            let small = chain.apply(to: tile)
-            for y in 0..<64 { for x in 0..<64 where small.pixel(x: x, y: y) != whole.pixel(x: tx * 64 + x, y: ty * 64 + y) {
-                Issue.record("tile \(tx),\(ty) pixel \(x),\(y) differs")
-                return
             } }
+            #expect(!Fixture.sameBytes(first, picture), "\(name): the LUT changed the picture")
         }
     }
 

