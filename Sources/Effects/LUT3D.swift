@@ -224,7 +224,7 @@ struct LUTTable: Sendable {
 
     /// Maps pixels through the LUT, mixed with the original by `intensity`; alpha kept.
     /// The C kernel (`vfx_lut3d_apply`): ``referenceApply(_:count:intensity:)``'s floats in
-    /// its order, the same bytes at about four times its speed.
+    /// its order, the same bytes; its tetrahedron's leaf comes from a table, not branches.
     func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, intensity: Float) {
         withKernelLUT { vfx_lut3d_apply($0, intensity, pixels, count) }
     }
