@@ -8,11 +8,19 @@ TARGET_CPU ?= $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo haswell)
 RELEASE := .build-release
 export LSAN_OPTIONS := suppressions=$(CURDIR)/.lsan-suppressions:print_suppressions=0
 export ASAN_OPTIONS := suppressions=$(CURDIR)/.asan-suppressions
+# This repository's own builds optimise the C pixel kernels in debug builds too (see
+# Package.swift); a package that depends on vidfx never sets it.
+export VIDFX_DEVELOP := 1
 
-.PHONY: setup build install install-files docs deb demo test test-rules test-unit test-examples test-asan test-tsan test-fuzz test-deb test-load bench fuzz soak clean testmedia
+.PHONY: setup setup-test build install install-files docs deb demo test test-rules test-unit test-examples test-asan test-tsan test-fuzz test-deb test-load bench fuzz soak clean testmedia
 
+## setup: what building and running vidfx need; setup-test: that and the test suite's tools
+## and oracles (scripts/setup.sh --list run|test prints the packages of each).
 setup:
-	@scripts/setup.sh
+	@scripts/setup.sh run
+
+setup-test:
+	@scripts/setup.sh test
 
 # The face network is a library of its own, loaded by vidfx when faces are asked for.
 FACENET := VidfxFaceNet
@@ -89,7 +97,7 @@ demo: build
 ## with them. Each phase has a hang limit (scripts/run-suite.sh), far above what it takes
 ## on a loaded machine, that stops it and names the tests still running; each program a test
 ## starts has one too (Tests/Support/Subprocess.swift).
-test: setup test-rules test-examples docs test-deb test-asan test-fuzz
+test: setup-test test-rules test-examples docs test-deb test-asan test-fuzz
 
 REALCLOCK := RealClockTests
 # Hang limits of the two phases, in seconds (idle, under ASan: about 570 and 150).
@@ -104,13 +112,13 @@ test-rules:
 	python3 scripts/embed-studio-assets.py --check
 
 ## test-unit: the suite in a plain debug build (faster than the ASan pass, for working on it).
-test-unit: setup test-rules
+test-unit: setup-test test-rules
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product $(FACENET)
 	$(RUN_SUITE) $(PARALLEL_HANG_LIMIT) $(SWIFT) test --skip-build --parallel --skip $(REALCLOCK)
 	$(RUN_SUITE) $(REALCLOCK_HANG_LIMIT) $(SWIFT) test --skip-build --no-parallel --filter $(REALCLOCK)
 
-test-asan: setup
+test-asan: setup-test
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
 	$(SWIFT) build --product $(FACENET) --sanitize=address --scratch-path $(ASAN_SCRATCH) 2>&1 | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
 	$(RUN_SUITE) $(PARALLEL_HANG_LIMIT) $(SWIFT) test --skip-build --parallel --skip $(REALCLOCK) --sanitize=address --scratch-path $(ASAN_SCRATCH)
@@ -123,16 +131,16 @@ test-asan: setup
 TSAN_SCRATCH := .build-tsan
 TSAN_RUN := TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions halt_on_error=0"
 TSAN_SUITES := (DetectionTests|EffectsTests|FrameCoreTests|FrameSourceTests|PlaybackTests|ScenesTests|SinksTests)\.
-test-tsan: setup
+test-tsan: setup-test
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path $(TSAN_SCRATCH)
 	$(TSAN_RUN) $(RUN_SUITE) $(PARALLEL_HANG_LIMIT) $(SWIFT) test --skip-build --parallel --sanitize=thread --scratch-path $(TSAN_SCRATCH) --filter '$(TSAN_SUITES)' --skip $(REALCLOCK)
 	$(TSAN_RUN) $(RUN_SUITE) $(REALCLOCK_HANG_LIMIT) $(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path $(TSAN_SCRATCH) --filter '$(TSAN_SUITES).*$(REALCLOCK)'
 
 ## test-examples: Examples/Thumbnails, a package of its own that uses vidfx's library
-## products by path (as a user's package would), built and run on a test clip.
+## products, built and run on a test clip: by URL and version from a tagged scratch clone
+## of this tree, as a user's package resolves it (SwiftPM then refuses any unsafe flag).
 test-examples:
-	$(SWIFT) build --package-path Examples/Thumbnails --scratch-path .build-examples
-	scripts/check-examples.sh .build-examples/debug/thumbnails
+	scripts/check-consumer.sh
 
 ## test-fuzz: about 200 cases of bench/fuzz.py with a fixed seed through the ASan build
 ## (make test builds it); any crash, hang or sanitizer report fails. The time limit is a
@@ -143,12 +151,12 @@ test-fuzz:
 	python3 bench/fuzz.py --cases $(FUZZ_CI_CASES) --seed $(FUZZ_CI_SEED) --timeout 180 --binary $(ASAN_SCRATCH)/debug/vidfx
 
 ## test-load: the parallel phase twice while busy loops hold every core: green both times.
-test-load: setup
+test-load: setup-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --product $(FACENET)
 	scripts/test-load.sh
 
-bench: setup
+bench: setup-test
 	python3 bench/decode.py
 	python3 bench/effects.py
 	python3 bench/apply.py
@@ -161,7 +169,7 @@ bench: setup
 ## CASES=… SEED=… to vary. Fails on any crash, hang or sanitizer report.
 CASES ?= 1000
 SEED ?= 1
-fuzz: setup
+fuzz: setup-test
 	$(SWIFT) build --sanitize=address --scratch-path $(ASAN_SCRATCH) --product vidfx 2>&1 | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
 	$(SWIFT) build --sanitize=address --scratch-path $(ASAN_SCRATCH) --product $(FACENET) 2>&1 | $(ASAN_FILTER) ; exit $${PIPESTATUS[0]}
 	python3 bench/fuzz.py --cases $(CASES) --seed $(SEED) --binary $(ASAN_SCRATCH)/debug/vidfx

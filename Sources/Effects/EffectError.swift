@@ -11,7 +11,11 @@ public struct EffectError: Error, Sendable, Equatable, CustomStringConvertible {
 
     static func unknownEffect(_ name: String) -> EffectError {
         var text = "unknown effect '\(name)'"
-        if let guess = closest(to: name, in: EffectRegistry.names) { text += " (did you mean '\(guess)'?)" }
+        if let hint = ForeignEffectNames.hint(for: name) {
+            text += " (\(hint))"
+        } else if let guess = closest(to: name, in: EffectRegistry.names) {
+            text += " (did you mean '\(guess)'?)"
+        }
         return EffectError(text + "; `vidfx effects` lists them")
     }
 
@@ -23,25 +27,32 @@ public struct EffectError: Error, Sendable, Equatable, CustomStringConvertible {
         return EffectError(text)
     }
 
-    /// Closest candidate by edit distance, when close enough to be a typo.
-    static func closest(to word: String, in candidates: [String]) -> String? {
+    /// Closest candidate by edit distance, when close enough to be a typo: one edit in a
+    /// word of up to four letters, two up to eight, three beyond (two edits make `lut` of
+    /// `blur`, which is no typo). Swapped neighbours count as one edit (`dupm`, `dump`).
+    public static func closest(to word: String, in candidates: [String]) -> String? {
         let scored = candidates.map { ($0, distance(word.lowercased(), $0.lowercased())) }
         guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
-        return best.1 <= max(2, word.count / 3) ? best.0 : nil
+        let allowed = word.count <= 4 ? 1 : word.count <= 8 ? 2 : 3
+        return best.1 <= allowed ? best.0 : nil
     }
 
-    private static func distance(_ a: String, _ b: String) -> Int {
+    /// Insertions, deletions, substitutions and swaps of neighbours (optimal string alignment).
+    static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
-        var row = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var previous = row[0]
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var before = [Int](repeating: 0, count: b.count + 1)  // row i - 2
+        var last = Array(0...b.count)                          // row i - 1
+        var row = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
             row[0] = i
-            for j in stride(from: 1, through: b.count, by: 1) {
-                let current = row[j]
-                row[j] = Swift.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-                previous = current
+            for j in 1...b.count {
+                row[j] = Swift.min(last[j] + 1, row[j - 1] + 1, last[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { row[j] = Swift.min(row[j], before[j - 2] + 1) }
             }
+            (before, last, row) = (last, row, before)
         }
-        return a.isEmpty ? b.count : row[b.count]
+        return last[b.count]
     }
 }

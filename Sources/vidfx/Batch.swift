@@ -8,10 +8,12 @@ struct Batch: ParsableCommand {
         discussion: """
         Jobs come from inputs and an output pattern, or from a JSON Lines file:
           vidfx batch clips/*.mp4 -o 'out/{name}.mp4' -e sepia --args "--crf 20"
+          vidfx batch clips/*.mp4 -o 'out/{name}.mp4' --arg --detections --arg 'faces found.jsonl' -e faceblur -y
           vidfx batch --jobs jobs.jsonl -j 2 --joblog batch.log --resume
         A job line: {"input": "a.mp4", "output": "out/a.mp4", "chain": "sepia", "command": "apply", "args": ["--crf", "20"]}
         ("command" apply by default; "chain" and "args" optional). In -o, {name} is the input's file name without its \
-        extension, {base} with it, {n} the job's number. Each job is `vidfx COMMAND INPUT -o OUTPUT [-e CHAIN] ARGS…` \
+        extension, {base} with it, {n} the job's number; missing output folders are made. Options for every job \
+        come as one string in --args, split as a shell splits it, or one argument at a time with --arg, kept as it is. Each job is `vidfx COMMAND INPUT -o OUTPUT [-e CHAIN] ARGS…` \
         in its own process, so outputs stay atomic and a crash stays in its job. The job log has GNU parallel's \
         columns (Seq, Host, Starttime, JobRuntime, Send, Receive, Exitval, Signal, Command); --resume skips jobs \
         the log says finished with exit value 0. Exit status: 0 when every job succeeded, 1 otherwise.
@@ -22,8 +24,15 @@ struct Batch: ParsableCommand {
     var inputs: [String] = []
 
     @Option(name: .customLong("args"), parsing: .unconditional,
-            help: ArgumentHelp("More options for every job given as an input, one string: --args \"--crf 20 --size 720p\".", valueName: "options"))
+            help: ArgumentHelp("More options for every job given as an input, one string split as a shell would: --args \"--crf 20 --text 'Take 1'\".", valueName: "options"))
     var jobOptions: String?
+
+    @Option(name: .customLong("arg"), parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("One more argument for every job given as an input, as it is (repeat it: --arg --crf --arg 20).", valueName: "argument"))
+    var jobArguments: [String] = []
+
+    @Flag(name: .shortAndLong, help: "Let every job overwrite its output (each job's -y).")
+    var yes = false
 
     @Option(name: .shortAndLong, help: "Output pattern for the inputs: {name}, {base}, {n}.")
     var output: String?
@@ -73,10 +82,45 @@ struct Batch: ParsableCommand {
         if let workers, !(1...256).contains(workers) { throw ValidationError("-j: must be 1…256") }
         if resume && joblog == nil { throw ValidationError("--resume needs --joblog") }
         guard ["apply", "dump"].contains(command) else { throw ValidationError("--command: apply or dump, not '\(command)'") }
+        if let jobOptions { _ = try Self.split(jobOptions) }
+    }
+
+    /// The job arguments that come from --args, then --arg.
+    func extraArguments() throws -> [String] {
+        try (jobOptions.map(Self.split) ?? []) + jobArguments
+    }
+
+    /// Splits one string into arguments as a POSIX shell would without expansions: spaces
+    /// separate, single quotes keep everything, double quotes keep all but `\"` and `\\`,
+    /// a backslash outside quotes keeps the next character.
+    static func split(_ text: String) throws(ValidationError) -> [String] {
+        var words: [String] = [], word = "", inWord = false
+        var quote: Character? = nil
+        var escaped = false
+        for c in text {
+            if escaped {
+                if quote == "\"", c != "\"", c != "\\" { word.append("\\") }
+                word.append(c); escaped = false; inWord = true; continue
+            }
+            switch (quote, c) {
+            case (nil, " "), (nil, "\t"), (nil, "\n"):
+                if inWord { words.append(word); word = ""; inWord = false }
+            case (nil, "'"), (nil, "\""): quote = c; inWord = true
+            case ("'", "'"), ("\"", "\""): quote = nil
+            case (nil, "\\"), ("\"", "\\"): escaped = true
+            default: word.append(c); inWord = true
+            }
+        }
+        if escaped || quote != nil {
+            throw ValidationError("--args: \(quote.map { "an unclosed \($0)" } ?? "a backslash at the end") in \"\(text)\"")
+        }
+        if inWord { words.append(word) }
+        return words
     }
 
     func run() throws {
-        let list = try makeJobs()
+        var list = try makeJobs()
+        if yes { list = list.map { var j = $0; j.args = (j.args ?? []) + ["-y"]; return j } }
         let done = resume ? try finishedInLog() : []
         let pending = list.enumerated().filter { !done.contains(Self.commandLine($0.element)) }
         let workers = self.workers ?? max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -84,7 +128,7 @@ struct Batch: ParsableCommand {
         let progress = BatchProgress(total: pending.count, skipped: list.count - pending.count, quiet: quiet)
         let interruption = Interruption()
         defer { interruption.end() }
-        let pool = JobPool(workers: workers)
+        let pool = JobPool(workers: workers, makeFolders: true)
         interruption.arm { pool.stop() }
         let failures = pool.run(pending.map { (seq: $0.offset + 1, job: $0.element) }) { seq, job, result in
             log?.append(seq: seq, start: result.start, runtime: result.runtime, exit: result.status, signal: result.signal,
@@ -123,18 +167,32 @@ struct Batch: ParsableCommand {
             guard !list.isEmpty else { throw CommandFailure(message: "\(jobs): no jobs in the file") }
             return list
         }
+        let extra = try extraArguments()
         return inputs.enumerated().map { n, input in
             let url = URL(fileURLWithPath: input)
             let out = output!.replacingOccurrences(of: "{name}", with: url.deletingPathExtension().lastPathComponent)
                 .replacingOccurrences(of: "{base}", with: url.lastPathComponent)
                 .replacingOccurrences(of: "{n}", with: String(n + 1))
-            return Job(input: input, output: out, chain: effects, command: command, args: jobOptions.map { $0.split(separator: " ").map(String.init) } ?? [])
+            return Job(input: input, output: out, chain: effects, command: command, args: extra)
         }
     }
 
-    /// The job as the log shows it (and --resume recognises it).
+    /// The job as the log shows it (and --resume recognises it): quoted for a shell, so the
+    /// line pasted into bash runs the same job.
     static func commandLine(_ job: Job) -> String {
-        job.argv.map { $0.contains(" ") || $0.isEmpty ? "'\($0)'" : $0 }.joined(separator: " ")
+        job.argv.map(shellQuoted).joined(separator: " ")
+    }
+
+    static func shellQuoted(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_./:=,+@%".unicodeScalars.contains($0)
+        }
+        if plain { return word }
+        // A log record is one line of tab-separated columns: a newline or tab inside a word is
+        // written as bash's $'\n' / $'\t' instead.
+        let escaped = word.replacingOccurrences(of: "'", with: "'\\''")
+            .replacingOccurrences(of: "\n", with: "'$'\\n''").replacingOccurrences(of: "\t", with: "'$'\\t''")
+        return "'\(escaped)'"
     }
 
     static func reason(_ error: any Error) -> String {
@@ -167,6 +225,7 @@ final class JobPool: @unchecked Sendable {
     }
 
     private let workers: Int
+    private let makeFolders: Bool
     private let condition = NSCondition()
     private var stopped = false
     // Guarded by `condition`.
@@ -174,7 +233,11 @@ final class JobPool: @unchecked Sendable {
     private var failures = 0
     private var done: ((Int, Batch.Job, Result) -> Void)?
 
-    init(workers: Int) { self.workers = workers }
+    /// `makeFolders`: create each job's missing output folders before it starts.
+    init(workers: Int, makeFolders: Bool = false) {
+        self.workers = workers
+        self.makeFolders = makeFolders
+    }
 
     /// Stops launching jobs (those running finish: Ctrl-C reaches them too).
     func stop() {
@@ -199,7 +262,7 @@ final class JobPool: @unchecked Sendable {
                 running += 1
                 let box = JobBox(seq: seq, job: job)
                 Thread.detachNewThread { [self] in
-                    let result = JobPool.execute(box.job, executable: executable)
+                    let result = JobPool.execute(box.job, executable: executable, makeFolders: makeFolders)
                     condition.lock()
                     if result.status != 0 || result.signal != 0 { failures += 1 }
                     self.done?(box.seq, box.job, result)
@@ -221,8 +284,16 @@ final class JobPool: @unchecked Sendable {
         let job: Batch.Job
     }
 
-    static func execute(_ job: Batch.Job, executable: URL) -> Result {
+    static func execute(_ job: Batch.Job, executable: URL, makeFolders: Bool) -> Result {
         let start = Date()
+        if makeFolders, job.output != "-" {
+            // The folder the output goes in (dump's output is a folder or a pattern in one).
+            let parent = URL(fileURLWithPath: job.output).deletingLastPathComponent()
+            do { try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true) } catch {
+                return Result(start: start, runtime: 0, status: 1, signal: 0,
+                              reason: "\(parent.path): cannot make the output folder (\((error as NSError).localizedDescription))")
+            }
+        }
         let p = Process()
         p.executableURL = executable
         p.arguments = job.argv

@@ -42,6 +42,9 @@ struct Detect: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No summary on stderr.")
     var quiet = false
 
+    @Flag(name: .shortAndLong, help: "The table also shows each face's landmarks (eyes, nose, mouth corners).")
+    var verbose = false
+
     @Flag(name: .customLong("redaction"),
           help: "Detect faces as faceblur does (score 0.2, small faces 0.1, tracks held through short misses): a detections file to review and render with --use-detections.")
     var redaction = false
@@ -85,7 +88,7 @@ struct Detect: ParsableCommand {
         let (needs, codes) = try wanted()
         guard let stage = try DetectionStage(needs: needs, options: detection, overwrite: true, codes: codes,
                                                    redacting: redaction && needs.contains(.faces)) else { return }
-        let output = DetectionOutput(json: json)
+        let output = DetectionOutput(json: json, landmarks: verbose)
         let started = ContinuousClock.now
         var ticks = 0
         while let frame = try source.nextFrame() {
@@ -100,17 +103,23 @@ struct Detect: ParsableCommand {
                 kind == .face ? Console.count(n, "face") : Console.count(n, "\(kind.rawValue) code")
             }
             let rate = elapsed > 0 ? Double(ticks) / elapsed : 0
+            // A photo has no real time to compare with: its time is the figure.
+            let speed = source.info.isStillImage ? String(format: "%.2f s", elapsed)
+                : String(format: "%.1f ticks/s (%.2fx real time)", rate, rate / configuration.frameRate.seconds)
             Console.note("\(Console.count(ticks, "tick")), \(kinds.isEmpty ? "nothing found" : kinds.joined(separator: ", ")), "
                          + "\(Console.count(stage.tracksStarted, "track")), \(Console.count(stage.detections, "detection")) run, "
-                         + String(format: "%.1f ticks/s (%.2fx real time)", rate, rate / configuration.frameRate.seconds))
+                         + speed)
         }
         if let sig = interruption.signal { throw ExitCode(128 + sig) }
     }
 }
 
-/// Writes each tick's detections: JSON Lines or a table, and counts them.
+/// Writes each tick's detections: JSON Lines or a table, and counts them. The table says
+/// what each find is (a code's payload, a face's score) and where (a code's corners, a
+/// face's box, and its landmarks when asked).
 final class DetectionOutput {
     private let json: Bool
+    private let landmarks: Bool
     private var buffer = Data()
     private(set) var countByKind: [Observation.Kind: Int] = [:]
     private let encoder: JSONEncoder = {
@@ -119,10 +128,16 @@ final class DetectionOutput {
         return e
     }()
 
-    init(json: Bool) {
+    init(json: Bool, landmarks: Bool = false) {
         self.json = json
-        if !json { buffer.append(contentsOf: "tick      time  kind      id  payload                              corners (TL TR BR BL)\n".utf8) }
+        self.landmarks = landmarks
+        if !json {
+            buffer.append(contentsOf: "tick      time  kind      id  payload or score                     where: corners (TL TR BR BL) or box (x,y WxH)\n".utf8)
+        }
     }
+
+    /// A face's landmarks in a fixed order, then any others by name.
+    private static let landmarkOrder = ["leftEye", "rightEye", "nose", "mouthLeft", "mouthRight"]
 
     /// One tick.
     func write(_ frame: Frame) {
@@ -132,12 +147,27 @@ final class DetectionOutput {
             buffer.append(0x0A)
         } else {
             for o in frame.observations {
-                let payload = (o.payload ?? o.payloadBase64.map { "base64:" + $0 } ?? "").replacingOccurrences(of: "\n", with: " ")
-                let corners = o.corners.map { String(format: "%.0f,%.0f", $0.x, $0.y) }.joined(separator: " ")
+                let payload: String, place: String
+                if o.kind == .face {
+                    payload = String(format: "score %.3f", o.confidence)
+                    var box = String(format: "%.0f,%.0f %.0fx%.0f", o.bounds.x, o.bounds.y, o.bounds.width, o.bounds.height)
+                    if landmarks {
+                        let names = Self.landmarkOrder.filter { o.landmarks[$0] != nil }
+                            + o.landmarks.keys.filter { !Self.landmarkOrder.contains($0) }.sorted()
+                        for name in names {
+                            let p = o.landmarks[name]!
+                            box += " \(name) " + String(format: "%.0f,%.0f", p.x, p.y)
+                        }
+                    }
+                    place = box
+                } else {
+                    payload = (o.payload ?? o.payloadBase64.map { "base64:" + $0 } ?? "").replacingOccurrences(of: "\n", with: " ")
+                    place = o.corners.map { String(format: "%.0f,%.0f", $0.x, $0.y) }.joined(separator: " ")
+                }
                 let row = String(format: "%-6lld %7.3f  ", frame.tick, frame.time.seconds)
                     + o.kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
                     + String(format: "%4d", o.trackID) + (o.isInterpolated ? "~ " : "  ")
-                    + String(payload.prefix(36)).padding(toLength: 37, withPad: " ", startingAt: 0) + corners + "\n"
+                    + String(payload.prefix(36)).padding(toLength: 37, withPad: " ", startingAt: 0) + place + "\n"
                 buffer.append(contentsOf: row.utf8)
             }
         }

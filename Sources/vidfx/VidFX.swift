@@ -1,4 +1,5 @@
 import ArgumentParser
+import Effects
 import Foundation
 import FrameCore
 import FrameSource
@@ -36,6 +37,10 @@ struct VidFX: AsyncParsableCommand {
         FramePool.preferMappedBuffers()  // footprint = what is alive
         FrameSource.routeFFmpegLogs()  // FFmpeg's own lines are kept for our messages, not printed
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if let mistake = unknownCommand(in: arguments) {
+            Console.error(mistake)
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
         var command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)
@@ -60,6 +65,23 @@ struct VidFX: AsyncParsableCommand {
         } catch {
             fail(error, arguments: arguments)
         }
+    }
+
+    /// The line for a first word that names no command (`vidfx aply …`, `vidfx help aply`),
+    /// with the nearest command when it is a typo; nil when the command line starts well.
+    /// The parser itself would complain about the first option instead ("Unknown option
+    /// '-o'"), or print the overview for `help` with no word about the name.
+    static func unknownCommand(in arguments: [String]) -> String? {
+        let names = commands.map { $0._commandName }
+        let words = arguments.first == "help" ? Array(arguments.dropFirst()) : arguments
+        guard let first = words.first, !first.hasPrefix("-"), !names.contains(first), first != "help" else { return nil }
+        var text = "unknown command '\(first)'"
+        if let guess = EffectError.closest(to: first, in: names) {
+            text += "; did you mean '\(guess)'?"
+        } else if first.contains(".") || first.contains("/") || FileManager.default.fileExists(atPath: first) {
+            text += "; the command comes first, e.g. vidfx apply \(first) -e sepia -o out.mp4"
+        }
+        return text + " (vidfx --help lists the commands)"
     }
 
     /// Ends the process for an error from the argument parser (parsing, or a

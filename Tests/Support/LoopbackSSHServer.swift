@@ -25,7 +25,7 @@ public final class LoopbackSSHServer: @unchecked Sendable {
         let dir = directory.url.path
         for tool in ["/usr/sbin/sshd", "/usr/bin/ssh", "/usr/bin/ssh-keygen", "/usr/bin/rsync"]
         where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw Failure("\(tool) is missing (make setup installs openssh-server and rsync)")
+            throw Failure("\(tool) is missing (make setup-test installs openssh-server and rsync)")
         }
         for key in ["host_key", "client_key"] {
             _ = try await Subprocess.output("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", "\(dir)/\(key)"])

@@ -17,7 +17,7 @@ or it overlaps one by IoU >= 0.3.
 Prints one JSON object: {"frames", "faces", "left": {"centerface": N, "haar": N, "vidfx": N,
 "vidfx_0.5": N}, "found": [...]} where found lists each face left (detector, frame, box;
 vidfx's boxes end with their score) and vidfx_0.5 counts vidfx's at 0.5 or more.
-Runs with the oracle venv's python (make setup: .oracle-venv).
+Runs with the oracle venv's python (make setup-test: .oracle-venv).
 """
 import argparse, glob, json, os, subprocess, sys
 

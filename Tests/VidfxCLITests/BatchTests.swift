@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `vidfx batch`: a pool of jobs where one bad file fails only its own job, a job log in
@@ -56,5 +57,54 @@ import Testing
         try "{\"input\": \"x.mp4\"}\n".write(to: jobs, atomically: true, encoding: .utf8)
         let bad = try await CLI.run(["batch", "--jobs", jobs.path])
         #expect(bad.status != 0 && bad.stderr.contains("\(jobs.path):1: not a job") && bad.stderr.contains("no \"output\""), "\(bad.stderr)")
+    }
+
+    /// The README's pattern into a folder that does not exist yet; -y for every job; job
+    /// arguments as a real list (--arg, or one string split as a shell would).
+    @Test func outputFoldersAreMadeAndArgumentsStayWhole() async throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("new folder/deeper").path
+        let input = dir.appendingPathComponent("it's a clip.mp4")
+        try FileManager.default.copyItem(at: CLI.testmedia.appendingPathComponent("h264-30fps.mp4"), to: input)
+        let log = dir.appendingPathComponent("jobs.log")
+        let first = try await CLI.run(["batch", input.path, "-o", out + "/{name}.mp4", "-e", "sepia", "--joblog", log.path, "--arg", "--duration", "--arg", "0.5"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let made = out + "/it's a clip.mp4"
+        #expect(try await Probe(made).video["nb_read_frames"] == "15")
+        // Again: the job refuses to overwrite; with -y it does, with --arg and --args.
+        let again = try await CLI.run(["batch", input.path, "-o", out + "/{name}.mp4", "--arg", "--duration", "--arg", "1"])
+        #expect(again.status == 1 && again.stderr.contains("-y"), "\(again.stderr)")
+        let yes = try await CLI.run(["batch", input.path, "-o", out + "/{name}.mp4", "-y", "--arg", "--duration", "--arg", "1"])
+        #expect(yes.status == 0, "\(yes.stderr)")
+        #expect(try await Probe(made).video["nb_read_frames"] == "30")
+        let quoted = try await CLI.run(["batch", input.path, "-o", out + "/{name}.mp4", "-y", "--args", "--duration '0.2' --crf \"30\""])
+        #expect(quoted.status == 0, "\(quoted.stderr)")
+        #expect(try await Probe(made).video["nb_read_frames"] == "6")
+        let unclosed = try await CLI.run(["batch", input.path, "-o", out + "/{name}.mp4", "--args", "--duration '0.2"])
+        #expect(unclosed.status == 64 && unclosed.stderr.contains("unclosed '"), "\(unclosed.stderr)")
+        // The log's command line, read by a shell, is the job's arguments exactly.
+        let line = try #require(try logLines(log).last.map { String($0[8]) })
+        let words = try await Subprocess.outcome(URL(fileURLWithPath: "/bin/bash"), ["-c", "printf '%s\\n' " + line])
+        #expect(String(decoding: words.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
+                == ["apply", input.path, "-o", made, "-e", "sepia", "--duration", "0.5", "-q", "--progress", "none"], "\(line)")
+    }
+
+    /// --args is split as bash splits the same text, and the job log quotes it back so that
+    /// bash reads the same words.
+    @Test func argsAreSplitAsAShellSplitsThem() async throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cases = [#"--crf 20 --text 'Take 1'"#, #"a\ b "c \"d\"" '' e"#, #"  x   y  "#, #"--label "it's" "tab\#there""#]
+        func words(_ script: String) async throws -> [String] {
+            let r = try await Subprocess.outcome(URL(fileURLWithPath: "/bin/bash"), ["-c", "printf '[%s]\\n' " + script])
+            return String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        for (n, text) in cases.enumerated() {
+            let log = dir.appendingPathComponent("split-\(n).log")
+            let r = try await CLI.run(["batch", "missing.mp4", "-o", dir.path + "/{name}.mp4", "--args", text, "--joblog", log.path, "-q"])
+            #expect(r.status == 1, "the input is missing: \(r.stderr)")
+            let line = try #require(try logLines(log).last.map { String($0[8]) })
+            let logged = try await words(line)
+            #expect(Array(logged.dropFirst(4).dropLast(3)) == (try await words(text)), "\(text) logged as \(line)")
+        }
     }
 }

