@@ -30,14 +30,14 @@ build: setup
 	VIDFX_TARGET_CPU=$(TARGET_CPU) $(SWIFT) build -c release --product $(FACENET) --scratch-path $(RELEASE)
 	@echo "built $(RELEASE)/release/vidfx$(if $(TARGET_CPU), (effects tuned for $(TARGET_CPU)))"
 
-## install: the release binary, its man page (swift-argument-parser's generate-manual
-## plugin, from the same build) and bash/zsh/fish completions, under $(DESTDIR)$(PREFIX).
+## install: the release binary, its man page (scripts/man-page.py: every command's own --help,
+## so it cannot drift; non-ASCII as groff escapes with ASCII fallbacks) and bash/zsh/fish
+## completions, under $(DESTDIR)$(PREFIX).
 PREFIX ?= /usr/local
-MANUAL := $(RELEASE)/plugins/GenerateManual/outputs/vidfx/vidfx.1
 install: build
-	VIDFX_TARGET_CPU=$(TARGET_CPU) $(SWIFT) package --scratch-path $(RELEASE) plugin generate-manual --configuration release
 	$(MAKE) --no-print-directory install-files
-	install -Dm644 $(MANUAL) $(DESTDIR)$(PREFIX)/share/man/man1/vidfx.1
+	mkdir -p $(DESTDIR)$(PREFIX)/share/man/man1
+	python3 scripts/man-page.py $(RELEASE)/release/vidfx > $(DESTDIR)$(PREFIX)/share/man/man1/vidfx.1
 	mkdir -p $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	$(RELEASE)/release/vidfx --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/vidfx
 	$(RELEASE)/release/vidfx --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_vidfx

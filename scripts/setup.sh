@@ -19,9 +19,10 @@ run_packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil
 # and rsync (scripts/render-parallel.sh; the tests start an sshd of their own on 127.0.0.1),
 # Slurm and munge (scripts/render-slurm.sbatch on a one-machine cluster), mpv and Chromium
 # (the players joined segments are played through, seam by seam; Chromium also drives the
-# studio's page), curl (their API requests); and the oracle venv below.
+# studio's page), curl (their API requests), man-db (the man page is read as a user would);
+# and the oracle venv below.
 test_packages=(curl tmux zbar-tools parallel openssh-client openssh-server rsync slurmctld slurmd slurm-client munge mpv
-               chromium xvfb x11-xserver-utils)
+               chromium xvfb x11-xserver-utils man-db)
 
 part=run
 case "${1:-run}" in
