@@ -12,7 +12,7 @@ export ASAN_OPTIONS := suppressions=$(CURDIR)/.asan-suppressions
 # Package.swift); a package that depends on vidfx never sets it.
 export VIDFX_DEVELOP := 1
 
-.PHONY: setup setup-test build install install-files docs deb demo test test-rules test-unit test-examples test-asan test-tsan test-fuzz test-deb test-load bench fuzz soak clean testmedia
+.PHONY: setup setup-test reference build install install-files docs deb demo test test-rules test-unit test-examples test-asan test-tsan test-fuzz test-deb test-load bench fuzz soak clean testmedia
 
 ## setup: what building and running vidfx need; setup-test: that and the test suite's tools
 ## and oracles (scripts/setup.sh --list run|test prints the packages of each).
@@ -43,6 +43,11 @@ install: build
 	$(RELEASE)/release/vidfx --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_vidfx
 	$(RELEASE)/release/vidfx --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/vidfx.fish
 	@echo "installed vidfx, its face model, man page and completions under $(DESTDIR)$(PREFIX)"
+
+## reference: docs/commands.md anew from every command's --help (a test compares them).
+reference:
+	$(SWIFT) build --product vidfx
+	python3 scripts/command-reference.py .build/debug/vidfx > docs/commands.md
 
 ## docs: the libraries' API and articles (writing an effect, a sink; a thumbnail tool) as a
 ## static site in dist/docs, with swift-docc-plugin; any DocC warning fails it.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Help as a user reads it: the overview names every command, and each command's help
@@ -61,5 +62,18 @@ import Testing
         let help = String(decoding: try await CLI.run(["batch", "--help"]).stdout, as: UTF8.self)
         #expect(help.contains("-j, --workers <n>"), "\(help)")
         #expect(!help.contains("--j "), "\(help)")
+    }
+
+    /// docs/commands.md is every command's --help as the tool prints it: regenerate it with
+    /// `make reference` when a command changes.
+    @Test func theCommandReferenceIsTheToolsOwnHelp() async throws {
+        let r = try await Subprocess.outcome(URL(fileURLWithPath: "/usr/bin/python3"), ["scripts/command-reference.py", CLI.executable.path],
+                                             in: CLI.directory)
+        #expect(r.status == 0, "\(r.stderrText)")
+        let committed = try String(contentsOf: CLI.directory.appendingPathComponent("docs/commands.md"), encoding: .utf8)
+        let generated = String(decoding: r.stdout, as: UTF8.self)
+        let differing = zip(committed.split(separator: "\n", omittingEmptySubsequences: false),
+                            generated.split(separator: "\n", omittingEmptySubsequences: false)).enumerated().first { $0.element.0 != $0.element.1 }
+        #expect(committed == generated, "docs/commands.md differs from the tool's help (make reference): line \((differing?.offset ?? -1) + 1): \(differing.map { "\($0.element.0) | \($0.element.1)" } ?? "length")")
     }
 }
