@@ -8,7 +8,7 @@ struct Batch: ParsableCommand {
         discussion: """
         Jobs come from inputs and an output pattern, or from a JSON Lines file:
           vidfx batch clips/*.mp4 -o 'out/{name}.mp4' -e sepia --args "--crf 20"
-          vidfx batch clips/*.mp4 -o 'out/{name}.mp4' --arg --detections --arg 'faces found.jsonl' -e faceblur -y
+          vidfx batch clips/*.mp4 -o 'out/{name}.mp4' -e faceblur --arg --face-threshold --arg 0.4 -y
           vidfx batch --jobs jobs.jsonl -j 2 --joblog batch.log --resume
         A job line: {"input": "a.mp4", "output": "out/a.mp4", "chain": "sepia", "command": "apply", "args": ["--crf", "20"]}
         ("command" apply by default; "chain" and "args" optional). In -o, {name} is the input's file name without its \

@@ -16,7 +16,7 @@ struct Concat: ParsableCommand {
         frames as a render on one machine.
 
         Example, four machines:
-          vidfx apply talk.mp4 -e grade --segment 2/4 -o seg2.mkv     # on machine 2, and so on
+          vidfx apply talk.mp4 -e @grade.chain --segment 2/4 -o seg2.mkv     # on machine 2, and so on
           vidfx concat seg1.mkv seg2.mkv seg3.mkv seg4.mkv --audio-from talk.mp4 -o talk-graded.mp4
         """
     )

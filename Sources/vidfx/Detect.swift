@@ -21,7 +21,7 @@ struct Detect: ParsableCommand {
 
         Examples:
           vidfx detect clip.mp4 --json > codes.jsonl
-          vidfx detect https://example.com/clip.mp4 --what qr --start 10 --duration 5
+          vidfx detect https://example.com/clip.mp4 --what qr --start 5 --duration 2
           vidfx detect crowd.mp4 --what faces --detect-every 3
         """
     )

@@ -22,7 +22,7 @@ struct StudioCommand: AsyncParsableCommand {
 
         Examples:
           vidfx studio clip.mp4
-          vidfx studio clip.mp4 -e "sepia=0.6,vignette" --outputs renders --no-browser
+          vidfx studio clip.mp4 -e "sepia=0.6,pixelate=8" --outputs renders --no-browser
         """
     )
 

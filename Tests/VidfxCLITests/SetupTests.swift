@@ -107,7 +107,7 @@ import Testing
     @Test(arguments: [
         ("blur", "no gaussian, box or motion blur yet"),
         ("gblur", "no gaussian, box or motion blur yet"),
-        ("vignette", "oldtimes:vignette=1"),
+        ("vignette", "no vignette yet"),
         ("unsharp", "no sharpen yet"),
         ("drawtext", "draws no text yet"),
         ("eq", "'colorcontrols'"),
