@@ -69,6 +69,10 @@ public final class EncoderSink: FrameSink {
         /// The colour transparent frames are composited over when their alpha cannot be
         /// written: red, green, blue, 0…255 (default black).
         public var background: (red: UInt8, green: UInt8, blue: UInt8) = (0, 0, 0)
+        /// Tags for the container's global metadata (a ``SegmentLabel``'s, say). MP4 and
+        /// MOV keep keys of their own only with `use_metadata_tags`, which is then set;
+        /// MPEG-TS keeps none.
+        public var metadata: [String: String] = [:]
 
         /// Settings for an output path.
         public init(output: String) { self.output = output }
@@ -381,13 +385,17 @@ public final class EncoderSink: FrameSink {
         if r < 0 { throw SinkError.ffmpeg(path, "cannot create the output", r) }
         var muxOptions: OpaquePointer?
         defer { av_dict_free(&muxOptions) }
+        var movflags: [String] = []
         if direct && container.needsFragmentsToStream {
             // delay_moov, not empty_moov: the header goes out after the first fragment, when
             // the streams' start offsets are known and can be written as edit lists. With an
             // empty moov every track starts at its own zero, and the video's B-frame delay
             // (2 frames with x264) put it that much behind the audio.
-            av_dict_set(&muxOptions, "movflags", "frag_keyframe+delay_moov+default_base_moof", 0)
+            movflags += ["frag_keyframe", "delay_moov", "default_base_moof"]
         }
+        for (key, value) in settings.metadata.sorted(by: { $0.key < $1.key }) { av_dict_set(&mux.pointee.metadata, key, value, 0) }
+        if !settings.metadata.isEmpty && (container == .mp4 || container == .mov) { movflags.append("use_metadata_tags") }
+        if !movflags.isEmpty { av_dict_set(&muxOptions, "movflags", movflags.joined(separator: "+"), 0) }
         r = avformat_write_header(mux, &muxOptions)
         if r < 0 { throw SinkError.ffmpeg(path, "cannot write the container header", r) }
         headerWritten = true

@@ -91,6 +91,7 @@ struct Apply: ParsableCommand {
         // (`globalShift` is added to the source's), written from 0 (`firstTick`).
         var globalShift: Int64 = 0, firstTick: Int64 = 0
         var wholeTicks: Int?
+        var label: SegmentLabel?
         if let segment {
             let whole = try FrameSource(input: media, configuration: configuration)
             let total = configuration.expectedTicks(for: whole.info)
@@ -104,6 +105,8 @@ struct Apply: ParsableCommand {
                 throw CommandFailure(message: "--segment \(segment.index)/\(segment.count): empty, the render has only \(total) ticks")
             }
             firstTick = first
+            label = SegmentLabel(index: Int(segment.index), count: Int(segment.count), firstTick: first, endTick: end,
+                                 render: Self.renderFingerprint(input: input, arguments: Array(CommandLine.arguments.dropFirst())))
             let rate = configuration.frameRate
             if configuration.loop == .once {
                 // Straight to the segment's first tick: tick j of the shorter clip shows
@@ -133,6 +136,7 @@ struct Apply: ParsableCommand {
         settings.frameRate = configuration.frameRate
         settings.alpha = source.info.video.hasAlpha
         settings.background = (background.red, background.green, background.blue)
+        if let label { settings.metadata = label.metadata }
         if !noAudio && !source.info.audio.isEmpty {
             settings.audioInput = media
             settings.audioStart = configuration.start
@@ -239,6 +243,38 @@ struct Apply: ParsableCommand {
             Console.note("wrote \(target): \(Console.count(summary.frames, "frame")), \(summary.width)x\(summary.height) \(summary.codec), "
                          + String(format: "%.2f s", seconds) + (summary.audio.map { ", audio \($0)" } ?? ", no audio"))
         }
+    }
+}
+
+extension Apply {
+    /// Options that may differ between the machines rendering one render's segments,
+    /// with whether each takes a value: left out of its fingerprint.
+    static let perMachineOptions: [String: Bool] = ["-o": true, "--output": true, "--segment": true, "--progress": true,
+                                                    "--detections": true, "-y": false, "--yes": false, "-q": false, "--quiet": false]
+
+    /// The fingerprint every segment of one render carries (``SegmentLabel``): the input,
+    /// named by its file name and size (machines may keep it in different folders) or as
+    /// the URL, and the command line but for the per-machine options. Spell the command
+    /// the same on every machine (a script does); `concat --force` joins anyway.
+    static func renderFingerprint(input: String, arguments: [String]) -> String {
+        var parts: [String] = []
+        if let size = (try? FileManager.default.attributesOfItem(atPath: input))?[.size] as? Int {
+            parts.append("file \(URL(fileURLWithPath: input).lastPathComponent) \(size)")
+        } else {
+            parts.append("input \(input)")
+        }
+        var skipValue = false
+        for argument in arguments {
+            if skipValue { skipValue = false; continue }
+            if argument == input { continue }
+            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            if let takesValue = perMachineOptions[name] {
+                skipValue = takesValue && !argument.contains("=")
+                continue
+            }
+            parts.append(argument)
+        }
+        return SegmentLabel.fingerprint(parts)
     }
 }
 

@@ -10,7 +10,9 @@ struct Concat: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Join segments rendered with `apply --segment I/N` (on one machine or many) into one video, with the source's audio.",
         discussion: """
-        The segments are joined by stream copy, in the order given, on one timeline; the audio is taken once \
+        Each segment carries a label (its number, its ticks and its render's fingerprint), so they are put in \
+        order, and a missing, repeated or foreign segment is refused, naming it, before anything is written \
+        (--force joins the files as given). The segments are joined by stream copy on one timeline; the audio is taken once \
         from --audio-from and cut as the whole render would cut it (give the same --start and --duration), so \
         there is no gap or click at the seams. With a lossless setting (--crf 0) the result decodes to the same \
         frames as a render on one machine.
@@ -21,7 +23,7 @@ struct Concat: ParsableCommand {
         """
     )
 
-    @Argument(help: "The segments, in order.")
+    @Argument(help: "The segments of one render (any order).")
     var segments: [String]
 
     @Option(name: .shortAndLong, help: "Output video file.")
@@ -48,6 +50,9 @@ struct Concat: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Overwrite an existing output.")
     var yes = false
 
+    @Flag(help: "Join the files in the order given, labelled as segments of one render or not.")
+    var force = false
+
     @Flag(name: .shortAndLong, help: "No messages except errors.")
     var quiet = false
 
@@ -63,6 +68,11 @@ struct Concat: ParsableCommand {
             try OutputSafety.check(output: output, input: segment, overwrite: yes)
         }
         if let audioFrom { try OutputSafety.check(output: output, input: audioFrom, overwrite: yes) }
+        var segments = self.segments
+        if !force {
+            do { segments = try SegmentLabel.order(segments) } catch { throw CommandFailure(message: error.description) }
+            if segments != self.segments && !quiet { Console.note("joining in the render's order: " + segments.joined(separator: ", ")) }
+        }
         let interruption = Interruption()
         defer { interruption.end() }
         var settings = SegmentJoiner.Settings(output: output)

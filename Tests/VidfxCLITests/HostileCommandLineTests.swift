@@ -99,7 +99,7 @@ import Testing
                       (["dump", "testmedia/h264-30fps.mp4", "-o", "@/x", "--fps", "-30"], "'-30' is invalid for '--fps", 64),
                       (["dump", "testmedia/h264-30fps.mp4"], "Missing expected argument '--output", 64),
                       (["apply", "testmedia/h264-30fps.mp4", "-o", "@/x.mp4", "--crf", "-1", "--bogus"], "Unknown option '--bogus'", 64),
-                      (["frobnicate"], "Unexpected argument 'frobnicate'", 64),
+                      (["frobnicate"], "unknown command 'frobnicate'", 64),
                       (["dump", "testmedia/h264-30fps.mp4", "-o", "@/x", "--at", "2147483648"], "--at: '2147483648' is not a time", 64),
                       (["dump", "testmedia/h264-30fps.mp4", "-o", "@/x", "--at", "0.5,5"], "--at 5 s is at or past the end of the video (3.000 s)", 2)])
     func argumentMistakesAreOneLine(arguments: [String], message: String, status: Int32) async throws {

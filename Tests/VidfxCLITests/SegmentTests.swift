@@ -231,11 +231,61 @@ import TestSupport
         let a = path("a.mkv"), b = path("b.mkv")
         #expect(try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "--segment", "1/2", "-o", a, "-q"]).status == 0)
         #expect(try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "--segment", "2/2", "--size", "160x120", "-o", b, "-q"]).status == 0)
+        // Another size is another render: refused by its label; forced, by the stream check.
         let r = try await CLI.run(["concat", a, b, "-o", path("out.mp4")])
         #expect(r.status != 0)
-        #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("\(b): does not match the first segment"), "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("\(b): is from another render than \(a)"), "\(r.stderr)")
+        let forced = try await CLI.run(["concat", a, b, "-o", path("out.mp4"), "--force"])
+        #expect(forced.status != 0)
+        #expect(forced.stderr.split(separator: "\n").count == 1 && forced.stderr.contains("\(b): does not match the first segment"), "\(forced.stderr)")
         #expect(!FileManager.default.fileExists(atPath: path("out.mp4")))
         let bad = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "--segment", "5/4", "-o", path("x.mkv")])
         #expect(bad.status != 0 && bad.stderr.contains("--segment"))
+    }
+
+    /// Each segment says which one it is: concat puts them in order, and refuses a missing,
+    /// repeated, foreign or unlabelled one, naming it and writing nothing.
+    @Test func segmentsKnowWhatTheyAre() async throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = CLI.media("h264-30fps.mp4")
+        var seg: [String] = []
+        for i in 1...3 {
+            // The middle one as MP4, whose own tags need use_metadata_tags.
+            seg.append(path("seg\(i).\(i == 2 ? "mp4" : "mkv")"))
+            let r = try await CLI.run(["apply", source, "-e", "sepia:amount=0@0,1@2s", "--segment", "\(i)/3", "-o", seg[i - 1], "-q"])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        func concat(_ parts: [String], _ out: String, _ extra: [String] = []) async throws -> CLI.Result {
+            try await CLI.run(["concat"] + parts + ["--audio-from", source, "-o", path(out)] + extra)
+        }
+        let ordered = try await concat(seg, "ordered.mp4")
+        #expect(ordered.status == 0, "\(ordered.stderr)")
+        let shuffled = try await concat([seg[2], seg[0], seg[1]], "shuffled.mp4")
+        #expect(shuffled.status == 0 && shuffled.stderr.contains("joining in the render's order"), "\(shuffled.stderr)")
+        let (x, y) = (FileManager.default.contents(atPath: path("ordered.mp4")), FileManager.default.contents(atPath: path("shuffled.mp4")))
+        #expect(x != nil && x == y, "the same file, whatever order the segments came in")
+        try await CLIProcess.expectInSync(path("shuffled.mp4"))
+
+        // A second copy of segment 2, a segment 2 of another chain, and a file that is no segment.
+        try FileManager.default.copyItem(atPath: seg[1], toPath: path("again.mp4"))
+        let foreign = path("foreign.mkv"), plain = path("plain.mkv")
+        #expect(try await CLI.run(["apply", source, "-e", "noir", "--segment", "2/3", "-o", foreign, "-q"]).status == 0)
+        #expect(try await CLI.run(["apply", source, "-o", plain, "-q", "--no-audio"]).status == 0)
+        let refusals: [([String], String)] = [
+            ([seg[0], seg[2]], "segment 2 of 3 is missing"),
+            ([seg[0], seg[1], path("again.mp4"), seg[2]], "\(path("again.mp4")): is segment 2 of 3 again (so is \(seg[1]))"),
+            ([seg[0], foreign, seg[2]], "\(foreign): is from another render than \(seg[0])"),
+            ([seg[0], seg[1], seg[2], plain], "\(plain): carries no segment label"),
+        ]
+        for (parts, reason) in refusals {
+            let r = try await concat(parts, "refused.mp4")
+            #expect(r.status == 1 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains(reason) && r.stderr.contains("--force"),
+                    "\(reason): \(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: path("refused.mp4")))
+        }
+        // --force joins what it is given, in that order.
+        let forced = try await concat([seg[0], seg[2]], "forced.mp4", ["--force"])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try await Probe(path("forced.mp4")).video["nb_read_frames"] == "60")
     }
 }
