@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// How distortions read the source between pixel centres.
 public enum Sampling: String, Sendable {
@@ -70,15 +71,21 @@ enum FastTrig {
 /// Entries pack the top-left bilinear tap (x0, y0) and the fractions (fx, fy) in
 /// 1/65536ths, 16 bits each; x0 = 0xFFFF marks a position outside the source.
 ///
-/// Written only by `build(width:height:fill:)` from the effect's `prepare`, which the
-/// chain calls on its own thread before any render of that size starts; renders only
-/// read. So no lock: the bands that render are started after the build returns.
-public final class SourceMap: @unchecked Sendable {
+/// Kept per frame size, a few sizes at once, behind a lock, and handed to renders as an
+/// immutable array: one effect object may be prepared and rendered for different sizes
+/// on different threads at once (the redaction's recheck runs the chain's effects on its
+/// workers), and no render ever reads a map another thread is replacing.
+public final class SourceMap: Sendable {
     /// Positions at or past this x are "outside" (transparent).
     static let outside: UInt64 = 0xFFFF
+    /// Sizes kept at once; the oldest goes first.
+    static let sizesKept = 4
 
-    private(set) var size = (width: 0, height: 0)
-    private(set) var entries: [UInt64] = []
+    private struct Entry {
+        var width: Int, height: Int
+        var entries: [UInt64]
+    }
+    private let maps = Mutex<[Entry]>([])
 
     /// An empty map; ``DistortionEffect``s keep one each.
     public init() {}
@@ -103,19 +110,27 @@ public final class SourceMap: @unchecked Sendable {
     }
 
     /// Builds the map for a `width`×`height` frame with `fill(y, row)` for each row (on
-    /// all cores), unless it is already built for that size.
+    /// all cores), unless it is already built for that size. Two threads asking for a new
+    /// size at once may both build it; the maps are equal.
     func build(width: Int, height: Int, fill: @Sendable (Int, UnsafeMutablePointer<UInt64>) -> Void) {
-        if size != (width, height) || entries.isEmpty {
-            var fresh = [UInt64](repeating: 0, count: width * height)
-            fresh.withUnsafeMutableBufferPointer { b in
-                let base = UInt(bitPattern: b.baseAddress!)
-                Bands.run(height: height) { rows in
-                    for y in rows { fill(y, UnsafeMutablePointer<UInt64>(bitPattern: base)! + y * width) }
-                }
+        if entries(width: width, height: height) != nil { return }
+        var fresh = [UInt64](repeating: 0, count: width * height)
+        fresh.withUnsafeMutableBufferPointer { b in
+            let base = UInt(bitPattern: b.baseAddress!)
+            Bands.run(height: height) { rows in
+                for y in rows { fill(y, UnsafeMutablePointer<UInt64>(bitPattern: base)! + y * width) }
             }
-            entries = fresh
-            size = (width, height)
         }
+        maps.withLock { maps in
+            guard !maps.contains(where: { $0.width == width && $0.height == height }) else { return }
+            if maps.count >= Self.sizesKept { maps.removeFirst() }
+            maps.append(Entry(width: width, height: height, entries: fresh))
+        }
+    }
+
+    /// The map for a size, if built.
+    func entries(width: Int, height: Int) -> [UInt64]? {
+        maps.withLock { maps in maps.first { $0.width == width && $0.height == height }?.entries }
     }
 
     /// Renders `rows` through the map (bilinear when the entries carry fractions). The
@@ -161,7 +176,7 @@ func premultipliedBilinear(_ p00: UInt32, _ p10: UInt32, _ p01: UInt32, _ p11: U
 public protocol DistortionEffect: LayerEffect {
     /// How positions between pixels are read.
     var sampling: Sampling { get }
-    /// Where the positions are kept; one per effect.
+    /// Where the positions are kept, per frame size; one per effect.
     var map: SourceMap { get }
     /// True when every pixel stays where it is: the frame is copied, not resampled.
     var isIdentity: Bool { get }
@@ -197,7 +212,9 @@ extension DistortionEffect {
             for y in rows { (dst + y * destinationStride).update(from: src.row(y), count: src.width) }
             return
         }
-        precondition(map.size == (src.width, src.height), "\(Self.descriptor.name): render before prepare(width:height:)")
-        SourceMap.render(map.entries, src, into: dst, destinationStride: destinationStride, rows: rows, sampling: sampling)
+        guard let entries = map.entries(width: src.width, height: src.height) else {
+            preconditionFailure("\(Self.descriptor.name): render before prepare(width:height:) for \(src.width)x\(src.height)")
+        }
+        SourceMap.render(entries, src, into: dst, destinationStride: destinationStride, rows: rows, sampling: sampling)
     }
 }
