@@ -162,3 +162,5 @@ public struct DetectionsFileError: Error, CustomStringConvertible, Sendable {
     /// One line: `FILE:LINE: cause`.
     public var description: String { line.map { "\(path):\($0): \(cause)" } ?? "\(path): \(cause)" }
 }
+
+extension DetectionsFileError: UserFacingError {}

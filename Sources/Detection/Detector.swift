@@ -28,3 +28,5 @@ public struct DetectionError: Error, Sendable, CustomStringConvertible {
     /// "subject: reason".
     public var description: String { "\(subject): \(reason)" }
 }
+
+extension DetectionError: UserFacingError {}

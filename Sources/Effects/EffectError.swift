@@ -1,3 +1,4 @@
+public import FrameCore
 /// Why an effect chain could not be built. The description is one line that names
 /// the effect or parameter and, where it helps, shows the valid values.
 public struct EffectError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -56,3 +57,5 @@ public struct EffectError: Error, Sendable, Equatable, CustomStringConvertible {
         return last[b.count]
     }
 }
+
+extension EffectError: UserFacingError {}

@@ -1,3 +1,4 @@
+public import FrameCore
 /// Why a ``FrameSource`` could not open or read its input. The description is one
 /// line that names the input and says what went wrong.
 public struct FrameSourceError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -42,4 +43,9 @@ public struct FrameSourceError: Error, Sendable, Equatable, CustomStringConverti
         let oneLine = reason.split(whereSeparator: \.isNewline).joined(separator: "; ")
         return "\(input): \(oneLine)"
     }
+}
+
+extension FrameSourceError: UserFacingError {
+    /// 2 for bad arguments (an invalid configuration), 1 for everything else.
+    public var exitCode: Int32 { kind == .invalidConfiguration ? 2 : 1 }
 }

@@ -2,6 +2,7 @@ import CFFmpeg
 import CFFmpegShim
 import Foundation
 import Synchronization
+public import FrameCore
 
 /// One input — a file, an http(s) URL or standard input (`-`) — opened once and read by
 /// every reader of it: the video (`FrameSource`) and the audio (`EncoderSink`).
@@ -270,3 +271,5 @@ extension Duration {
         return s * 1_000_000 + atto / 1_000_000_000_000
     }
 }
+
+extension MediaInputError: UserFacingError {}

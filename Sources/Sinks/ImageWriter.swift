@@ -213,3 +213,5 @@ public final class ImageEncoder {
         }
     }
 }
+
+extension ImageWriteError: UserFacingError {}

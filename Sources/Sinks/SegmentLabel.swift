@@ -1,5 +1,6 @@
 import CFFmpeg
 import CFFmpegShim
+public import FrameCore
 
 /// What a segment file is: segment `index` of `count` of one render, the ticks it holds,
 /// and that render's fingerprint (its input, chain and options). `apply --segment I/N`
@@ -137,3 +138,5 @@ public struct SegmentLabel: Sendable, Equatable {
         return sorted.map(\.path)
     }
 }
+
+extension SegmentLabel.OrderError: UserFacingError {}

@@ -1,4 +1,5 @@
 import CFFmpeg
+public import FrameCore
 
 #if canImport(Glibc)
 import Glibc
@@ -71,3 +72,5 @@ public struct SinkError: Error, Sendable, CustomStringConvertible {
                          kind: code < 0 ? kind(errno: -code) : .other)
     }
 }
+
+extension SinkError: UserFacingError {}

@@ -144,7 +144,7 @@ struct Apply: ParsableCommand {
             settings.audioCopyAllowed = configuration.loop == .once && configuration.start == Rational(0) && configuration.duration == nil
         }
         let sink: EncoderSink
-        do { sink = try EncoderSink(settings: settings) } catch { throw CommandFailure(message: error.description) }
+        sink = try EncoderSink(settings: settings)
         // Codes or faces, for the effects that draw or redact them (and --detections), or
         // the reviewed file's boxes.
         let reviewedFile = try reviewed.load(tickLimit: segment == nil ? configuration.expectedTicks(for: source.info) : wholeTicks)
@@ -206,7 +206,6 @@ struct Apply: ParsableCommand {
         if let error = failure {
             sink.abandon()
             stage?.abandon()
-            if let e = error as? SinkError { throw CommandFailure(message: e.description) }
             throw error
         }
         if let sig = interruption.signal, rendered == 0 {
@@ -222,7 +221,7 @@ struct Apply: ParsableCommand {
                 if !render.quiet { Console.note("the reader closed \(target) after \(Console.count(sink.encodedFrames, "frame"))") }
                 return
             }
-            throw CommandFailure(message: error.description)
+            throw error
         }
         try stage?.publish()
         render.reportPasses(of: chain)

@@ -70,7 +70,7 @@ struct Concat: ParsableCommand {
         if let audioFrom { try OutputSafety.check(output: output, input: audioFrom, overwrite: yes) }
         var segments = self.segments
         if !force {
-            do { segments = try SegmentLabel.order(segments) } catch { throw CommandFailure(message: error.description) }
+            segments = try SegmentLabel.order(segments)
             if segments != self.segments && !quiet { Console.note("joining in the render's order: " + segments.joined(separator: ", ")) }
         }
         let interruption = Interruption()
@@ -85,9 +85,7 @@ struct Concat: ParsableCommand {
         settings.stop = stop
         if let audioFrom {
             let media: MediaInput
-            do { media = try MediaInput(audioFrom, access: .seekable, network: network.settings) } catch {
-                throw CommandFailure(message: error.description)
-            }
+            media = try MediaInput(audioFrom, access: .seekable, network: network.settings)
             settings.audioInput = media
             if let loop, loop > 1 {
                 // Each pass is the clip: --duration, or what the video has after --start.
@@ -106,9 +104,7 @@ struct Concat: ParsableCommand {
         }
         interruption.arm { stop.request() }
         let summary: SegmentJoiner.Summary
-        do { summary = try SegmentJoiner(settings: settings).join(segments) } catch {
-            throw CommandFailure(message: error.description)
-        }
+        summary = try SegmentJoiner(settings: settings).join(segments)
         if let sig = interruption.signal { throw ExitCode(128 + sig) }
         if !quiet {
             for note in summary.notes { Console.note(note) }

@@ -51,9 +51,7 @@ struct ReviewedDetectionsOption: ParsableArguments {
     /// The file, checked (against `tickLimit`, the render's ticks, when known).
     func load(tickLimit: Int?) throws -> DetectionsFile? {
         guard let path else { return nil }
-        do { return try DetectionsFile.load(path: path, tickLimit: tickLimit.map { Int64($0) }) } catch {
-            throw CommandFailure(message: error.description)
-        }
+        return try DetectionsFile.load(path: path, tickLimit: tickLimit.map { Int64($0) })
     }
 }
 
@@ -106,8 +104,6 @@ final class DetectionStage {
                 }
                 sets.append(set)
             }
-        } catch {
-            throw CommandFailure(message: error.description)
         }
         // Workers run in parallel: one OpenCV thread each, rather than each taking every core.
         if needs.contains(.faces) { FaceDetector.setThreads(1) }
@@ -135,7 +131,7 @@ final class DetectionStage {
             return try record([out])
         }
         let frames: [Frame]
-        do { frames = try timeline!.push(frame) } catch { throw CommandFailure(message: error.description) }
+        frames = try timeline!.push(frame)
         return try record(frames)
     }
 
@@ -143,7 +139,7 @@ final class DetectionStage {
     func finish() throws -> [Frame] {
         guard let timeline else { return [] }
         let frames: [Frame]
-        do { frames = try timeline.finish() } catch { throw CommandFailure(message: error.description) }
+        frames = try timeline.finish()
         return try record(frames)
     }
 
@@ -206,7 +202,7 @@ final class DetectionLog {
         try handle.close()
         do { try AtomicOutput.publish(work, to: path, overwrite: overwrite) } catch {
             unlink(work)
-            throw CommandFailure(message: error.description)
+            throw error
         }
     }
 

@@ -186,7 +186,7 @@ struct Dump: ParsableCommand {
                 writer = try ImageSequenceSink(folder: output, format: imageFormat, input: input,
                                                fps: configuration.frameRate.seconds, overwrite: render.yes)
             }
-        } catch { throw CommandFailure(message: error.description) }
+        }
 
         let expected: Int? = if let pick { pick } else if keyFrames { frames } else if times.isEmpty {
             configuration.expectedTicks(for: source.info)
@@ -267,10 +267,6 @@ struct Dump: ParsableCommand {
                 if let reportPath { try report.write(to: reportPath, overwrite: true) }
                 if !render.quiet { Console.note(report.line + (reportPath.map { "; report \($0)" } ?? "")) }
             }
-        } catch let error as SinkError {
-            writer.abandon()
-            stage?.abandon()
-            throw CommandFailure(message: error.description)
         } catch {
             writer.abandon()
             stage?.abandon()

@@ -127,8 +127,6 @@ struct Preview: ParsableCommand {
                     if isatty(STDOUT_FILENO) != 0 { throw ValidationError("--sink y4m writes a video stream to stdout; pipe it: vidfx preview … --sink y4m | mpv -") }
                     opened.append(Y4MSink(size: size.map { ($0.width, $0.height) }, frameRate: fps.value))
                 }
-            } catch let error as SinkError {
-                throw CommandFailure(message: error.description)
             }
         }
 
@@ -150,7 +148,7 @@ struct Preview: ParsableCommand {
         let player = Player(source: source, chain: LiveChain(chain, resources: EffectChainParsing.resources), sinks: opened, options: options)
         slot.set(player)
         let report: Player.Report
-        do { report = try player.run() } catch let error as SinkError { throw CommandFailure(message: error.description) }
+        report = try player.run()
         for sink in opened { sink.close() }
         opened.removeAll()
         if !quiet { Console.note(Self.describe(report)) }
@@ -176,8 +174,6 @@ struct Preview: ParsableCommand {
                 let look = recheck == nil ? nil : try FaceDetector(modelPath: FaceDetector.defaultModelPath(), threshold: threshold,
                                                                     sizeFactor: RedactionRecheck.lookSize)
                 return LiveDetection(detectors: detectors, recheck: recheck, recheckLook: look)
-            } catch {
-                throw CommandFailure(message: error.description)
             }
         }
         return LiveDetection(detectors: detectors)

@@ -27,9 +27,7 @@ struct RepresentativeFrames {
 
     /// The slots over [start, start + length) of the clip `info` describes.
     init(media: MediaInput, configuration: FrameSource.Configuration, info: MediaInfo, count: Int, input: String) throws {
-        do { stills = try StillReader(input: media, configuration: configuration) } catch {
-            throw CommandFailure(message: error.description)
-        }
+        stills = try StillReader(input: media, configuration: configuration)
         self.count = count
         let start = configuration.start
         self.start = start

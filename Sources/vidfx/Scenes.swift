@@ -98,7 +98,7 @@ struct ScenesCommand: ParsableCommand {
         if let output { try OutputSafety.check(output: output, input: input, overwrite: yes, folder: false) }
         if let stats { try OutputSafety.check(output: stats, input: input, overwrite: yes, folder: false) }
         let media: MediaInput
-        do { media = try MediaInput(input, access: .seekable, network: network.settings) } catch { throw CommandFailure(message: error.description) }
+        media = try MediaInput(input, access: .seekable, network: network.settings)
         var options = PictureScanner.Options()
         options.width = analysisWidth
         if let start = range.start { options.start = start.value }

@@ -110,10 +110,9 @@ struct SheetCommand: ParsableCommand {
         do {
             try ImageWriter.write(sheet, to: work, as: lower.hasSuffix(".png") ? .png : .jpeg(quality: 90))
             try AtomicOutput.publish(work, to: output, overwrite: yes)
-        } catch let error as ImageWriteError {
-            unlink(work); throw CommandFailure(message: error.description)
-        } catch let error as SinkError {
-            unlink(work); throw CommandFailure(message: error.description)
+        } catch {
+            unlink(work)
+            throw error
         }
         if !quiet { Console.note("\(Console.count(placed, "frame")) in \(columns)x\(rows), \(sheet.width)x\(sheet.height) -> \(output)") }
     }

@@ -180,9 +180,7 @@ struct SourceOptions: ParsableArguments {
             let parts = o.split(separator: "=", maxSplits: 1)
             options[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
         }
-        do { return try MediaInput(location, access: access, network: network.settings, format: inputFormat, formatOptions: options) } catch {
-            throw CommandFailure(message: error.description)
-        }
+        return try MediaInput(location, access: access, network: network.settings, format: inputFormat, formatOptions: options)
     }
 
     /// A configuration with these options, the timeline's (when given), and warnings to

@@ -129,9 +129,7 @@ struct StoryboardCommand: ParsableCommand {
             let rows = (used + grid.columns - 1) / grid.columns
             // The last sprite is only as tall as its rows.
             let out = rows == grid.rows ? s : Tiles.topRows(s, height: rows * tileHeight)
-            do { try ImageWriter.write(out, to: work + "/" + spriteName(n), as: .jpeg(quality: quality)) } catch {
-                throw CommandFailure(message: error.description)
-            }
+            try ImageWriter.write(out, to: work + "/" + spriteName(n), as: .jpeg(quality: quality))
             sprite = nil
         }
         // Tiles closer together than key frames repeat a picture: scaled once.
@@ -201,8 +199,6 @@ struct StoryboardCommand: ParsableCommand {
                 try AtomicOutput.publish(work, to: output, overwrite: false)
             }
             published = true
-        } catch let error as SinkError {
-            throw CommandFailure(message: error.description)
         }
         if !quiet {
             let sprites = (tiles.count + perSprite - 1) / perSprite

@@ -53,12 +53,10 @@ struct VidFX: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-        } catch let error as FrameSourceError {
-            Console.error(error.description)
-            Foundation.exit(error.exitCode)
-        } catch let error as CommandFailure {
+        } catch let error as any UserFacingError {
+            // Every library's errors and the commands' own: one line, its status.
             Console.error(error.message)
-            Foundation.exit(error.code)
+            Foundation.exit(error.exitCode)
         } catch let error as ExitCode {
             // The command has said what happened (or a signal ended it): only the status.
             Foundation.exit(error.rawValue)
@@ -99,14 +97,11 @@ struct VidFX: AsyncParsableCommand {
 }
 
 /// A failure the command reports in its own words.
-struct CommandFailure: Error {
+struct CommandFailure: UserFacingError {
     var message: String
     var code: Int32 = 1
-}
-
-extension FrameSourceError {
-    /// Exit status by cause: 2 for bad arguments, 1 for everything else.
-    var exitCode: Int32 { kind == .invalidConfiguration ? 2 : 1 }
+    var exitCode: Int32 { code }
+    var description: String { message }
 }
 
 /// Messages go to stderr; stdout carries data only.
