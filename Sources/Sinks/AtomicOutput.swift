@@ -1,5 +1,6 @@
 import CFFmpegShim
-import Foundation
+public import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,54 @@ import Glibc
 /// Without overwrite, the move itself refuses a target that appeared meanwhile (another
 /// run, another program), so nothing the user had is lost to a race; a run killed
 /// outright leaves its hidden work behind, which the next run into that folder removes.
+/// Everything vidfx writes goes through here: files whole (``write(_:to:overwrite:)``),
+/// files streamed or folders filled under ``workPath(for:)`` and then ``publish(_:to:overwrite:)``.
 public enum AtomicOutput {
+    /// Numbers the work of one process, for writers that may run at once (the studio).
+    private static let serial = Atomic<Int>(0)
+
+    /// A hidden work name for `target` that no other writer in this process is using:
+    /// `.NAME.vidfx-PID-N.part`.
+    public static func uniqueWorkPath(for target: String) -> String {
+        let n = serial.wrappingAdd(1, ordering: .relaxed).newValue
+        let url = URL(fileURLWithPath: target)
+        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).vidfx-\(getpid())-\(n).part").path
+    }
+
+    /// Writes `data` to `target` whole or not at all: into a hidden work file beside it,
+    /// flushed, then moved into place (without `overwrite`, never over a file that is
+    /// there). On any failure the work file is removed and `target` is as it was.
+    public static func write(_ data: Data, to target: String, overwrite: Bool) throws(SinkError) {
+        let work = uniqueWorkPath(for: target)
+        let fd = open(work, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let code = errno
+            throw SinkError(path: target, reason: "cannot write (\(String(cString: strerror(code))))", kind: SinkError.kind(errno: code))
+        }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { b in
+            var done = 0
+            while done < b.count {
+                let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                done += n
+            }
+        }
+        if failure == 0 && close(fd) != 0 { failure = errno } else if failure != 0 { close(fd) }
+        guard failure == 0 else {
+            unlink(work)
+            throw SinkError(path: target, reason: "write failed (\(String(cString: strerror(failure))))", kind: SinkError.kind(errno: failure))
+        }
+        do { try publish(work, to: target, overwrite: overwrite) } catch {
+            unlink(work)
+            throw error
+        }
+    }
+
     /// The hidden name `target` is built under by this process.
     public static func workPath(for target: String) -> String {
         let url = URL(fileURLWithPath: target)
@@ -45,10 +93,11 @@ public enum AtomicOutput {
         }
     }
 
-    /// The PID in `.NAME.vidfx-PID.part`, or nil for any other name.
+    /// The PID in `.NAME.vidfx-PID.part` or `.NAME.vidfx-PID-N.part`, or nil for any other name.
     static func stalePID(_ name: String) -> pid_t? {
         guard let marker = name.range(of: ".vidfx-", options: .backwards) else { return nil }
-        let digits = name[marker.upperBound...].dropLast(".part".count)
+        let tail = name[marker.upperBound...].dropLast(".part".count)
+        let digits = tail.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).first ?? tail
         guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let pid = pid_t(digits), pid > 0 else { return nil }
         return pid
     }

@@ -228,25 +228,8 @@ public final class ImageSequenceSink: FrameSink, @unchecked Sendable {
         }
     }
 
-    /// Writes through a temporary name and renames, so no half-written file has the final name.
+    /// Whole or not at all, through the one atomic writer.
     private func writeAtomically(_ data: Data, to path: String) throws(SinkError) {
-        let tmp = path + ".part"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw SinkError(path: path, reason: "cannot write (\(String(cString: strerror(errno))))") }
-        var ok = true
-        data.withUnsafeBytes { b in
-            var done = 0
-            while done < b.count {
-                let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
-                if n < 0 { if errno == EINTR { continue }; ok = false; return }
-                done += n
-            }
-        }
-        let err = errno
-        close(fd)
-        guard ok, rename(tmp, path) == 0 else {
-            unlink(tmp)
-            throw SinkError(path: path, reason: "write failed (\(String(cString: strerror(ok ? errno : err))))")
-        }
+        try AtomicOutput.write(data, to: path, overwrite: true)
     }
 }

@@ -102,14 +102,11 @@ public final class ImageEncoder {
         }
     }
 
-    /// Writes `frame` to `path` through a hidden temporary file beside it, renamed into
-    /// place when complete. PNG is streamed to the file as it is compressed.
+    /// Writes `frame` to `path` through a hidden work file beside it (``AtomicOutput``),
+    /// moved into place when complete. PNG is streamed to the file as it is compressed.
     public func write(_ frame: Frame, as format: ImageFormat, toFile path: String) throws(ImageWriteError) {
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { String(path[...$0]) } ?? ""
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let temporary = "\(folder).\(name).vidfx-\(getpid()).part"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let temporary = AtomicOutput.uniqueWorkPath(for: path)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw ImageWriteError(path: path, reason: "cannot write (\(String(cString: strerror(errno))))") }
         var isOpen = true
         func put(_ bytes: UnsafeRawBufferPointer) throws(ImageWriteError) {
@@ -132,8 +129,8 @@ public final class ImageEncoder {
             }
             isOpen = false
             guard close(fd) == 0 else { throw ImageWriteError(path: path, reason: "write failed (\(String(cString: strerror(errno))))") }
-            guard rename(temporary, path) == 0 else {
-                throw ImageWriteError(path: path, reason: "cannot move into place (\(String(cString: strerror(errno))))")
+            do { try AtomicOutput.publish(temporary, to: path, overwrite: true) } catch {
+                throw ImageWriteError(path: path, reason: error.reason)
             }
         } catch {
             if isOpen { close(fd) }  // never twice: another thread may own that number by now

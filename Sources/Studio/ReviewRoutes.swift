@@ -4,6 +4,7 @@ import FrameCore
 import FrameSource
 import Hummingbird
 import HummingbirdWebSocket
+import Sinks
 
 /// The redaction review's API: find the faces of the whole clip into a detections file,
 /// follow a box drawn by hand through the frames around it, and save the reviewed file
@@ -78,15 +79,10 @@ extension StudioServer {
             throw StudioRequestError(.badRequest, error.description)
         }
         let target = configuration.folder.file(name)
-        let work = configuration.folder.file(".\(name).vidfx-studio-\(UUID().uuidString).part")
-        defer { unlink(work) }
-        guard FileManager.default.createFile(atPath: work, contents: body) else {
-            throw StudioRequestError(.internalServerError, "\(name): cannot write in the outputs folder")
-        }
-        // link(2) never replaces: a file of that name that appeared meanwhile is kept.
-        guard link(work, target) == 0 else {
-            if errno == EEXIST { throw StudioRequestError(.conflict, "\(name) exists in the outputs folder; choose another name") }
-            throw StudioRequestError(.internalServerError, "\(name): \(String(cString: strerror(errno)))")
+        // Never over a file: one of that name, there before or appearing meanwhile, is kept.
+        do { try AtomicOutput.write(body, to: target, overwrite: false) } catch {
+            if error.kind == .targetExists { throw StudioRequestError(.conflict, "\(name) exists in the outputs folder; choose another name") }
+            throw StudioRequestError(.internalServerError, "\(name): \(error.reason)")
         }
         return StudioResponse.json(["name": name, "tracks": file.tracks, "manualBoxes": file.manualBoxes, "lastTick": file.lastTick])
     }

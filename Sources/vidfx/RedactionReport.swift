@@ -118,13 +118,9 @@ struct RedactionReport: Encodable {
     func write(to path: String, overwrite: Bool) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        let work = AtomicOutput.workPath(for: path)
-        do {
-            try (try encoder.encode(self) + Data("\n".utf8)).write(to: URL(fileURLWithPath: work))
-            try AtomicOutput.publish(work, to: path, overwrite: overwrite)
-        } catch {
-            unlink(work)
-            throw CommandFailure(message: "\(path): cannot write the redaction report (\(error))")
+        let data = try encoder.encode(self) + Data("\n".utf8)
+        do { try AtomicOutput.write(data, to: path, overwrite: overwrite) } catch {
+            throw CommandFailure(message: "\(path): cannot write the redaction report (\(error.reason))")
         }
     }
 }

@@ -128,13 +128,8 @@ struct ScenesCommand: ParsableCommand {
 
     /// Publishes `text` at `path` whole or not at all.
     private func write(_ text: String, to path: String, what: String) throws {
-        let work = AtomicOutput.workPath(for: path)
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: work))
-            try AtomicOutput.publish(work, to: path, overwrite: yes)
-        } catch {
-            unlink(work)
-            throw CommandFailure(message: "\(path): cannot write \(what) (\(error))")
+        do { try AtomicOutput.write(Data(text.utf8), to: path, overwrite: yes) } catch {
+            throw CommandFailure(message: "\(path): cannot write \(what) (\(error.reason))")
         }
     }
 

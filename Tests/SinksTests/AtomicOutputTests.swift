@@ -104,4 +104,28 @@ import Testing
         #expect(left == [alive.lastPathComponent, unrelated.lastPathComponent].sorted())
         #expect(AtomicOutput.stalePID(".a.b.vidfx-123.part") == 123 && AtomicOutput.stalePID(".a.vidfx-x.part") == nil)
     }
+
+    /// The one writer of whole files: data appears whole, never over a file without
+    /// overwrite, and a failure leaves nothing behind; writers at once get their own work.
+    @Test func dataIsWrittenWholeOrNotAtAll() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("report.json")
+        try AtomicOutput.write(Data("first".utf8), to: out.path, overwrite: false)
+        #expect(text(out) == "first")
+        let refused = #expect(throws: SinkError.self) { try AtomicOutput.write(Data("second".utf8), to: out.path, overwrite: false) }
+        #expect(refused?.kind == .targetExists)
+        #expect(text(out) == "first", "kept without overwrite")
+        try AtomicOutput.write(Data("third".utf8), to: out.path, overwrite: true)
+        #expect(text(out) == "third")
+        let missing = dir.appendingPathComponent("no-such-folder/x.json").path
+        #expect(throws: SinkError.self) { try AtomicOutput.write(Data("x".utf8), to: missing, overwrite: true) }
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        #expect(left == ["report.json"], "no work file left: \(left)")
+        let a = AtomicOutput.uniqueWorkPath(for: out.path), b = AtomicOutput.uniqueWorkPath(for: out.path)
+        #expect(a != b && a.hasSuffix(".part") && URL(fileURLWithPath: a).lastPathComponent.hasPrefix(".report.json.vidfx-"))
+        // Both work names are this process's, so a later run knows whose they were.
+        #expect(AtomicOutput.stalePID(URL(fileURLWithPath: a).lastPathComponent) == getpid())
+        #expect(AtomicOutput.stalePID(".x.mp4.vidfx-123-7.part") == 123 && AtomicOutput.stalePID(".x.mp4.vidfx-123.part") == 123)
+        #expect(AtomicOutput.stalePID(".x.mp4.vidfx-abc.part") == nil)
+    }
 }
