@@ -54,14 +54,35 @@ public struct StudioAccess: Sendable {
     /// another site) and token.
     public func check(host: String?, origin: String?, queryToken: String?, cookieHeader: String?, authorization: String?) -> Refusal? {
         guard let host, allows(host: host) else { return .foreignHost(host ?? "(none)") }
-        if let origin, origin != "null" {
-            // An Origin header names the page that made the request: only the studio's own.
-            guard let url = URL(string: origin), let originHost = url.host(percentEncoded: false),
-                  allows(host: originHost.contains(":") ? "[\(originHost)]" : originHost) else { return .foreignHost(origin) }
+        if let origin {
+            // An Origin header names the page that made the request: only the studio's own,
+            // the very host and port it was served from. Another port of localhost is
+            // another program's page (and the same *site*, so a SameSite cookie goes with
+            // it); `null` is a sandboxed frame or a file, never the studio's page.
+            guard Self.sameOrigin(origin, host: host) else { return .foreignHost(origin) }
         }
         let offered = [queryToken, Self.cookie(Self.cookieName, in: cookieHeader), Self.bearer(authorization)].compactMap { $0 }
         guard !offered.isEmpty else { return .noToken }
         return offered.contains(where: { Self.equalInConstantTime($0, token) }) ? nil : .wrongToken
+    }
+
+    /// Whether `origin` (`http://name:port`) is the page served at `host` (`name:port`):
+    /// the same name, case aside, and the same port (80 when none is given).
+    static func sameOrigin(_ origin: String, host: String) -> Bool {
+        guard let url = URL(string: origin), url.scheme?.lowercased() == "http", url.path.isEmpty || url.path == "/",
+              url.user == nil, url.query == nil, let name = url.host(percentEncoded: false) else { return false }
+        let originName = name.hasPrefix("[") ? String(name.dropFirst().dropLast()) : name
+        return originName.lowercased() == hostName(host).lowercased() && (url.port ?? 80) == (port(host) ?? 80)
+    }
+
+    /// The port of a Host header, nil when it names none.
+    static func port(_ header: String) -> Int? {
+        if header.hasPrefix("["), let close = header.firstIndex(of: "]") {
+            let rest = header[header.index(after: close)...]
+            return rest.hasPrefix(":") ? Int(rest.dropFirst()) : nil
+        }
+        guard header.filter({ $0 == ":" }).count == 1, let colon = header.lastIndex(of: ":") else { return nil }
+        return Int(header[header.index(after: colon)...])
     }
 
     /// The name part of a Host header: `[::1]:8080` → `::1`, `localhost:80` → `localhost`.

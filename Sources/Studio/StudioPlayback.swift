@@ -84,10 +84,14 @@ final class StudioPlayback: @unchecked Sendable {
         }
     }
 
-    /// Plays on from `tick` (on the input's timeline).
+    /// The furthest tick a seek may ask for: 2^31 (over two years at 30 fps), far inside
+    /// what the tick arithmetic holds at any frame rate.
+    package static let largestTick: Int64 = 1 << 31
+
+    /// Plays on from `tick` (on the input's timeline), clamped to 0…``largestTick``.
     func seek(tick: Int64) {
         control.withLock { c in
-            c.seek = max(0, tick)
+            c.seek = min(max(0, tick), Self.largestTick)
             c.player?.stop()
         }
     }

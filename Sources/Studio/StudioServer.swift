@@ -305,7 +305,7 @@ public final class StudioServer: Sendable {
             guard case .text(let text) = message, let data = text.data(using: .utf8),
                   let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { continue }
             if let chain = object["chain"] as? String {
-                let edit = (object["edit"] as? NSNumber)?.intValue ?? edits.next()
+                let edit = Self.wholeNumber(object["edit"], upTo: Int64(Int32.max)).map { Int($0) } ?? edits.next()
                 do {
                     let checked = try checkedChain(chain)
                     let parsed = try checked.isEmpty ? nil : configuration.parseChain(checked)
@@ -318,12 +318,27 @@ public final class StudioServer: Sendable {
                 }
             }
             if let play = object["play"] as? Bool { playback.sink.setPaused(!play) }
-            if let tick = (object["seek"] as? NSNumber)?.int64Value { playback.seek(tick: tick) }
+            if let tick = Self.wholeNumber(object["seek"], upTo: StudioPlayback.largestTick) { playback.seek(tick: tick) }
             if object.keys.contains("split") { playback.sink.setSplit((object["split"] as? NSNumber)?.doubleValue) }
         }
     }
 
     // MARK: Helpers
+
+    /// A whole number 0…`limit` from the page's JSON, or nil for anything else: a string,
+    /// a boolean, a fraction, a negative or a larger number (2^63 − 1 as a seek once
+    /// overflowed the tick arithmetic and ended the process).
+    package static func wholeNumber(_ value: Any?, upTo limit: Int64) -> Int64? {
+        guard let number = value as? NSNumber else { return nil }
+        // JSON's true and false arrive as NSNumbers too (and `is Bool` holds for 0 and 1 on
+        // Linux): a boolean's type code is "c", an integer's "i" or "q", a double's "d".
+        if String(cString: number.objCType) == "c" { return nil }
+        let d = number.doubleValue
+        guard d.isFinite, d >= 0, d <= Double(limit), d == d.rounded(.towardZero) else { return nil }
+        // A large integer may lose its last digits as a double: the exact value, if it has one.
+        let exact = number.int64Value
+        return exact >= 0 && exact <= limit && Double(exact) == d ? exact : Int64(d)
+    }
 
     static func jsonText(_ object: [String: Any]) -> String {
         String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)

@@ -142,8 +142,15 @@ struct StudioCommand: AsyncParsableCommand {
         return (host, port)
     }
 
+    /// An IP address of the loopback network (127.0.0.0/8, ::1), read as an address: a
+    /// name that starts with "127." (127.evil.example) is a name, resolved by DNS, not loopback.
     static func isLoopback(_ host: String) -> Bool {
-        host == "::1" || host.hasPrefix("127.")
+        var v4 = in_addr(), v6 = in6_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        if inet_pton(AF_INET6, host, &v6) == 1 {
+            return withUnsafeBytes(of: &v6) { b in b.prefix(15).allSatisfy { $0 == 0 } && b[15] == 1 }
+        }
+        return false
     }
 
     /// The desktop's browser, when there is a desktop; otherwise the printed address is the way in.

@@ -127,7 +127,31 @@ struct StudioTestError: Error, CustomStringConvertible {
         #expect(check(query: "abc123", host: "evil.example:1") == .foreignHost("evil.example:1"))
         // A page of another site (its Origin) is refused even with the cookie.
         #expect(check(cookie: "vidfx_studio=abc123", origin: "http://evil.example") == .foreignHost("http://evil.example"))
-        #expect(check(cookie: "vidfx_studio=abc123", origin: "http://127.0.0.1:8700") == nil)
+        #expect(check(cookie: "vidfx_studio=abc123", host: "127.0.0.1:8700", origin: "http://127.0.0.1:8700") == nil)
+        #expect(check(cookie: "vidfx_studio=abc123", host: "localhost:8700", origin: "http://LOCALHOST:8700") == nil)
+        #expect(check(cookie: "vidfx_studio=abc123", host: "[::1]:8700", origin: "http://[::1]:8700") == nil)
+        // Another program's page on another localhost port, a sandboxed frame (null), a
+        // different scheme or loopback name: refused with the cookie too.
+        for origin in ["http://localhost:3000", "http://127.0.0.1:3000", "null", "http://127.0.0.1", "https://127.0.0.1:8700",
+                       "http://localhost:8700", "file://", "http://127.0.0.1:8700.evil.example"] {
+            #expect(check(cookie: "vidfx_studio=abc123", host: "127.0.0.1:8700", origin: origin) == .foreignHost(origin), "\(origin)")
+        }
+    }
+
+    /// Numbers from the page (a seek's tick, an edit's number) are whole and in range, or
+    /// ignored: 2^63 − 1 as a seek once overflowed the tick arithmetic and ended the studio.
+    @Test func numbersFromThePageAreCheckedBeforeUse() throws {
+        func value(_ json: String) throws -> Any? {
+            (try JSONSerialization.jsonObject(with: Data("{\"v\": \(json)}".utf8)) as? [String: Any])?["v"]
+        }
+        let limit: Int64 = 1 << 31
+        for (json, expected) in [("0", Int64(0)), ("30", 30), ("2147483648", limit), ("12.0", 12)] {
+            #expect(StudioServer.wholeNumber(try value(json), upTo: limit) == expected, "\(json)")
+        }
+        for json in ["9223372036854775807", "4611686018427387904", "2147483649", "-1", "1.5", "1e300", "-1e300", "\"5\"", "true",
+                     "false", "null", "[1]", "{}"] {
+            #expect(StudioServer.wholeNumber(try value(json), upTo: limit) == nil, "\(json)")
+        }
     }
 
     @Test func outputNames() {
@@ -226,9 +250,12 @@ struct StudioTestError: Error, CustomStringConvertible {
     }
 
     @Test func aNonLoopbackAddressNeedsTheFlag() async throws {
-        let r = try await CLI.run(["studio", CLI.media("h264-30fps.mp4"), "--listen", "0.0.0.0:0", "--no-browser"])
-        #expect(r.status != 0)
-        #expect(r.stderr.contains("--allow-remote") && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        // A name that merely starts like a loopback address is a name (resolved by DNS).
+        for listen in ["0.0.0.0:0", "127.evil.example:0", "127.0.0.1.nip.io:0", "[::2]:0"] {
+            let r = try await CLI.run(["studio", CLI.media("h264-30fps.mp4"), "--listen", listen, "--no-browser"])
+            #expect(r.status != 0, "\(listen)")
+            #expect(r.stderr.contains("--allow-remote") && r.stderr.split(separator: "\n").count == 1, "\(listen): \(r.stderr)")
+        }
         // With it, the studio starts (and still wants the token).
         let studio = try await StudioProcess.start(options: ["--listen", "0.0.0.0:0", "--allow-remote"])
         defer { Task { await studio.stop() } }
