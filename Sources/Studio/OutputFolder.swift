@@ -27,12 +27,21 @@ public struct OutputFolder: Sendable {
     /// The full path of `name`, which must pass ``problem(with:)``.
     func file(_ name: String) -> String { path + "/" + name }
 
+    /// Whether `name` is a regular file of the folder itself: not a symbolic link (whose
+    /// target may be anywhere: /etc/passwd), not a FIFO or device (a read that blocks the
+    /// server), and there. `lstat`, so a link is never followed.
+    func holdsRegularFile(_ name: String) -> Bool {
+        guard Self.problem(with: name) == nil else { return false }
+        var info = stat()
+        return lstat(file(name), &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
     /// The folder's visible files, with their sizes, sorted by name.
     func listing() -> [(name: String, size: Int)] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         return names.filter { !$0.hasPrefix(".") }.sorted().compactMap { name in
             var info = stat()
-            guard stat(file(name), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+            guard lstat(file(name), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
             return (name, Int(info.st_size))
         }
     }

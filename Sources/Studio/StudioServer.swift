@@ -179,7 +179,8 @@ public final class StudioServer: Sendable {
             if let problem = OutputFolder.problem(with: name) { return StudioResponse.error(.badRequest, problem) }
             let path = configuration.folder.file(name)
             var info = stat()
-            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return StudioResponse.error(.notFound, "\(name): no such output") }
+            // lstat: a symbolic link in the folder is not one of its files (it may point anywhere).
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return StudioResponse.error(.notFound, "\(name): no such output") }
             var headers = HTTPFields()
             headers[.contentType] = Self.mediaType(of: name)
             headers[.contentLength] = String(info.st_size)
@@ -207,6 +208,9 @@ public final class StudioServer: Sendable {
         for file in files {
             if let problem = OutputFolder.problem(with: file) {
                 throw StudioRequestError(.badRequest, "chain: \(problem) (file parameters name files in the outputs folder)")
+            }
+            guard configuration.folder.holdsRegularFile(file) else {
+                throw StudioRequestError(.badRequest, "chain: '\(file)' is not a file of the outputs folder (links, pipes and devices are not read)")
             }
         }
         return text

@@ -249,6 +249,28 @@ struct StudioTestError: Error, CustomStringConvertible {
         #expect(studio.outputFiles.isEmpty)
     }
 
+    /// Links and special files inside the folder are not its files: a link to /etc/passwd
+    /// is neither served, listed nor read as a LUT, and a FIFO is never opened (a read of
+    /// one blocks until something writes).
+    @Test func linksAndPipesInTheFolderAreNotItsFiles() async throws {
+        let studio = try await StudioProcess.start()
+        defer { Task { await studio.stop() } }
+        let folder = studio.outputs.url.path
+        try FileManager.default.createSymbolicLink(atPath: folder + "/passwd-link", withDestinationPath: "/etc/passwd")
+        try FileManager.default.createSymbolicLink(atPath: folder + "/grade.cube", withDestinationPath: "/etc/passwd")
+        #expect(mkfifo(folder + "/fifo.cube", 0o600) == 0)
+        let served = try await studio.request("/outputs/passwd-link")
+        #expect(served.status == 404 && !served.text.contains("root:"), "\(served.status) \(served.text.prefix(80))")
+        let listing = try await studio.request("/api/outputs")
+        #expect(listing.status == 200 && !listing.text.contains("passwd-link") && !listing.text.contains("fifo.cube"), "\(listing.text)")
+        for chain in ["lut:file=grade.cube", "lut:file=fifo.cube", "lut:file=pipe:0", "overlay:file=passwd-link"] {
+            let still = try await studio.request("/api/frame?t=0&chain=\(chain.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+            #expect(still.status == 400 && still.text.contains("not a file of the outputs folder"), "\(chain): \(still.status) \(still.text)")
+            let render = try await studio.request("/api/render", method: "POST", body: #"{"chain": "\#(chain)", "output": "x.mp4"}"#)
+            #expect(render.status == 400, "\(chain): \(render.text)")
+        }
+    }
+
     @Test func aNonLoopbackAddressNeedsTheFlag() async throws {
         // A name that merely starts like a loopback address is a name (resolved by DNS).
         for listen in ["0.0.0.0:0", "127.evil.example:0", "127.0.0.1.nip.io:0", "[::2]:0"] {
