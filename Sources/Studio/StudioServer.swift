@@ -198,8 +198,16 @@ public final class StudioServer: Sendable {
         }
     }
 
+    /// The longest chain the page may send, in bytes.
+    static let longestChain = 16 << 10
+
     /// Checks a chain from the page: it parses, and its files are names in the outputs folder.
     func checkedChain(_ text: String) throws -> String {
+        // Building a chain costs more than linear time in its length (10,000 effects took
+        // 2 s): a page may not send one longer than any hand-made chain.
+        guard text.utf8.count <= Self.longestChain else {
+            throw StudioRequestError(.badRequest, "chain: \(text.utf8.count) bytes; the studio takes chains of up to \(Self.longestChain)")
+        }
         let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.hasPrefix("@") else { throw StudioRequestError(.badRequest, "chain files (@FILE) are not read by the studio") }
         guard !text.isEmpty else { return "" }

@@ -269,6 +269,10 @@ struct StudioTestError: Error, CustomStringConvertible {
             let render = try await studio.request("/api/render", method: "POST", body: #"{"chain": "\#(chain)", "output": "x.mp4"}"#)
             #expect(render.status == 400, "\(chain): \(render.text)")
         }
+        // A chain longer than any made by hand (166,000 effects once hung the server).
+        let long = Array(repeating: "sepia", count: 4000).joined(separator: ",")
+        let refused = try await studio.request("/api/render", method: "POST", body: #"{"chain": "\#(long)", "output": "x.mp4"}"#)
+        #expect(refused.status == 400 && refused.text.contains("the studio takes chains of up to"), "\(refused.status) \(refused.text.prefix(200))")
     }
 
     @Test func aNonLoopbackAddressNeedsTheFlag() async throws {
