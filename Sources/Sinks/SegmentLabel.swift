@@ -29,6 +29,9 @@ public struct SegmentLabel: Sendable, Equatable {
     }
 
     static let segmentKey = "VIDFX_SEGMENT", ticksKey = "VIDFX_TICKS", renderKey = "VIDFX_RENDER"
+    /// The most segments a render is split into (`apply --segment` takes N ≤ 100,000). A
+    /// file's tags are the file's author's: a larger count is no label, not a loop over it.
+    public static let largestCount = 100_000
 
     /// The container tags that carry it.
     public var metadata: [String: String] {
@@ -38,9 +41,9 @@ public struct SegmentLabel: Sendable, Equatable {
     /// The label in a file's tags; nil when they carry none, or a damaged one.
     public init?(metadata: [String: String]) {
         let tags = Dictionary(metadata.map { ($0.key.uppercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
-        guard let segment = tags[Self.segmentKey]?.split(separator: "/"), segment.count == 2,
-              let index = Int(segment[0]), let count = Int(segment[1]), count >= 1, (1...count).contains(index),
-              let ticks = tags[Self.ticksKey]?.split(separator: "-"), ticks.count == 2,
+        guard let segment = tags[Self.segmentKey]?.split(separator: "/", omittingEmptySubsequences: false), segment.count == 2,
+              let index = Int(segment[0]), let count = Int(segment[1]), (1...Self.largestCount).contains(count), (1...count).contains(index),
+              let ticks = tags[Self.ticksKey]?.split(separator: "-", omittingEmptySubsequences: false), ticks.count == 2,
               let first = Int64(ticks[0]), let end = Int64(ticks[1]), first >= 0, end > first,
               let render = tags[Self.renderKey], !render.isEmpty, render.count <= 64 else { return nil }
         self.init(index: index, count: count, firstTick: first, endTick: end, render: render)

@@ -71,6 +71,7 @@ import Testing
         #expect(first.status == 0, "\(first.stderr)")
         let made = out + "/it's a clip.mp4"
         #expect(try await Probe(made).video["nb_read_frames"] == "15")
+        try await CLIProcess.expectInSync(made)
         // Again: the job refuses to overwrite; with -y it does, with --arg and --args.
         let again = try await CLI.run(["batch", input.path, "-o", out + "/{name}.mp4", "--arg", "--duration", "--arg", "1"])
         #expect(again.status == 1 && again.stderr.contains("-y"), "\(again.stderr)")
