@@ -109,11 +109,12 @@ public final class SourceMap: Sendable {
         return UInt64(x) | UInt64(y) << 16 | f << 32 | g << 48
     }
 
-    /// Builds the map for a `width`×`height` frame with `fill(y, row)` for each row (on
-    /// all cores), unless it is already built for that size. Two threads asking for a new
-    /// size at once may both build it; the maps are equal.
-    func build(width: Int, height: Int, fill: @Sendable (Int, UnsafeMutablePointer<UInt64>) -> Void) {
-        if entries(width: width, height: height) != nil { return }
+    /// The map for a `width`×`height` frame: the one kept, or built now with `fill(y, row)`
+    /// for each row (on all cores) and kept. Returned, not looked up again, because another
+    /// thread's size may push this one out of the kept ones at any moment. Two threads asking
+    /// for a new size at once may both build it; the maps are equal.
+    func entries(width: Int, height: Int, fill: @Sendable (Int, UnsafeMutablePointer<UInt64>) -> Void) -> [UInt64] {
+        if let kept = entries(width: width, height: height) { return kept }
         var fresh = [UInt64](repeating: 0, count: width * height)
         fresh.withUnsafeMutableBufferPointer { b in
             let base = UInt(bitPattern: b.baseAddress!)
@@ -126,6 +127,7 @@ public final class SourceMap: Sendable {
             if maps.count >= Self.sizesKept { maps.removeFirst() }
             maps.append(Entry(width: width, height: height, entries: fresh))
         }
+        return fresh
     }
 
     /// The map for a size, if built.
@@ -190,11 +192,17 @@ extension DistortionEffect {
     /// Nothing stays in place unless the effect says so.
     public var isIdentity: Bool { false }
 
-    /// Builds the map for this size (once per size).
+    /// Builds the map for this size (once per size, while it is one of the sizes kept).
     public func prepare(width: Int, height: Int) {
         guard !isIdentity else { return }
+        _ = positions(width: width, height: height)
+    }
+
+    /// The map for a size, built if it is not kept (a render after another thread's sizes
+    /// pushed it out builds it again rather than fail).
+    private func positions(width: Int, height: Int) -> [UInt64] {
         let sampling = self.sampling
-        map.build(width: width, height: height) { y, row in
+        return map.entries(width: width, height: height) { y, row in
             for x in 0..<width {
                 guard let p = sourcePosition(x: Double(x) + 0.5, y: Double(y) + 0.5, width: width, height: height) else {
                     row[x] = SourceMap.outside
@@ -212,9 +220,7 @@ extension DistortionEffect {
             for y in rows { (dst + y * destinationStride).update(from: src.row(y), count: src.width) }
             return
         }
-        guard let entries = map.entries(width: src.width, height: src.height) else {
-            preconditionFailure("\(Self.descriptor.name): render before prepare(width:height:) for \(src.width)x\(src.height)")
-        }
+        let entries = positions(width: src.width, height: src.height)
         SourceMap.render(entries, src, into: dst, destinationStride: destinationStride, rows: rows, sampling: sampling)
     }
 }
