@@ -37,6 +37,7 @@ let package = Package(
         .library(name: "Sinks", targets: ["Sinks"]),
         .library(name: "Detection", targets: ["Detection"]),
         .library(name: "Scenes", targets: ["Scenes"]),
+        .library(name: "Render", targets: ["Render"]),
         // The face network (OpenCV dnn behind a C API), loaded by Detection at run time
         // rather than linked: see FaceNetLibrary.
         .library(name: "VidfxFaceNet", type: .dynamic, targets: ["CFaceNet"]),
@@ -103,6 +104,11 @@ let package = Package(
         // What changes between pictures: scene cuts (PySceneDetect's detectors), on the
         // small pictures FrameSource's PictureScanner reads; no FFmpeg.
         .target(name: "Scenes", dependencies: ["FrameCore", "CPixelKernels"], swiftSettings: strict),
+        // Offline rendering (Renderer, Player's twin): a supply of frames through detection,
+        // the chain and one sink; the detection stage, its log and the redaction report;
+        // representative frames. What apply, dump, detect and the studio's stills share.
+        .target(name: "Render", dependencies: ["FrameSource", "MediaInput", "Effects", "Sinks", "Detection", "Scenes", "FrameCore"],
+                swiftSettings: strict),
         // The preview window: SDL2 (what ffplay uses), kept out of the Sinks library so
         // that users of Sinks need no libsdl2-dev.
         // SDL2, loaded on demand. Its headers only (no pkgConfig: SDL2's cflags carry
@@ -116,7 +122,7 @@ let package = Package(
         .target(
             name: "Studio",
             dependencies: [
-                "Playback", "FrameSource", "MediaInput", "Effects", "Sinks", "FrameCore", "Detection",
+                "Playback", "Render", "FrameSource", "MediaInput", "Effects", "Sinks", "FrameCore", "Detection",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ],
@@ -126,7 +132,7 @@ let package = Package(
         .executableTarget(
             name: "vidfx",
             dependencies: [
-                "MediaInput", "FrameSource", "Effects", "Sinks", "FrameCore", "Playback", "WindowSink", "Detection", "Studio", "Scenes",
+                "MediaInput", "FrameSource", "Effects", "Sinks", "FrameCore", "Playback", "WindowSink", "Detection", "Studio", "Scenes", "Render",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

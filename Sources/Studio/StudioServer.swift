@@ -2,6 +2,10 @@ public import Effects
 import Foundation
 public import FrameCore
 public import FrameSource
+public import MediaInput
+import Detection
+import Render
+import Sinks
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
@@ -10,8 +14,9 @@ import Synchronization
 
 /// `vidfx studio`: a web page served by vidfx that previews the input through a chain
 /// live and steers it. It is a control surface over the same pieces as the command
-/// line: the ``Player`` with a preview sink of its own for the live view, and the vidfx
-/// binary itself (`dump --at`, `apply`) for exact stills and renders.
+/// line: the ``Player`` with a preview sink of its own for the live view, the
+/// ``Renderer`` in this process for exact stills, and the vidfx binary itself (`apply`)
+/// for renders.
 public final class StudioServer: Sendable {
     /// What the studio serves and how.
     public struct Configuration: Sendable {
@@ -29,8 +34,13 @@ public final class StudioServer: Sendable {
         public var allowRemote = false
         /// The session's secret (see ``StudioAccess``).
         public var token = StudioAccess.newToken()
-        /// The vidfx binary that renders stills and outputs.
+        /// The vidfx binary that renders outputs.
         public var executable: String
+        /// The input, opened once, that stills are read from.
+        public var media: MediaInput
+        /// How stills read the input (its cadence, tone mapping, deinterlacing): a still at
+        /// `t` is what a source of this configuration shows at `t`.
+        public var stillConfiguration: FrameSource.Configuration
         /// The cadence.
         public var frameRate: Rational
         /// Options given to every `dump` and `apply` the studio runs (`--fps 25`).
@@ -53,7 +63,8 @@ public final class StudioServer: Sendable {
         public var warn: @Sendable (String) -> Void = { _ in }
 
         /// The required parts; the rest have defaults.
-        public init(input: String, inputForCommands: String, folder: OutputFolder, executable: String, frameRate: Rational,
+        public init(input: String, inputForCommands: String, folder: OutputFolder, executable: String,
+                    media: MediaInput, stillConfiguration: FrameSource.Configuration, frameRate: Rational,
                     width: Int, height: Int, duration: Double?,
                     openSource: @escaping @Sendable (Rational, Bool) throws -> FrameSource,
                     parseChain: @escaping @Sendable (String) throws -> EffectChain?) {
@@ -61,6 +72,8 @@ public final class StudioServer: Sendable {
             self.inputForCommands = inputForCommands
             self.folder = folder
             self.executable = executable
+            self.media = media
+            self.stillConfiguration = stillConfiguration
             self.frameRate = frameRate
             self.width = width
             self.height = height
@@ -76,6 +89,7 @@ public final class StudioServer: Sendable {
     private let playback: StudioPlayback
     let renders: RenderJobs
     private let edits = EditCounter()
+    private let stills = StillQueue()
 
     /// - Parameter configuration: what to serve.
     public init(configuration: Configuration) {
@@ -193,6 +207,9 @@ public final class StudioServer: Sendable {
     func answer(_ body: () async throws -> Response) async -> Response {
         do { return try await body() } catch let error as StudioRequestError {
             return StudioResponse.error(error.status, error.message)
+        } catch let error as any UserFacingError {
+            // The library's one line: the same message the command line prints.
+            return StudioResponse.error(.badRequest, error.message)
         } catch {
             return StudioResponse.error(.internalServerError, "\(error)")
         }
@@ -224,32 +241,40 @@ public final class StudioServer: Sendable {
         return text
     }
 
-    /// `GET /api/frame?t=SECONDS&chain=CHAIN[&detections=NAME]`: `vidfx dump INPUT --at SECONDS -e CHAIN
-    /// [--use-detections NAME]` as one PNG.
+    /// `GET /api/frame?t=SECONDS&chain=CHAIN[&detections=NAME]`: the still `vidfx dump INPUT --at SECONDS
+    /// -e CHAIN [--use-detections NAME]` writes, as one PNG, rendered in this process (``Renderer/still(of:configuration:at:chain:detection:)``)
+    /// on the stills' own thread.
     private func still(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
-        guard let t = query.get("t"), let seconds = Double(t), seconds.isFinite, seconds >= 0 else {
+        // Parsed as dump's --at parses it (exact decimals), so the still is dump's to the byte.
+        guard let t = query.get("t"), let time = Rational(String(t)), time >= Rational(0), time.seconds <= Self.latestStill else {
             throw StudioRequestError(.badRequest, "t: a time in seconds is needed (t=1.5)")
         }
-        let chain = try checkedChain(query.get("chain").map { String($0).removingPercentEncoding ?? String($0) } ?? "")
-        let scratch = configuration.folder.path + "/.vidfx-studio-still-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        var arguments = ["dump", configuration.input, "--at", t, "-o", scratch, "--format", "png", "-q"]
-        if !chain.isEmpty { arguments += ["-e", chain] }
-        if let name = query.get("detections").map({ String($0).removingPercentEncoding ?? String($0) }), !chain.isEmpty {
+        let text = try checkedChain(query.get("chain").map { String($0).removingPercentEncoding ?? String($0) } ?? "")
+        var reviewed: String?
+        if let name = query.get("detections").map({ String($0).removingPercentEncoding ?? String($0) }), !text.isEmpty {
             if let problem = OutputFolder.problem(with: name) { throw StudioRequestError(.badRequest, "detections: \(problem)") }
-            arguments += ["--use-detections", name]
+            guard configuration.folder.holdsRegularFile(name) else {
+                throw StudioRequestError(.badRequest, "detections: '\(name)' is not a file of the outputs folder")
+            }
+            reviewed = configuration.folder.file(name)
         }
-        arguments += configuration.commandOptions
-        let run = VidfxInvocation(executable: configuration.executable, arguments: arguments, directory: configuration.folder.path)
-        try run.start()
-        let (status, lines) = await run.result()
-        guard status == 0, let png = FileManager.default.contents(atPath: scratch + "/frame_000000.png") else {
-            let message = lines.last(where: { !$0.isEmpty }) ?? "vidfx dump exited with status \(status)"
-            throw StudioRequestError(.badRequest, message.hasPrefix("vidfx: ") ? String(message.dropFirst(7)) : message)
+        let configuration = self.configuration
+        let reviewedPath = reviewed
+        let png: [UInt8] = try await stills.run {
+            let chain = try configuration.parseChain(text)
+            let file = try reviewedPath.map { try DetectionsFile.load(path: $0, tickLimit: nil) }
+            let stage = try DetectionStage.make(chain: chain, settings: DetectionSettings(), reviewed: file,
+                                                frameRate: configuration.frameRate.seconds, overwrite: false)
+            let frame = try Renderer.still(of: configuration.media, configuration: configuration.stillConfiguration, at: time,
+                                           chain: chain, detection: stage)
+            return try ImageEncoder().encode(frame, as: .png)
         }
-        return StudioResponse.bytes(png, type: "image/png")
+        return StudioResponse.bytes(Data(png), type: "image/png")
     }
+
+    /// The latest time a still may be asked for: 2^31 ticks at 1000 fps, as the seek's limit.
+    static let latestStill = Double(1 << 31) / 1000
 
     /// `POST /api/render` `{"chain", "output", "start"?, "duration"?, "loop"?, "detections"?}`: an `apply` into the
     /// outputs folder; `detections` names a reviewed detections file there (`--use-detections`).

@@ -4,6 +4,7 @@ import Foundation
 import FrameCore
 import FrameSource
 import MediaInput
+import Render
 import Sinks
 
 /// `vidfx apply INPUT -e CHAIN -o OUTPUT`: re-render a video at the cadence with effects.
@@ -148,7 +149,7 @@ struct Apply: ParsableCommand {
         // Codes or faces, for the effects that draw or redact them (and --detections), or
         // the reviewed file's boxes.
         let reviewedFile = try reviewed.load(tickLimit: segment == nil ? configuration.expectedTicks(for: source.info) : wholeTicks)
-        let stage = try DetectionStage.make(chain: chain, options: detection, reviewed: reviewedFile,
+        let stage = try DetectionStage.make(chain: chain, settings: detection.settings, reviewed: reviewedFile,
                                             frameRate: configuration.frameRate.seconds, overwrite: render.yes)
         stage?.tickShift = globalShift
         let reportPath = DetectionStage.redacts(chain) ? RedactionReport.path(for: output, folder: false) : nil
@@ -160,70 +161,31 @@ struct Apply: ParsableCommand {
         }
         let line = ProgressLine(style: render.progress.style, quiet: render.quiet, total: configuration.expectedTicks(for: source.info),
                                 frameRate: configuration.frameRate.seconds, damage: { source.damage })
-        // Effects and the conversion to YUV run here while the sink's encode thread
-        // compresses the previous frame; one YUV picture (3 MB at 1080p) waits in between.
+        // Effects and the conversion to YUV run on this thread while the sink's encode
+        // thread compresses the previous frame; one YUV picture (3 MB at 1080p) waits in between.
+        let renderer = Renderer(chain: chain, detection: stage, sink: sink)
+        if segment != nil { renderer.window = .init(shift: globalShift, first: firstTick, frameRate: configuration.frameRate) }
         var rendered = 0
-        var failure: (any Error)?
-        var readerClosed = false
-        let rate = configuration.frameRate
-        func deliver(_ frame: consuming Frame) throws -> Bool {
-            // Moved, not copied: the colour effects then render into the only reference.
-            var out = consume frame
-            if segment != nil {
-                // Effects see the whole render's time (keyframes, grain); the file counts from 0.
-                let tick = out.tick + globalShift
-                if tick < firstTick { return true }
-                out.tick = tick
-                out.time = rate.inverse * tick
-                chain?.apply(to: &out)
-                out.tick = tick - firstTick
-                out.time = rate.inverse * out.tick
-            } else {
-                chain?.apply(to: &out)
-            }
-            guard try sink.write(out) else { readerClosed = true; return false }
-            rendered += 1
-            line.update(frames: rendered)
-            return true
+        renderer.progress = { rendered = $0; line.update(frames: $0) }
+        renderer.isStopped = { interruption.signal != nil }
+        let outcome: Renderer.Outcome
+        do { outcome = try renderer.run(source) } catch {
+            line.end(frames: rendered)
+            throw error
         }
-        do {
-            while let frame = try source.nextFrame() {
-                guard try DetectionStage.pass(consume frame, through: stage, to: deliver) else { break }
-            }
-            if !readerClosed { try DetectionStage.drain(stage, to: deliver) }
-        } catch {
-            failure = error
-        }
-        line.end(frames: rendered)
+        line.end(frames: outcome.frames)
         let target = output == "-" ? "stdout" : output
-        if readerClosed {
+        switch outcome.ending {
+        case .readerClosed:
             // The player reading the pipe was closed: the end of the show, not a failure.
-            sink.abandon()
-            stage?.abandon()
             if !render.quiet { Console.note("the reader closed \(target) after \(Console.count(sink.encodedFrames, "frame"))") }
             return
-        }
-        if let error = failure {
-            sink.abandon()
-            stage?.abandon()
-            throw error
-        }
-        if let sig = interruption.signal, rendered == 0 {
-            // Stopped before the first frame was encoded: nothing to finalize, still a stop.
-            sink.abandon()
-            stage?.abandon()
+        case .stopped where !outcome.published:
             Console.note("interrupted before the first frame; nothing written to \(target)")
-            throw ExitCode(128 + sig)
+            throw ExitCode(128 + (interruption.signal ?? SIGINT))
+        case .stopped, .complete:
+            break
         }
-        do { try sink.finish() } catch {
-            stage?.abandon()
-            if error.isReaderClosed {
-                if !render.quiet { Console.note("the reader closed \(target) after \(Console.count(sink.encodedFrames, "frame"))") }
-                return
-            }
-            throw error
-        }
-        try stage?.publish()
         render.reportPasses(of: chain)
         if let stage, DetectionStage.redacts(chain) {
             let report = RedactionReport(tally: stage.tally, input: input, output: output, fromFile: reviewed.path,

@@ -4,6 +4,8 @@ import Effects
 import Foundation
 import FrameCore
 import FrameSource
+import Render
+import Sinks
 
 /// `vidfx detect INPUT`: what is in each frame — QR codes and barcodes — as JSON Lines
 /// or a table.
@@ -86,17 +88,14 @@ struct Detect: ParsableCommand {
         interruption.arm { source.stop() }
 
         let (needs, codes) = try wanted()
-        guard let stage = try DetectionStage(needs: needs, options: detection, overwrite: true, codes: codes,
+        guard let stage = try DetectionStage(needs: needs, settings: detection.settings, overwrite: true, codes: codes,
                                                    redacting: redaction && needs.contains(.faces)) else { return }
         let output = DetectionOutput(json: json, landmarks: verbose)
         let started = ContinuousClock.now
+        let renderer = Renderer(chain: nil, detection: stage, sink: output)
         var ticks = 0
-        while let frame = try source.nextFrame() {
-            for done in try stage.push(frame) { output.write(done); ticks += 1 }
-        }
-        for done in try stage.finish() { output.write(done); ticks += 1 }
-        output.flush()
-        try stage.publish()
+        renderer.progress = { ticks = $0 }
+        _ = try renderer.run(source)
         let elapsed = (ContinuousClock.now - started) / .seconds(1)
         if !quiet {
             let kinds = output.countByKind.sorted { $0.key.rawValue < $1.key.rawValue }.map { kind, n in
@@ -114,10 +113,11 @@ struct Detect: ParsableCommand {
     }
 }
 
-/// Writes each tick's detections: JSON Lines or a table, and counts them. The table says
-/// what each find is (a code's payload, a face's score) and where (a code's corners, a
-/// face's box, and its landmarks when asked).
-final class DetectionOutput {
+/// Writes each tick's detections to standard output: JSON Lines or a table, and counts
+/// them. The table says what each find is (a code's payload, a face's score) and where (a
+/// code's corners, a face's box, and its landmarks when asked). A sink of the render, like
+/// a video file.
+final class DetectionOutput: FrameSink {
     private let json: Bool
     private let landmarks: Bool
     private var buffer = Data()
@@ -139,8 +139,10 @@ final class DetectionOutput {
     /// A face's landmarks in a fixed order, then any others by name.
     private static let landmarkOrder = ["leftEye", "rightEye", "nose", "mouthLeft", "mouthRight"]
 
+    var name: String { "stdout" }
+
     /// One tick.
-    func write(_ frame: Frame) {
+    func write(_ frame: Frame) -> Bool {
         for o in frame.observations where !o.isInterpolated { countByKind[o.kind, default: 0] += 1 }
         if json {
             if let data = try? encoder.encode(TickJSON(frame)) { buffer.append(data) }
@@ -172,62 +174,15 @@ final class DetectionOutput {
             }
         }
         if buffer.count > 1 << 16 { flush() }
+        return true
     }
+
+    func finish() { flush() }
+
+    func abandon() { flush() }
 
     func flush() {
         FileHandle.standardOutput.write(buffer)
         buffer.removeAll(keepingCapacity: true)
-    }
-}
-
-/// One JSON line: a tick and what was found in it.
-struct TickJSON: Encodable {
-    var tick: Int64
-    var time: Double
-    var sourceTime: Double
-    var detections: [ObservationJSON]
-
-    init(_ frame: Frame) {
-        tick = frame.tick
-        time = frame.time.seconds
-        sourceTime = frame.sourceTime.seconds
-        detections = frame.observations.map(ObservationJSON.init)
-    }
-}
-
-/// An observation as the JSON shows it: empty fields left out, numbers to 0.1 px.
-struct ObservationJSON: Encodable {
-    struct XY: Encodable { var x: Double; var y: Double }
-    struct Box: Encodable { var x: Double; var y: Double; var width: Double; var height: Double }
-    var kind: String
-    var trackID: Int
-    var interpolated: Bool
-    var confidence: Double
-    var bounds: Box
-    var corners: [XY]?
-    var payload: String?
-    var payloadBase64: String?
-    var landmarks: [String: XY]?
-    var roll: Double?
-    var yaw: Double?
-    var held: Bool?
-    var manual: Bool?
-
-    init(_ o: Observation) {
-        func r(_ v: Double) -> Double { (v * 10).rounded() / 10 }
-        func xy(_ p: Point) -> XY { XY(x: r(p.x), y: r(p.y)) }
-        kind = o.kind.rawValue
-        trackID = o.trackID
-        interpolated = o.isInterpolated
-        confidence = (o.confidence * 1000).rounded() / 1000
-        bounds = Box(x: r(o.bounds.x), y: r(o.bounds.y), width: r(o.bounds.width), height: r(o.bounds.height))
-        corners = o.corners.isEmpty ? nil : o.corners.map(xy)
-        payload = o.payload
-        payloadBase64 = o.payloadBase64
-        landmarks = o.landmarks.isEmpty ? nil : o.landmarks.mapValues(xy)
-        roll = o.roll.map(r)
-        yaw = o.yaw.map(r)
-        held = o.isHeld ? true : nil
-        manual = o.isManual ? true : nil
     }
 }

@@ -4,6 +4,7 @@ import Effects
 import FrameCore
 import FrameSource
 import MediaInput
+import Render
 import Scenes
 import Sinks
 
@@ -154,9 +155,7 @@ struct Dump: ParsableCommand {
                 }
             }
         }
-        let source = try FrameSource(input: media, configuration: times.isEmpty ? configuration : {
-            var c = configuration; c.start = times[0]; c.outputLimit = c.frameRate.inverse; return c
-        }())
+        let source = try FrameSource(input: media, configuration: times.isEmpty ? configuration : Stills.configuration(configuration, at: times[0]))
         defer { source.close() }
         interruption.arm { source.stop() }
         // Every still's time is checked before the first is written: one bad time must not
@@ -169,7 +168,7 @@ struct Dump: ParsableCommand {
         // Codes or faces, for the effects that draw or redact them (and --detections), or
         // the reviewed file's boxes.
         let reviewedFile = try reviewed.load(tickLimit: configuration.expectedTicks(for: source.info))
-        let stage = try DetectionStage.make(chain: chain, options: detection, reviewed: reviewedFile,
+        let stage = try DetectionStage.make(chain: chain, settings: detection.settings, reviewed: reviewedFile,
                                             frameRate: configuration.frameRate.seconds, overwrite: render.yes)
         let reportPath = DetectionStage.redacts(chain) ? RedactionReport.path(for: output, folder: !rawFile) : nil
         let writer: any FrameSink
@@ -193,84 +192,47 @@ struct Dump: ParsableCommand {
         } else { times.count }
         let line = ProgressLine(style: render.progress.style, quiet: render.quiet || output == "-", total: expected, frameRate: configuration.frameRate.seconds,
                                 damage: { source.damage })
-        var count = 0
         var dropped = 0
         var lastKept: PerceptualHash?
         var size: (Int, Int)?
-        do {
-            func deliver(_ frame: consuming Frame) throws -> Bool {
-                var out = consume frame
-                chain?.apply(to: &out, time: out.time.seconds)
-                if let dedupe {
-                    // A near-copy of the last frame kept adds nothing to a data set.
-                    let hash = PerceptualHash(out)
-                    if let lastKept, hash.distance(to: lastKept) <= dedupe { dropped += 1; return true }
-                    lastKept = hash
-                }
-                if size == nil { size = (out.width, out.height) }
-                guard try writer.write(out) else { return false }
-                count += 1
-                line.update(frames: count)
-                return true
-            }
-            if let pick {
-                let chooser = try RepresentativeFrames(media: media, configuration: configuration, info: source.info, count: pick, input: input)
-                var going = true
-                for slot in 0..<pick where going && interruption.signal == nil {
-                    guard let choice = try chooser.choose(slot: slot) else { continue }
-                    var frame = choice.frame
-                    frame.tick = Int64(slot)
-                    going = try DetectionStage.pass(consume frame, through: stage, to: deliver)
-                    (writer as? ImageSequenceSink)?.setLastReason(choice.reason)
-                }
-                if going { try DetectionStage.drain(stage, to: deliver) }
-            } else if times.isEmpty {
-                var going = true
-                while going, let frame = try source.nextFrame() {
-                    going = try DetectionStage.pass(consume frame, through: stage, to: deliver)
-                }
-                if going { try DetectionStage.drain(stage, to: deliver) }
-            } else {
-                var going = true
-                // The first time from the source opened at it; the rest from one decoder that seeks.
-                var stills: StillReader?
-                for (i, t) in times.enumerated() {
-                    if interruption.signal != nil || !going { break }
-                    let picture: Frame?
-                    if i == 0 {
-                        picture = try source.nextFrame()
-                    } else {
-                        if stills == nil { stills = try StillReader(input: media, configuration: configuration) }
-                        picture = try stills!.picture(at: t)
-                    }
-                    guard var frame = picture else { continue }
-                    frame.time = t
-                    let written = count
-                    going = try DetectionStage.pass(consume frame, through: stage, to: deliver)
-                    if i < reasons.count, count > written { (writer as? ImageSequenceSink)?.setLastReason(reasons[i]) }
-                }
-                if going { try DetectionStage.drain(stage, to: deliver) }
-            }
+        let renderer = Renderer(chain: chain, detection: stage, sink: writer)
+        renderer.keepsStoppedOutput = false
+        renderer.isStopped = { interruption.signal != nil }
+        renderer.keep = { frame in
+            if size == nil { size = (frame.width, frame.height) }
+            // A near-copy of the last frame kept adds nothing to a data set.
+            guard let dedupe else { return true }
+            let hash = PerceptualHash(frame)
+            if let lastKept, hash.distance(to: lastKept) <= dedupe { dropped += 1; return false }
+            lastKept = hash
+            return true
+        }
+        var count = 0
+        renderer.progress = { count = $0; line.update(frames: $0) }
+        if let images = writer as? ImageSequenceSink { renderer.noted = { images.setLastReason($0) } }
+        let supply: any FrameSupply = if let pick {
+            try RepresentativeFrames(media: media, configuration: configuration, info: source.info, count: pick, input: input).frames()
+        } else if times.isEmpty {
+            source
+        } else {
+            Stills(media: media, configuration: configuration, times: times, notes: reasons, first: source)
+        }
+        let outcome: Renderer.Outcome
+        do { outcome = try renderer.run(supply) } catch {
             line.end(frames: count)
-            if let sig = interruption.signal {
-                writer.abandon()
-                stage?.abandon()
-                Console.note("interrupted after \(Console.count(count, "frame")); nothing written to \(output)")
-                throw ExitCode(128 + sig)
-            }
-            try writer.finish()
-            try stage?.publish()
-            render.reportPasses(of: chain)
-            if let stage, DetectionStage.redacts(chain) {
-                let report = RedactionReport(tally: stage.tally, input: input, output: output, fromFile: reviewed.path,
-                                             foundOnRecheck: stage.recheckFinds)
-                if let reportPath { try report.write(to: reportPath, overwrite: true) }
-                if !render.quiet { Console.note(report.line + (reportPath.map { "; report \($0)" } ?? "")) }
-            }
-        } catch {
-            writer.abandon()
-            stage?.abandon()
             throw error
+        }
+        line.end(frames: count)
+        if outcome.ending == .stopped {
+            Console.note("interrupted after \(Console.count(count, "frame")); nothing written to \(output)")
+            throw ExitCode(128 + (interruption.signal ?? SIGINT))
+        }
+        render.reportPasses(of: chain)
+        if let stage, DetectionStage.redacts(chain) {
+            let report = RedactionReport(tally: stage.tally, input: input, output: output, fromFile: reviewed.path,
+                                         foundOnRecheck: stage.recheckFinds)
+            if let reportPath { try report.write(to: reportPath, overwrite: true) }
+            if !render.quiet { Console.note(report.line + (reportPath.map { "; report \($0)" } ?? "")) }
         }
         if !render.quiet, let (w, h) = size {
             let target = output == "-" ? "stdout" : output

@@ -5,6 +5,7 @@ import Foundation
 import FrameCore
 import FrameSource
 import MediaInput
+import Render
 import Playback
 import Sinks
 import WindowSink
@@ -138,7 +139,7 @@ struct Preview: ParsableCommand {
         // newest frame whenever it is free, and playback never waits for it.
         // A reviewed detections file instead gives each tick exactly its boxes.
         let reviewedFile = try reviewed.load(tickLimit: nil)
-        let detection = reviewedFile == nil ? try Preview.liveDetection(for: chain) : nil
+        let detection = reviewedFile == nil ? try DetectionStage.liveDetection(for: chain) : nil
         defer { detection?.end() }
         if let detection { options.annotate = { frame in frame.observations = detection.observe(frame) } }
         if let reviewedFile {
@@ -153,30 +154,6 @@ struct Preview: ParsableCommand {
         opened.removeAll()
         if !quiet { Console.note(Self.describe(report)) }
         if let sig = interruption.signal { throw ExitCode(128 + sig) }
-    }
-
-    /// A live detector for what the chain needs, or nil when it needs nothing. A redacting
-    /// chain gets the render's recheck (with its default looks), so the preview covers what
-    /// the render will.
-    static func liveDetection(for chain: EffectChain?) throws -> LiveDetection? {
-        let needs = chain?.needs ?? [], redacting = DetectionStage.redacts(chain)
-        guard !needs.isEmpty else { return nil }
-        var detectors: [any Detector] = []
-        if needs.contains(.codes) { detectors.append(CodeDetector()) }
-        if needs.contains(.faces) {
-            // The network may take every core: playback has its own thread, and the
-            // worker runs one detection at a time.
-            let threshold = redacting ? FaceDetector.redactionThreshold : FaceDetector.defaultThreshold
-            let recheck = DetectionStage.recheck(of: chain, passes: DetectionStage.defaultRecheckPasses(of: chain))
-            do {
-                detectors.append(try FaceDetector(modelPath: FaceDetector.defaultModelPath(), threshold: threshold,
-                                                  smallFaceThreshold: redacting ? FaceDetector.redactionSmallFaceThreshold(threshold) : nil))
-                let look = recheck == nil ? nil : try FaceDetector(modelPath: FaceDetector.defaultModelPath(), threshold: threshold,
-                                                                    sizeFactor: RedactionRecheck.lookSize)
-                return LiveDetection(detectors: detectors, recheck: recheck, recheckLook: look)
-            }
-        }
-        return LiveDetection(detectors: detectors)
     }
 
     /// The window when there is a display, else the terminal, else a clear error.

@@ -3,6 +3,7 @@ import Foundation
 import FrameCore
 import FrameSource
 import MediaInput
+import Render
 import Scenes
 import Sinks
 

@@ -5,6 +5,7 @@ import Foundation
 import FrameCore
 import FrameSource
 import MediaInput
+import Render
 import Studio
 
 /// `vidfx studio`: the input in a web page, live through a chain the page edits, with
@@ -78,6 +79,9 @@ struct StudioCommand: AsyncParsableCommand {
         base.frameRate = fps.value
         base.prefetch = 2
         let sourceConfiguration = base
+        // Stills as `dump --at` reads them: its prefetch, FFmpeg's decoder threads.
+        var stillConfiguration = base
+        stillConfiguration.prefetch = 1
         let probe = try FrameSource(input: media, configuration: base)
         let info = probe.info
         probe.close()
@@ -86,6 +90,7 @@ struct StudioCommand: AsyncParsableCommand {
         var configuration = StudioServer.Configuration(
             input: inputPath, inputForCommands: inputForCommands, folder: folder,
             executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
+            media: media, stillConfiguration: stillConfiguration,
             frameRate: fps.value, width: info.width, height: info.height, duration: info.duration,
             openSource: { start, forever in
                 var c = sourceConfiguration
@@ -103,7 +108,7 @@ struct StudioCommand: AsyncParsableCommand {
         configuration.resources = EffectChainParsing.resources
         if fps.value != Rational(30) { configuration.commandOptions = ["--fps", fps.value.description] }
         configuration.detection = { chain in
-            guard let chain, let live = try Preview.liveDetection(for: chain) else { return nil }
+            guard let chain, let live = try DetectionStage.liveDetection(for: chain) else { return nil }
             return LiveAnnotation(annotate: { frame in frame.observations = live.observe(frame) }, end: { live.end() })
         }
         configuration.warn = { Console.warning($0) }

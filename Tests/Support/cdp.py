@@ -106,6 +106,7 @@ def main():
                                  "--remote-debugging-port=0", "--remote-allow-origins=*", f"--user-data-dir={profile}",
                                  "--window-size=1280,900", "about:blank"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    results = []
     try:
         # Hang limits, not speed limits: a cold Chromium beside a busy test run (an ASan
         # studio, encoders on every core) has been seen to need more than a minute.
@@ -135,14 +136,15 @@ def main():
         ready = tools.evaluate("Promise.resolve(window.studio.ready).then(() => true)")
         if ready is not True:
             sys.exit(f"{url}: the page failed to start: {ready}")
-        results = [tools.evaluate(step) for step in steps]
+        for step in steps:
+            results.append(tools.evaluate(step))
         if len(sys.argv) == 4:
             shot = tools.call("Page.captureScreenshot", format="png")
             with open(sys.argv[3], "wb") as f:
                 f.write(base64.b64decode(shot["data"]))
         print(json.dumps(results))
     except socket.timeout:
-        sys.exit("a step took more than 120 s")
+        sys.exit(f"step {len(results)} took more than 120 s: {steps[len(results)][:160]}")
     finally:
         chromium.kill()
         chromium.wait()

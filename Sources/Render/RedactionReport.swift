@@ -1,26 +1,27 @@
 import Foundation
-import FrameCore
+public import FrameCore
 import Sinks
 
 /// What the frames of a render carried, counted as they pass the detection stage.
-struct RedactionTally {
+public struct RedactionTally: Sendable {
     /// Face boxes a detector reported for their own tick (not carried, not held).
-    var facesFound = 0
+    public var facesFound = 0
     /// Face boxes on all ticks, carried and interpolated ones included.
-    var faceBoxes = 0
+    public var faceBoxes = 0
     /// Distinct face tracks.
-    var tracks = Set<Int>()
+    public var tracks = Set<Int>()
     /// Ticks that had at least one face box.
-    var ticksWithFaces = 0
+    public var ticksWithFaces = 0
     /// Ticks in all.
-    var ticks = 0
+    public var ticks = 0
     /// Manual boxes, one per tick each covers.
-    var manualBoxes = 0
+    public var manualBoxes = 0
     /// Per track, the ticks where it was held at its predicted place: a detection that
     /// should have found it did not (a possible miss).
-    var held: [Int: [Int64]] = [:]
+    public var held: [Int: [Int64]] = [:]
 
-    mutating func count(_ frame: Frame, tick: Int64) {
+    /// Counts `frame`, the render's tick `tick`.
+    public mutating func count(_ frame: Frame, tick: Int64) {
         ticks += 1
         var any = false
         for o in frame.observations where o.kind == .face {
@@ -37,28 +38,44 @@ struct RedactionTally {
 /// The report a redacting render writes beside its output (`OUT.redaction.json`, or
 /// `redaction.json` in dump's folder) and sums up in one line on stderr: what was found,
 /// where a track was expected and not detected, and what was drawn by hand.
-struct RedactionReport: Encodable {
-    struct Miss: Encodable {
-        var trackID: Int
-        var firstTick: Int64
-        var lastTick: Int64
-        var ticks: Int
+public struct RedactionReport: Encodable, Sendable {
+    /// A run of ticks where a track was held, not detected.
+    public struct Miss: Encodable, Sendable {
+        /// The track.
+        public var trackID: Int
+        /// Its first held tick.
+        public var firstTick: Int64
+        /// Its last held tick.
+        public var lastTick: Int64
+        /// Ticks held.
+        public var ticks: Int
     }
-    var input: String
-    var output: String
-    var source: String
-    var ticks: Int
-    var ticksWithFaces: Int
-    var facesFound: Int
-    var faceBoxes: Int
-    var tracks: Int
-    var manualBoxes: Int
-    var possibleMisses: [Miss]
+    /// The input.
+    public var input: String
+    /// The output.
+    public var output: String
+    /// "detector", or the detections file the boxes came from.
+    public var source: String
+    /// Ticks rendered.
+    public var ticks: Int
+    /// Ticks with a face box.
+    public var ticksWithFaces: Int
+    /// Boxes a detector found on their own tick.
+    public var facesFound: Int
+    /// Face boxes on all ticks.
+    public var faceBoxes: Int
+    /// Distinct face tracks.
+    public var tracks: Int
+    /// Boxes drawn by hand, one per tick.
+    public var manualBoxes: Int
+    /// Where a track was expected and not detected.
+    public var possibleMisses: [Miss]
     /// Boxes the recheck found over heads in redacted detection frames (a blurred head's
     /// outline, still found as a face), each of which widened its face's box.
-    var foundOnRecheck: Int
+    public var foundOnRecheck: Int
 
-    init(tally: RedactionTally, input: String, output: String, fromFile: String?, foundOnRecheck: Int = 0) {
+    /// The report of a render from `input` to `output` (`fromFile`: the reviewed detections file).
+    public init(tally: RedactionTally, input: String, output: String, fromFile: String?, foundOnRecheck: Int = 0) {
         self.foundOnRecheck = foundOnRecheck
         self.input = input
         self.output = output
@@ -86,7 +103,7 @@ struct RedactionReport: Encodable {
     }
 
     /// The one line for stderr.
-    var line: String {
+    public var line: String {
         func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
         var s = source == "detector" ? "redaction: \(count(facesFound, "face", "faces")) found"
                                      : "redaction: \(count(faceBoxes, "box", "boxes")) from the detections file"
@@ -101,26 +118,26 @@ struct RedactionReport: Encodable {
 
     /// Where the report of a render to `output` goes: `clip.mp4` → `clip.redaction.json`;
     /// a folder (dump) → `folder/redaction.json`; nil for standard output.
-    static func path(for output: String, folder: Bool) -> String? {
+    public static func path(for output: String, folder: Bool) -> String? {
         guard output != "-" else { return nil }
         if folder { return (output as NSString).appendingPathComponent("redaction.json") }
         return (output as NSString).deletingPathExtension + ".redaction.json"
     }
 
     /// Fails before a render when the report would replace a file without `-y`.
-    static func check(_ path: String?, overwrite: Bool) throws {
+    public static func check(_ path: String?, overwrite: Bool) throws {
         if let path, !overwrite, FileManager.default.fileExists(atPath: path) {
-            throw CommandFailure(message: "\(path): already exists (the redaction report; use -y to overwrite)")
+            throw RenderError("\(path): already exists (the redaction report; use -y to overwrite)")
         }
     }
 
     /// Writes the report to `path` (atomically).
-    func write(to path: String, overwrite: Bool) throws {
+    public func write(to path: String, overwrite: Bool) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         let data = try encoder.encode(self) + Data("\n".utf8)
         do { try AtomicOutput.write(data, to: path, overwrite: overwrite) } catch {
-            throw CommandFailure(message: "\(path): cannot write the redaction report (\(error.reason))")
+            throw RenderError("\(path): cannot write the redaction report (\(error.reason))")
         }
     }
 }

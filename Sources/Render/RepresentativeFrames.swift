@@ -1,7 +1,7 @@
 import Foundation
-import FrameCore
-import FrameSource
-import MediaInput
+public import FrameCore
+public import FrameSource
+public import MediaInput
 import Scenes
 import Sinks
 
@@ -9,38 +9,42 @@ import Sinks
 /// slots, and each slot gives the sharpest of a few pictures spread over it that is
 /// neither dark nor flat (a fade, black, a blank card); where all of them are, the one
 /// with the most contrast, and the reason says so.
-struct RepresentativeFrames {
+public struct RepresentativeFrames {
     /// A chosen picture, at its time, and why.
-    struct Choice {
-        var frame: Frame
-        var time: Rational
-        var reason: String
+    public struct Choice {
+        /// The picture.
+        public var frame: Frame
+        /// Its time in the clip.
+        public var time: Rational
+        /// Why it was chosen, for the manifest.
+        public var reason: String
     }
 
     /// One decoder for every picture looked at, seeking from one to the next.
     let stills: StillReader
     let start: Rational
     let length: Double
-    let count: Int
+    /// How many slots (frames) it chooses.
+    public let count: Int
     /// Pictures looked at in each slot.
     let candidates = 3
 
     /// The slots over [start, start + length) of the clip `info` describes.
-    init(media: MediaInput, configuration: FrameSource.Configuration, info: MediaInfo, count: Int, input: String) throws {
+    public init(media: MediaInput, configuration: FrameSource.Configuration, info: MediaInfo, count: Int, input: String) throws {
         stills = try StillReader(input: media, configuration: configuration)
         self.count = count
         let start = configuration.start
         self.start = start
         guard let total = info.duration else {
-            throw CommandFailure(message: "\(input): its duration is unknown (a live stream?); give --duration")
+            throw RenderError("\(input): its duration is unknown (a live stream?); give --duration")
         }
         let length = configuration.duration.map { min($0.seconds, total - start.seconds) } ?? total - start.seconds
         self.length = length
-        guard length > 0 else { throw CommandFailure(message: "\(input): the start is at or past the end (\(String(format: "%.3f", total)) s)", code: 2) }
+        guard length > 0 else { throw RenderError("\(input): the start is at or past the end (\(String(format: "%.3f", total)) s)", exitCode: 2) }
     }
 
     /// The choice for slot `slot` (0..<count).
-    func choose(slot: Int) throws -> Choice? {
+    public func choose(slot: Int) throws -> Choice? {
         let slotLength = length / Double(count)
         var looked: [(frame: Frame, time: Rational, measures: PictureMeasures)] = []
         for j in 0..<candidates {
@@ -62,5 +66,33 @@ struct RepresentativeFrames {
         let best = looked.max(by: { $0.measures.contrast < $1.measures.contrast })!
         return Choice(frame: best.frame, time: best.time,
                       reason: "every picture looked at in \(span) is \(Set(skipped).sorted().joined(separator: " or ")): the most contrast (\(best.measures.summary))")
+    }
+}
+
+extension RepresentativeFrames {
+    /// The choices in slot order as a ``FrameSupply``: each frame's tick is its slot, its
+    /// note the reason it was chosen.
+    public func frames() -> some FrameSupply { Choices(of: self) }
+
+    private final class Choices: FrameSupply {
+        let chooser: RepresentativeFrames
+        var slot = 0
+        var reasons: [String] = []
+
+        init(of chooser: RepresentativeFrames) { self.chooser = chooser }
+
+        func next() throws -> Frame? {
+            while slot < chooser.count {
+                defer { slot += 1 }
+                guard let choice = try chooser.choose(slot: slot) else { continue }
+                var frame = choice.frame
+                frame.tick = Int64(slot)
+                reasons.append(choice.reason)
+                return frame
+            }
+            return nil
+        }
+
+        func note(forFrame index: Int) -> String? { index < reasons.count ? reasons[index] : nil }
     }
 }

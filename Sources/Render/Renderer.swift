@@ -1,0 +1,182 @@
+public import Effects
+public import FrameCore
+public import Sinks
+public import FrameSource
+public import MediaInput
+import Foundation
+
+/// Offline rendering, the twin of `Player`: frames from a ``FrameSupply`` (the cadence of
+/// a ``FrameSource``, stills at times, chosen frames) go through detection when the chain
+/// needs it (a ``DetectionStage``, which looks ahead), then the ``EffectChain``, then one
+/// ``FrameSink``, as fast as the sink takes them. `apply`, `dump`, `detect`, the studio's
+/// stills and a script's render are each one of these with different parts.
+///
+/// ```swift
+/// let source = try FrameSource(input: try MediaInput("clip.mp4"))
+/// let sink = try EncoderSink(settings: .init(output: "out.mp4"))
+/// let renderer = Renderer(chain: try EffectChain(parsing: "sepia"), sink: sink)
+/// let outcome = try renderer.run(source)  // the output is published when it returns
+/// ```
+///
+/// The renderer owns how a render ends: on an error the sink and the stage abandon what
+/// they wrote and the error is rethrown; when the sink's reader goes away (a player
+/// reading a pipe quits) the render ends without error; when ``isStopped`` says so (Ctrl-C)
+/// the frames so far are published or dropped as ``keepsStoppedOutput`` says; otherwise
+/// the sink is finished and the detections file published.
+public final class Renderer {
+    /// How a render ended.
+    public enum Ending: Sendable, Equatable {
+        /// Every frame the supply gave was rendered and the output published.
+        case complete
+        /// ``isStopped`` said stop; ``Outcome/published`` says whether the frames so far were kept.
+        case stopped
+        /// The sink's reader went away (a closed pipe): nothing more could be written.
+        case readerClosed
+    }
+
+    /// What a render did.
+    public struct Outcome: Sendable, Equatable {
+        /// Frames the sink took.
+        public var frames: Int
+        /// How it ended.
+        public var ending: Ending
+        /// Whether the sink's output was finished and moved into place.
+        public var published: Bool
+    }
+
+    /// A render of the ticks `first..<` of a longer one (a segment, `--segment I/N`):
+    /// the effects see the whole render's ticks and times (keyframes, grain), the sink
+    /// gets them counted from 0.
+    public struct TickWindow: Sendable, Equatable {
+        /// Added to a supplied frame's tick to get the whole render's tick.
+        public var shift: Int64
+        /// The whole render's first tick of this part; earlier ones are dropped.
+        public var first: Int64
+        /// The cadence.
+        public var frameRate: Rational
+
+        /// A window starting at the whole render's tick `first`, supplied frames counted from `shift`.
+        public init(shift: Int64, first: Int64, frameRate: Rational) {
+            self.shift = shift
+            self.first = first
+            self.frameRate = frameRate
+        }
+    }
+
+    /// The effects (nil: frames pass unchanged).
+    public let chain: EffectChain?
+    /// Detection between the supply and the chain (nil: none).
+    public let detection: DetectionStage?
+    /// Where the frames go.
+    public let sink: any FrameSink
+    /// Part of a longer render (nil: the whole).
+    public var window: TickWindow?
+    /// Decides after the effects whether a frame is written (a near-duplicate is not);
+    /// nil writes every frame.
+    public var keep: ((Frame) -> Bool)?
+    /// Called with the number of frames written so far, after each.
+    public var progress: ((Int) -> Void)?
+    /// Called after a frame is written with the note its supply gave for it (why it was chosen).
+    public var noted: ((String) -> Void)?
+    /// Asked before each frame is taken from the supply: true ends the render as stopped.
+    public var isStopped: () -> Bool = { false }
+    /// Whether a stopped render publishes what it wrote so far (a video: a shorter,
+    /// playable file) or abandons it (a folder of stills: all or nothing). Nothing is
+    /// published when no frame was written.
+    public var keepsStoppedOutput = true
+
+    /// A renderer through `chain` (after `detection`) into `sink`.
+    public init(chain: EffectChain?, detection: DetectionStage? = nil, sink: any FrameSink) {
+        self.chain = chain
+        self.detection = detection
+        self.sink = sink
+    }
+
+    /// Renders every frame of `supply`, then ends the output (see the type's description).
+    /// - Throws: what the supply, the detectors or the sink threw, after abandoning the output.
+    public func run(_ supply: some FrameSupply) throws -> Outcome {
+        var written = 0
+        var delivered = 0
+        var readerClosed = false
+        // Frames leave the detection stage in the order they entered it, one for one, so
+        // the n-th delivered frame is the n-th supplied: its note is the supply's n-th.
+        func deliver(_ frame: consuming Frame) throws -> Bool {
+            // Moved, not copied: the colour effects then render into the only reference.
+            var out = consume frame
+            let index = delivered
+            delivered += 1
+            if let window {
+                let tick = out.tick + window.shift
+                if tick < window.first { return true }
+                out.tick = tick
+                out.time = window.frameRate.inverse * tick
+                chain?.apply(to: &out)
+                out.tick = tick - window.first
+                out.time = window.frameRate.inverse * out.tick
+            } else {
+                chain?.apply(to: &out)
+            }
+            if let keep, !keep(out) { return true }
+            guard try sink.write(out) else { readerClosed = true; return false }
+            written += 1
+            if let noted, let note = supply.note(forFrame: index) { noted(note) }
+            progress?(written)
+            return true
+        }
+        do {
+            var going = true
+            while going, !isStopped(), let frame = try supply.next() {
+                going = try DetectionStage.pass(consume frame, through: detection, to: deliver)
+            }
+            if going { try DetectionStage.drain(detection, to: deliver) }
+        } catch {
+            sink.abandon()
+            detection?.abandon()
+            throw error
+        }
+        if readerClosed {
+            sink.abandon()
+            detection?.abandon()
+            return Outcome(frames: written, ending: .readerClosed, published: false)
+        }
+        let stopped = isStopped()
+        if stopped && (written == 0 || !keepsStoppedOutput) {
+            sink.abandon()
+            detection?.abandon()
+            return Outcome(frames: written, ending: .stopped, published: false)
+        }
+        do {
+            try sink.finish()
+        } catch {
+            detection?.abandon()
+            if error.isReaderClosed { return Outcome(frames: written, ending: .readerClosed, published: false) }
+            throw error
+        }
+        try detection?.publish()
+        return Outcome(frames: written, ending: stopped ? .stopped : .complete, published: true)
+    }
+}
+
+extension Renderer {
+    /// The still of `media` at `time` through `chain`, exactly as `dump --at` gives it: the
+    /// picture on screen at `time`, its `time` set to it, with the observations of
+    /// `detection` when given (a reviewed file's boxes, or a detection of this picture).
+    /// - Throws: ``RenderError`` (exit code 2) when `time` is at or past the input's end;
+    ///   what the input or the detectors threw.
+    public static func still(of media: MediaInput, configuration: FrameSource.Configuration, at time: Rational,
+                             chain: EffectChain?, detection: DetectionStage? = nil) throws -> Frame {
+        let source = try FrameSource(input: media, configuration: Stills.configuration(configuration, at: time))
+        defer { source.close() }
+        if let duration = source.info.duration, time.seconds >= duration {
+            throw RenderError("\(media.location): \(String(format: "%g", time.seconds)) s is at or past the end of the video "
+                              + "(\(String(format: "%.3f", duration)) s)", exitCode: 2)
+        }
+        let sink = CollectingSink(limit: 2)
+        let renderer = Renderer(chain: chain, detection: detection, sink: sink)
+        _ = try renderer.run(Stills(media: media, configuration: configuration, times: [time], first: source))
+        guard let frame = sink.frames.first else {
+            throw RenderError("\(media.location): no picture at \(String(format: "%g", time.seconds)) s")
+        }
+        return frame
+    }
+}

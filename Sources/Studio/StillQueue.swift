@@ -1,0 +1,42 @@
+import Dispatch
+import Synchronization
+
+/// Runs the studio's stills one at a time on a thread of their own, off Swift's
+/// cooperative threads (a still decodes and renders for tens to hundreds of
+/// milliseconds, a redacting one detects faces too). A page scrubbing faster than stills
+/// render wants the latest: beyond ``depth`` waiting, the oldest waiting request is
+/// answered at once (503, superseded) and the newest takes its place, so the queue never
+/// grows and the still for where the hand stopped is always rendered.
+final class StillQueue: Sendable {
+    private struct Job: Sendable {
+        var run: @Sendable () -> Void
+        var drop: @Sendable () -> Void
+    }
+
+    private let queue = DispatchQueue(label: "vidfx.studio.stills")
+    private let waiting = Mutex<[Job]>([])
+    /// The most stills waiting (besides the one rendering).
+    let depth: Int
+
+    init(depth: Int = 2) { self.depth = depth }
+
+    /// The result of `work`, run on the stills' thread; throws a 503 when a newer still
+    /// pushed this one out of the queue before it started.
+    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let job = Job(run: { continuation.resume(with: Result { try work() }) },
+                          drop: { continuation.resume(throwing: StudioRequestError(.serviceUnavailable, "superseded by a newer still")) })
+            let dropped = waiting.withLock { jobs -> Job? in
+                jobs.append(job)
+                return jobs.count > depth ? jobs.removeFirst() : nil
+            }
+            dropped?.drop()
+            // One turn of the queue per job: each takes the oldest job still waiting (a
+            // dropped job's turn finds the queue shorter and does nothing).
+            queue.async { [self] in
+                let next = waiting.withLock { jobs in jobs.isEmpty ? nil : jobs.removeFirst() }
+                next?.run()
+            }
+        }
+    }
+}
