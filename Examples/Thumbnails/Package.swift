@@ -22,6 +22,7 @@ let package = Package(
                 .product(name: "FrameSource", package: "vidfx"),
                 .product(name: "Effects", package: "vidfx"),
                 .product(name: "Sinks", package: "vidfx"),
+                .product(name: "Render", package: "vidfx"),
             ]
         ),
     ],

@@ -12,8 +12,8 @@ import Foundation
 /// stills and a script's render are each one of these with different parts.
 ///
 /// ```swift
-/// let source = try FrameSource(input: try MediaInput("clip.mp4"))
-/// let sink = try EncoderSink(settings: .init(output: "out.mp4"))
+/// let source = try FrameSource("clip.mp4")
+/// let sink = try EncoderSink(settings: EncoderSink.Settings(output: "out.mp4"))
 /// let renderer = Renderer(chain: try EffectChain(parsing: "sepia"), sink: sink)
 /// let outcome = try renderer.run(source)  // the output is published when it returns
 /// ```
@@ -42,6 +42,13 @@ public final class Renderer {
         public var ending: Ending
         /// Whether the sink's output was finished and moved into place.
         public var published: Bool
+
+        /// An outcome of `frames` ending as `ending`.
+        public init(frames: Int, ending: Ending, published: Bool) {
+            self.frames = frames
+            self.ending = ending
+            self.published = published
+        }
     }
 
     /// A render of the ticks `first..<` of a longer one (a segment, `--segment I/N`):

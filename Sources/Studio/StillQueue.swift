@@ -7,7 +7,7 @@ import Synchronization
 /// render wants the latest: beyond ``depth`` waiting, the oldest waiting request is
 /// answered at once (503, superseded) and the newest takes its place, so the queue never
 /// grows and the still for where the hand stopped is always rendered.
-final class StillQueue: Sendable {
+package final class StillQueue: Sendable {
     private struct Job: Sendable {
         var run: @Sendable () -> Void
         var drop: @Sendable () -> Void
@@ -16,13 +16,16 @@ final class StillQueue: Sendable {
     private let queue = DispatchQueue(label: "vidfx.studio.stills")
     private let waiting = Mutex<[Job]>([])
     /// The most stills waiting (besides the one rendering).
-    let depth: Int
+    package let depth: Int
 
-    init(depth: Int = 2) { self.depth = depth }
+    package init(depth: Int = 2) { self.depth = depth }
+
+    /// Requests waiting for the stills' thread now.
+    package var waitingCount: Int { waiting.withLock { $0.count } }
 
     /// The result of `work`, run on the stills' thread; throws a 503 when a newer still
     /// pushed this one out of the queue before it started.
-    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    package func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let job = Job(run: { continuation.resume(with: Result { try work() }) },
                           drop: { continuation.resume(throwing: StudioRequestError(.serviceUnavailable, "superseded by a newer still")) })

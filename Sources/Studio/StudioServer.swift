@@ -189,17 +189,36 @@ public final class StudioServer: Sendable {
         }
         addReviewRoutes(router)
         router.get("/outputs/:name") { [self] request, context in
-            let name = context.parameters.get("name") ?? ""
+            // The page percent-encodes the name (spaces, accents); a name that does not
+            // decode is not one of the folder's, and a decoded `/` is refused as any other.
+            guard let name = (context.parameters.get("name") ?? "").removingPercentEncoding else {
+                return StudioResponse.error(.badRequest, "the name is not percent-encoded UTF-8")
+            }
             if let problem = OutputFolder.problem(with: name) { return StudioResponse.error(.badRequest, problem) }
             let path = configuration.folder.file(name)
             var info = stat()
             // lstat: a symbolic link in the folder is not one of its files (it may point anywhere).
             guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return StudioResponse.error(.notFound, "\(name): no such output") }
+            let size = Int(info.st_size)
             var headers = HTTPFields()
             headers[.contentType] = Self.mediaType(of: name)
-            headers[.contentLength] = String(info.st_size)
-            let body = try await FileIO().loadFile(path: path, context: context)
-            return Response(status: .ok, headers: headers, body: body)
+            headers[.acceptRanges] = "bytes"
+            // The page's player seeks in a long render with Range requests.
+            switch ByteRange(header: request.headers[.range], size: size) {
+            case .whole:
+                headers[.contentLength] = String(size)
+                let body = try await FileIO().loadFile(path: path, context: context)
+                return Response(status: .ok, headers: headers, body: body)
+            case .part(let range):
+                headers[.contentLength] = String(range.count)
+                headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
+                let body = try await FileIO().loadFile(path: path, range: range, context: context)
+                return Response(status: .partialContent, headers: headers, body: body)
+            case .unsatisfiable:
+                var refusal = StudioResponse.error(.rangeNotSatisfiable, "\(name): the range is outside its \(size) bytes")
+                refusal.headers[.contentRange] = "bytes */\(size)"
+                return refusal
+            }
         }
     }
 

@@ -230,6 +230,42 @@ struct StudioTestError: Error, CustomStringConvertible {
         #expect(try await studio.request("/api/frame?t=99&chain=sepia").status == 400)
     }
 
+    /// A render in the folder is served whole, or in the part a Range asks for (the page's
+    /// player seeks in a long render so), under its percent-encoded name.
+    @Test func outputsAnswerRangesUnderTheirEncodedNames() async throws {
+        let studio = try await StudioProcess.start()
+        defer { Task { await studio.stop() } }
+        let bytes = Data((0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try bytes.write(to: URL(fileURLWithPath: studio.outputs.url.path + "/prise 2 été.mp4"))
+        let name = "prise%202%20%C3%A9t%C3%A9.mp4"
+        let whole = try await studio.request("/outputs/\(name)")
+        #expect(whole.status == 200 && whole.body == bytes)
+        for (range, part) in [("bytes=100-199", 100...199), ("bytes=990-", 990...999), ("bytes=-10", 990...999), ("bytes=950-5000", 950...999)] {
+            let answer = try await studio.request("/outputs/\(name)", headers: ["Range: \(range)"])
+            #expect(answer.status == 206 && answer.body == bytes[part], "\(range): \(answer.status) \(answer.body.count)")
+        }
+        #expect(try await studio.request("/outputs/\(name)", headers: ["Range: bytes=1000-"]).status == 416)
+        #expect(try await studio.request("/outputs/\(name)", headers: ["Range: bytes=x-3"]).status == 416)
+        // A decoded slash is refused like a typed one; a name that is not UTF-8 is refused.
+        #expect(try await studio.request("/outputs/..%2Fescape.mp4").status == 400)
+        #expect(try await studio.request("/outputs/%FF%FE.mp4").status == 400)
+    }
+
+    @Test func byteRangesAreReadAsRFC9110Says() {
+        #expect(ByteRange(header: nil, size: 100) == .whole)
+        #expect(ByteRange(header: "bytes=0-0", size: 100) == .part(0...0))
+        #expect(ByteRange(header: "bytes=10-", size: 100) == .part(10...99))
+        #expect(ByteRange(header: "bytes=-30", size: 100) == .part(70...99))
+        #expect(ByteRange(header: "bytes=-300", size: 100) == .part(0...99))
+        #expect(ByteRange(header: "bytes=90-200", size: 100) == .part(90...99))
+        #expect(ByteRange(header: "bytes=0-1,5-6", size: 100) == .whole)
+        #expect(ByteRange(header: "items=0-1", size: 100) == .whole)
+        for bad in ["bytes=100-", "bytes=5-4", "bytes=-0", "bytes=-", "bytes=a-b", "bytes=99999999999999999999-", "bytes=1-2-3"] {
+            #expect(ByteRange(header: bad, size: 100) == .unsatisfiable, "\(bad)")
+        }
+        #expect(ByteRange(header: "bytes=0-", size: 0) == .unsatisfiable)
+    }
+
     @Test func namesAndFilesOutsideTheFolderAreRefused() async throws {
         let studio = try await StudioProcess.start()
         defer { Task { await studio.stop() } }
@@ -334,5 +370,27 @@ struct StudioTestError: Error, CustomStringConvertible {
     static func frameHashes(_ path: String) async throws -> [String] {
         let out = try await Subprocess.output("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-f", "framemd5", "-"])
         return String(decoding: out, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
+    }
+}
+
+/// The stills' queue, in process: while one still renders, a newer request pushes the
+/// oldest waiting one out (answered at once), and the newest is always rendered.
+@Suite struct StillQueueTests {
+    @Test func aNewerStillSupersedesTheOldestWaiting() async throws {
+        let queue = StillQueue(depth: 1)
+        let gate = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        // The first blocks the stills' own thread (a Dispatch thread, not a cooperative one).
+        let first = Task { try await queue.run { started.signal(); gate.wait(); return 1 } }
+        await withCheckedContinuation { c in DispatchQueue.global().async { started.wait(); c.resume() } }
+        let second = Task { try await queue.run { 2 } }
+        // Once the second waits (the first took its job off the queue), a third pushes it out.
+        while queue.waitingCount < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        let third = Task { try await queue.run { 3 } }
+        // The second is answered while the first still holds the thread.
+        await #expect(throws: (any Error).self) { try await second.value }
+        gate.signal()
+        #expect(try await first.value == 1)
+        #expect(try await third.value == 3)
     }
 }
