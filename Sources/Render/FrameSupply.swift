@@ -25,7 +25,7 @@ extension FrameSource: FrameSupply {
 /// Exact stills at given times, each carrying its time (`dump --at`, the studio's frame):
 /// the picture on screen at each time, as the cadence would show it there.
 public final class Stills: FrameSupply {
-    private let media: MediaInput
+    private let media: MediaInput?
     private let configuration: FrameSource.Configuration
     private let times: [Rational]
     private let notes: [String]
@@ -56,18 +56,29 @@ public final class Stills: FrameSupply {
         self.first = first
     }
 
+    /// Stills at `times` from `reader`, an input kept open between calls (the studio's):
+    /// a time just after the last one decodes on from there instead of seeking. The
+    /// pictures are the same.
+    public init(reader: StillReader, times: [Rational], notes: [String] = []) {
+        media = nil
+        configuration = FrameSource.Configuration()
+        self.times = times
+        self.notes = notes
+        self.reader = reader
+    }
+
     /// The next still; a time with no picture (past a stream's end) is skipped.
     public func next() throws -> Frame? {
         while index < times.count {
             let t = times[index]
             defer { index += 1 }
             let picture: Frame?
-            if index == 0 {
+            if reader == nil, index == 0, let media {
                 let source = try first ?? FrameSource(input: media, configuration: Self.configuration(configuration, at: t))
                 picture = try source.nextFrame()
                 if first == nil { source.close() }
             } else {
-                if reader == nil { reader = try StillReader(input: media, configuration: configuration) }
+                if reader == nil, let media { reader = try StillReader(input: media, configuration: configuration) }
                 picture = try reader!.picture(at: t)
             }
             guard var frame = picture else { continue }

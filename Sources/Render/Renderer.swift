@@ -174,15 +174,32 @@ extension Renderer {
                              chain: EffectChain?, detection: DetectionStage? = nil) throws -> Frame {
         let source = try FrameSource(input: media, configuration: Stills.configuration(configuration, at: time))
         defer { source.close() }
-        if let duration = source.info.duration, time.seconds >= duration {
-            throw RenderError("\(media.location): \(String(format: "%g", time.seconds)) s is at or past the end of the video "
+        try checkStill(at: time, duration: source.info.duration, input: media.location)
+        return try still(Stills(media: media, configuration: configuration, times: [time], first: source), at: time,
+                         chain: chain, detection: detection, input: media.location)
+    }
+
+    /// The same still from `reader`, an input kept open between stills (a viewer scrubbing):
+    /// a time a little after the last decodes on instead of seeking. The same pixels.
+    public static func still(from reader: StillReader, at time: Rational, chain: EffectChain?,
+                             detection: DetectionStage? = nil, input: String) throws -> Frame {
+        try checkStill(at: time, duration: reader.info.duration, input: input)
+        return try still(Stills(reader: reader, times: [time]), at: time, chain: chain, detection: detection, input: input)
+    }
+
+    private static func checkStill(at time: Rational, duration: Double?, input: String) throws {
+        if let duration, time.seconds >= duration {
+            throw RenderError("\(input): \(String(format: "%g", time.seconds)) s is at or past the end of the video "
                               + "(\(String(format: "%.3f", duration)) s)", exitCode: 2)
         }
+    }
+
+    private static func still(_ supply: Stills, at time: Rational, chain: EffectChain?, detection: DetectionStage?,
+                              input: String) throws -> Frame {
         let sink = CollectingSink(limit: 2)
-        let renderer = Renderer(chain: chain, detection: detection, sink: sink)
-        _ = try renderer.run(Stills(media: media, configuration: configuration, times: [time], first: source))
+        _ = try Renderer(chain: chain, detection: detection, sink: sink).run(supply)
         guard let frame = sink.frames.first else {
-            throw RenderError("\(media.location): no picture at \(String(format: "%g", time.seconds)) s")
+            throw RenderError("\(input): no picture at \(String(format: "%g", time.seconds)) s")
         }
         return frame
     }

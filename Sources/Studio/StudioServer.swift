@@ -90,6 +90,7 @@ public final class StudioServer: Sendable {
     let renders: RenderJobs
     private let edits = EditCounter()
     private let stills = StillQueue()
+    private let stillInput: StillInput
 
     /// - Parameter configuration: what to serve.
     public init(configuration: Configuration) {
@@ -99,6 +100,7 @@ public final class StudioServer: Sendable {
                                                detection: configuration.detection, resources: configuration.resources,
                                                warn: configuration.warn))
         renders = RenderJobs(executable: configuration.executable, folder: configuration.folder)
+        stillInput = StillInput(media: configuration.media, configuration: configuration.stillConfiguration)
     }
 
     /// The page's address with its token, for a bound port.
@@ -261,8 +263,8 @@ public final class StudioServer: Sendable {
     }
 
     /// `GET /api/frame?t=SECONDS&chain=CHAIN[&detections=NAME]`: the still `vidfx dump INPUT --at SECONDS
-    /// -e CHAIN [--use-detections NAME]` writes, as one PNG, rendered in this process (``Renderer/still(of:configuration:at:chain:detection:)``)
-    /// on the stills' own thread.
+    /// -e CHAIN [--use-detections NAME]` writes, as one PNG, rendered in this process on the stills'
+    /// own thread from the input kept open there (``StillInput``).
     private func still(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
         // Parsed as dump's --at parses it (exact decimals), so the still is dump's to the byte.
@@ -278,16 +280,10 @@ public final class StudioServer: Sendable {
             }
             reviewed = configuration.folder.file(name)
         }
-        let configuration = self.configuration
+        let (input, parse, rate) = (stillInput, configuration.parseChain, configuration.frameRate.seconds)
         let reviewedPath = reviewed
         let png: [UInt8] = try await stills.run {
-            let chain = try configuration.parseChain(text)
-            let file = try reviewedPath.map { try DetectionsFile.load(path: $0, tickLimit: nil) }
-            let stage = try DetectionStage.make(chain: chain, settings: DetectionSettings(), reviewed: file,
-                                                frameRate: configuration.frameRate.seconds, overwrite: false)
-            let frame = try Renderer.still(of: configuration.media, configuration: configuration.stillConfiguration, at: time,
-                                           chain: chain, detection: stage)
-            return try ImageEncoder().encode(frame, as: .png)
+            try input.png(at: time, chainText: text, reviewed: reviewedPath, frameRate: rate, makeChain: parse)
         }
         return StudioResponse.bytes(Data(png), type: "image/png")
     }

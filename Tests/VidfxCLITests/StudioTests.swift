@@ -214,7 +214,9 @@ struct StudioTestError: Error, CustomStringConvertible {
         let studio = try await StudioProcess.start()
         defer { Task { await studio.stop() } }
         let chain = "sepia:amount=0.3@0,0.9@3,pixelate=6"
-        for t in ["0", "1.5", "2.233334"] {
+        // Out of order, neighbours and a repeat: the kept decoder seeks back, decodes on,
+        // and the repeat comes from the kept stills; each is dump's to the byte.
+        for t in ["1.5", "0", "2.233334", "2.266667", "2.3", "0"] {
             let served = try await studio.request("/api/frame?t=\(t)&chain=\(chain.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
             #expect(served.status == 200)
             let scratch = try ScratchDirectory("vidfx-studio-dump")
@@ -264,6 +266,22 @@ struct StudioTestError: Error, CustomStringConvertible {
             #expect(ByteRange(header: bad, size: 100) == .unsatisfiable, "\(bad)")
         }
         #expect(ByteRange(header: "bytes=0-", size: 0) == .unsatisfiable)
+    }
+
+    /// Real footage's conversions (an HLG 10-bit tone map, a rotation, interlaced fields)
+    /// in the kept decoder give dump's bytes too, seeking back and decoding on.
+    @Test(arguments: ["hlg-10bit.mkv", "rotated90.mp4", "interlaced.ts"])
+    func stillsOfRealFootageAreTheDumps(clip: String) async throws {
+        let studio = try await StudioProcess.start(clip)
+        defer { Task { await studio.stop() } }
+        for t in ["0.3", "0", "0.333334", "0.4"] {
+            let served = try await studio.request("/api/frame?t=\(t)&chain=vibrance")
+            let scratch = try ScratchDirectory("vidfx-studio-dump")
+            let r = try await CLI.run(["dump", CLI.media(clip), "--at", t, "-e", "vibrance", "-o", scratch.path("f"), "-q"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let png = try #require(FileManager.default.contents(atPath: scratch.path("f/frame_000000.png")))
+            #expect(served.status == 200 && served.body == png, "\(clip) t=\(t)")
+        }
     }
 
     @Test func namesAndFilesOutsideTheFolderAreRefused() async throws {
