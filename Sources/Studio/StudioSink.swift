@@ -5,7 +5,8 @@ import Synchronization
 
 /// The studio's preview sink: each frame the player shows is encoded as JPEG and handed
 /// to every page watching, newest first (a page that falls behind skips frames rather
-/// than lag). The page's play and pause reach the player as its controls.
+/// than lag). The page's play and pause reach the player as its controls; with no page
+/// watching, the player is paused.
 ///
 /// A message is `[4-byte big-endian header length][header JSON][JPEG]`; the header
 /// says the frame's tick on the input's timeline, its time, and which chain edit
@@ -104,8 +105,9 @@ final class StudioSink: PreviewSink, @unchecked Sendable {
         return true
     }
 
+    /// Paused by the page, or by no page watching: an idle studio decodes and renders nothing.
     func pollControls() -> [PreviewControl] {
-        [state.withLock { $0.paused } ? .pause : .resume]
+        [state.withLock { $0.paused || $0.watchers.isEmpty } ? .pause : .resume]
     }
 
     func close() {
