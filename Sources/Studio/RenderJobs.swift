@@ -3,36 +3,77 @@ import Foundation
 /// Renders started from the page: each is `vidfx apply` with the page's chain, run in
 /// the outputs folder, so its frames are exactly the command line's and its output is
 /// written atomically (a cancelled or failed render leaves nothing behind).
-actor RenderJobs {
+///
+/// At most ``parallel`` run at once (one per core: each wants every core it gets); the
+/// rest wait in order, `queued` with their place, and at most ``waitingLimit`` wait: a
+/// page cannot start fifty encoders.
+package actor RenderJobs {
     /// What `GET /api/render/ID` reports.
-    struct Status: Sendable {
-        var state = "running"
-        var progress = 0.0
-        var eta: Double?
-        var error: String?
-        var output: String
-        var command: String
+    package struct Status: Sendable {
+        /// queued, running, done or failed.
+        package var state = "queued"
+        /// 1 for the next to start, while queued.
+        package var place: Int?
+        package var progress = 0.0
+        package var eta: Double?
+        package var error: String?
+        package var output: String
+        package var command: String
     }
 
     private var jobs: [String: (invocation: VidfxInvocation, status: Status)] = [:]
+    /// Ids waiting to start, first first.
+    private var waiting: [String] = []
     private var counter = 0
     private let executable: String
     private let folder: OutputFolder
+    /// Renders running at once.
+    package let parallel: Int
+    /// Renders waiting at most; more are refused (503).
+    package let waitingLimit: Int
 
-    init(executable: String, folder: OutputFolder) {
+    package init(executable: String, folder: OutputFolder, parallel: Int = ProcessInfo.processInfo.activeProcessorCount, waitingLimit: Int = 16) {
         self.executable = executable
         self.folder = folder
+        self.parallel = max(1, parallel)
+        self.waitingLimit = waitingLimit
     }
 
-    /// Starts `vidfx ARGUMENTS` (an apply with `--progress json`) writing `output`; its id.
-    func start(arguments: [String], output: String, command: String) throws -> String {
-        if jobs.values.contains(where: { $0.status.output == output && $0.status.state == "running" }) {
+    /// Queues `vidfx ARGUMENTS` (an apply with `--progress json`) writing `output`, started
+    /// at once when fewer than ``parallel`` run; its id.
+    package func start(arguments: [String], output: String, command: String) throws -> String {
+        if jobs.values.contains(where: { $0.status.output == output && ["running", "queued"].contains($0.status.state) }) {
             throw StudioRequestError(.conflict, "output: \(output) is being rendered; choose another name")
+        }
+        guard waiting.count < waitingLimit else {
+            throw StudioRequestError(.serviceUnavailable, "\(waiting.count) renders are waiting already; start this one when one has finished")
         }
         counter += 1
         let id = "r\(counter)"
         let invocation = VidfxInvocation(executable: executable, arguments: arguments, directory: folder.path)
         jobs[id] = (invocation, Status(output: output, command: command))
+        waiting.append(id)
+        try startWaiting()
+        return id
+    }
+
+    /// Starts waiting jobs while fewer than ``parallel`` run, and renumbers the rest.
+    private func startWaiting() throws {
+        while !waiting.isEmpty, jobs.values.filter({ $0.status.state == "running" }).count < parallel {
+            let id = waiting.removeFirst()
+            jobs[id]?.status.state = "running"
+            jobs[id]?.status.place = nil
+            do { try launch(id) } catch {
+                jobs[id]?.status.state = "failed"
+                jobs[id]?.status.error = "could not start vidfx: \(error)"
+                throw error
+            }
+        }
+        for (i, id) in waiting.enumerated() { jobs[id]?.status.place = i + 1 }
+    }
+
+    private func launch(_ id: String) throws {
+        guard let invocation = jobs[id]?.invocation else { return }
         try invocation.start { [weak self] line in
             guard let self, line.hasPrefix("{"), let data = line.data(using: .utf8),
                   let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return }
@@ -44,15 +85,23 @@ actor RenderJobs {
             let (status, lines) = await invocation.result()
             await self?.ended(id, status: status, lines: lines)
         }
-        return id
     }
 
     /// The job's status, nil for an unknown id.
-    func status(_ id: String) -> Status? { jobs[id]?.status }
+    package func status(_ id: String) -> Status? { jobs[id]?.status }
 
     /// Interrupts a running job (vidfx then discards its output); false for an unknown id.
-    func cancel(_ id: String) -> Bool {
+    package func cancel(_ id: String) -> Bool {
         guard let job = jobs[id] else { return false }
+        if let i = waiting.firstIndex(of: id) {
+            // Not started: nothing to stop or remove.
+            waiting.remove(at: i)
+            jobs[id]?.status.state = "failed"
+            jobs[id]?.status.error = "cancelled"
+            jobs[id]?.status.place = nil
+            for (i, id) in waiting.enumerated() { jobs[id]?.status.place = i + 1 }
+            return true
+        }
         guard job.status.state == "running" else { return true }
         jobs[id]?.status.error = "cancelled"
         // Until it stops: a signal that comes before vidfx has set up its handling is
@@ -68,7 +117,8 @@ actor RenderJobs {
     }
 
     /// Interrupts every running job (the studio is closing).
-    func cancelAll() {
+    package func cancelAll() {
+        waiting.removeAll()
         for (_, job) in jobs where job.status.state == "running" { job.invocation.interrupt() }
     }
 
@@ -101,5 +151,7 @@ actor RenderJobs {
             }
         }
         jobs[id]?.status = s
+        // Its core is free: the next waiting render starts.
+        try? startWaiting()
     }
 }

@@ -559,8 +559,9 @@ async function pollRender(id) {
   state.render.progress.push(s.progress);
   $('render-progress').value = s.progress;
   const eta = s.eta !== undefined ? ` · ETA ${Math.ceil(s.eta)} s` : '';
-  $('render-state').textContent = `${s.state} ${(100 * s.progress).toFixed(0)}%${s.state === 'running' ? eta : ''}${s.error ? ' · ' + s.error : ''}`;
-  if (s.state === 'running') { setTimeout(() => pollRender(id), 250); return; }
+  $('render-state').textContent = s.state === 'queued' ? `queued, ${s.place === 1 ? 'next' : 'place ' + s.place}`
+    : `${s.state} ${(100 * s.progress).toFixed(0)}%${s.state === 'running' ? eta : ''}${s.error ? ' · ' + s.error : ''}`;
+  if (s.state === 'running' || s.state === 'queued') { setTimeout(() => pollRender(id), 250); return; }
   $('cancel').disabled = true;
   $('render').disabled = false;
   if (s.state === 'done') {

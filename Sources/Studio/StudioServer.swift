@@ -182,6 +182,7 @@ public final class StudioServer: Sendable {
             var body: [String: Any] = ["id": id, "state": s.state, "progress": s.progress, "output": s.output, "command": s.command,
                                        "error": s.error ?? NSNull()]
             if let eta = s.eta { body["eta"] = eta }
+            if let place = s.place { body["place"] = place }
             return StudioResponse.json(body)
         }
         router.delete("/api/render/:id") { [self] _, context in

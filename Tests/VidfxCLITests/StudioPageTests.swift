@@ -138,7 +138,7 @@ import Testing
         let studio = try await StudioProcess.start("crowd.mp4")
         defer { Task { await studio.stop() } }
         let waitForRender = """
-            new Promise(r => { const check = () => (studio.state.render && studio.state.render.last && studio.state.render.last.state !== 'running')
+            new Promise(r => { const check = () => (studio.state.render && studio.state.render.last && studio.state.render.last.state !== 'running' && studio.state.render.last.state !== 'queued')
             ? r({last: studio.state.render.last, progress: studio.state.render.progress, link: document.querySelector('#render-result a')?.getAttribute('href') || null})
             : setTimeout(check, 50); check(); })
             """
@@ -203,7 +203,7 @@ import Testing
             "(() => { document.getElementById('export').click(); return new Promise(r => { const check = () => studio.state.review.exported ? "
                 + "r({name: studio.state.review.exported, command: document.getElementById('command').textContent}) : setTimeout(check, 50); check(); }); })()",
             "(() => { const n = document.getElementById('render-name'); n.value = 'reviewed.mp4'; document.getElementById('render').click(); "
-                + "return new Promise(r => { const check = () => studio.state.render && studio.state.render.last && studio.state.render.last.state !== 'running' ? "
+                + "return new Promise(r => { const check = () => studio.state.render && studio.state.render.last && studio.state.render.last.state !== 'running' && studio.state.render.last.state !== 'queued' ? "
                 + "r(studio.state.render.last) : setTimeout(check, 100); check(); }); })()",
         ])
         #expect((results[0] as? Int ?? 0) >= 17, "\(results[0])")

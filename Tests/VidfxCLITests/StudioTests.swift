@@ -412,3 +412,40 @@ struct StudioTestError: Error, CustomStringConvertible {
         #expect(try await third.value == 3)
     }
 }
+
+/// The render queue, in process, with a Python sleep that ends on SIGINT as the render
+/// (as vidfx apply does: a child inherits the server's ignored SIGINT, and sets its own): at most
+/// `parallel` run; the rest wait in order with their place; a full queue refuses; a
+/// cancel frees a place or a core, and the next waiting render starts.
+@Suite struct RenderQueueTests {
+    /// Sets its own SIGINT handling and unblocks it (the test process may block it: a child
+    /// inherits the mask), then sleeps.
+    static let sleeper = "import signal, time; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        + "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); time.sleep(600)"
+
+    @Test func atMostOnePerCoreRunsAndTheRestWaitInOrder() async throws {
+        let folder = try ScratchDirectory("vidfx-render-queue")
+        let jobs = RenderJobs(executable: "/usr/bin/python3", folder: OutputFolder(path: folder.url.path), parallel: 2, waitingLimit: 3)
+        var ids: [String] = []
+        for n in 1...5 { ids.append(try await jobs.start(arguments: ["-c", Self.sleeper], output: "r\(n).mp4", command: "r\(n)")) }
+        func states() async -> [String] {
+            var out: [String] = []
+            for id in ids { let s = await jobs.status(id)!; out.append(s.state + (s.place.map { " \($0)" } ?? "")) }
+            return out
+        }
+        #expect(await states() == ["running", "running", "queued 1", "queued 2", "queued 3"])
+        // A sixth has no place; a name being rendered or waiting is refused too.
+        await #expect(throws: (any Error).self) { _ = try await jobs.start(arguments: ["-c", "pass"], output: "r6.mp4", command: "r6") }
+        await #expect(throws: (any Error).self) { _ = try await jobs.start(arguments: ["-c", "pass"], output: "r4.mp4", command: "r4") }
+        // A waiting render cancelled: the others move up.
+        #expect(await jobs.cancel(ids[3]))
+        #expect(await states() == ["running", "running", "queued 1", "failed", "queued 2"])
+        // A running one cancelled: the first waiting starts once its process has ended.
+        #expect(await jobs.cancel(ids[0]))
+        for _ in 0..<600 where await jobs.status(ids[2])?.state != "running" { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(await states() == ["failed", "running", "running", "failed", "queued 1"])
+        await jobs.cancelAll()
+        for _ in 0..<600 where await jobs.status(ids[1])?.state == "running" { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(await jobs.status(ids[4])?.state == "queued")
+    }
+}
