@@ -17,7 +17,7 @@ final class StillInput: @unchecked Sendable {
     private var reader: StillReader?
     private let encoder = ImageEncoder()
     private var recent: [(key: String, png: [UInt8])] = []
-    /// How many stills are kept (about 3 MB each at 1080p).
+    /// How many stills are kept (3 to 8 MB each at 1080p).
     static let kept = 12
 
     init(media: MediaInput, configuration: FrameSource.Configuration) {
@@ -25,11 +25,11 @@ final class StillInput: @unchecked Sendable {
         self.configuration = configuration
     }
 
-    /// The PNG of the still at `time` through `chain` (built by `makeChain`) with `reviewed`'s
-    /// boxes: the bytes `vidfx dump --at` writes.
-    func png(at time: Rational, chainText: String, reviewed: String?, frameRate: Double,
-             makeChain: (String) throws -> EffectChain?) throws -> [UInt8] {
-        let key = "\(time)|\(chainText)|\(reviewed.map { Self.identity(of: $0) } ?? "")"
+    /// The still at `time` through `chain` (built by `makeChain`) with `reviewed`'s boxes
+    /// as `format`: as PNG, the bytes `vidfx dump --at` writes.
+    func image(at time: Rational, chainText: String, reviewed: String?, frameRate: Double, format: StillImage,
+               makeChain: (String) throws -> EffectChain?) throws -> [UInt8] {
+        let key = "\(format)|\(time)|\(chainText)|\(reviewed.map { Self.identity(of: $0) } ?? "")"
         if let i = recent.firstIndex(where: { $0.key == key }) {
             let hit = recent.remove(at: i)
             recent.append(hit)
@@ -50,10 +50,10 @@ final class StillInput: @unchecked Sendable {
             reader = nil
             throw error
         }
-        let png = try encoder.encode(frame, as: .png)
-        recent.append((key, png))
+        let image = format == .png ? try encoder.encode(frame, as: .png) : StillImage.bmp(frame)
+        recent.append((key, image))
         if recent.count > Self.kept { recent.removeFirst() }
-        return png
+        return image
     }
 
     /// A file's path, size and change time: a file saved again under its name is another file.

@@ -263,9 +263,10 @@ public final class StudioServer: Sendable {
         return text
     }
 
-    /// `GET /api/frame?t=SECONDS&chain=CHAIN[&detections=NAME]`: the still `vidfx dump INPUT --at SECONDS
-    /// -e CHAIN [--use-detections NAME]` writes, as one PNG, rendered in this process on the stills'
-    /// own thread from the input kept open there (``StillInput``).
+    /// `GET /api/frame?t=SECONDS&chain=CHAIN[&detections=NAME][&format=png|bmp]`: the still `vidfx dump
+    /// INPUT --at SECONDS -e CHAIN [--use-detections NAME]` writes, as one PNG (its bytes) or BMP (its
+    /// pixels, uncompressed: what the page asks for while scrubbing), rendered in this process on the
+    /// stills' own thread from the input kept open there (``StillInput``).
     private func still(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
         // Parsed as dump's --at parses it (exact decimals), so the still is dump's to the byte.
@@ -281,12 +282,15 @@ public final class StudioServer: Sendable {
             }
             reviewed = configuration.folder.file(name)
         }
+        guard let format = StillImage(rawValue: query.get("format").map { String($0) } ?? "png") else {
+            throw StudioRequestError(.badRequest, "format: png or bmp")
+        }
         let (input, parse, rate) = (stillInput, configuration.parseChain, configuration.frameRate.seconds)
         let reviewedPath = reviewed
-        let png: [UInt8] = try await stills.run {
-            try input.png(at: time, chainText: text, reviewed: reviewedPath, frameRate: rate, makeChain: parse)
+        let image: [UInt8] = try await stills.run {
+            try input.image(at: time, chainText: text, reviewed: reviewedPath, frameRate: rate, format: format, makeChain: parse)
         }
-        return StudioResponse.bytes(Data(png), type: "image/png")
+        return StudioResponse.bytes(image, type: format.mediaType)
     }
 
     /// The latest time a still may be asked for: 2^31 ticks at 1000 fps, as the seek's limit.

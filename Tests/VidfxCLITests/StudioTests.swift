@@ -268,6 +268,24 @@ struct StudioTestError: Error, CustomStringConvertible {
         #expect(ByteRange(header: "bytes=0-", size: 0) == .unsatisfiable)
     }
 
+    /// The page's format while scrubbing: a BMP whose rows are dump's raw BGRA, byte for
+    /// byte, behind the 122-byte header (a top-down 32-bit bitmap with explicit masks).
+    @Test func aBMPStillCarriesTheDumpsPixels() async throws {
+        let studio = try await StudioProcess.start()
+        defer { Task { await studio.stop() } }
+        let chain = "sepia:amount=0.3@0,0.9@3,pixelate=6"
+        for t in ["2", "0.5", "0.533333"] {
+            let served = try await studio.request("/api/frame?t=\(t)&format=bmp&chain=\(chain.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+            let scratch = try ScratchDirectory("vidfx-studio-bmp")
+            let r = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", t, "-e", chain, "--format", "bgra", "-o", scratch.path("f.bgra"), "-q"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let raw = try #require(FileManager.default.contents(atPath: scratch.path("f.bgra")))
+            #expect(served.status == 200 && served.body.count == 122 + raw.count, "t=\(t)")
+            #expect(served.body.prefix(2) == Data("BM".utf8) && served.body.dropFirst(122) == raw, "t=\(t)")
+        }
+        #expect(try await studio.request("/api/frame?t=1&format=gif").status == 400)
+    }
+
     /// Real footage's conversions (an HLG 10-bit tone map, a rotation, interlaced fields)
     /// in the kept decoder give dump's bytes too, seeking back and decoding on.
     @Test(arguments: ["hlg-10bit.mkv", "rotated90.mp4", "interlaced.ts"])

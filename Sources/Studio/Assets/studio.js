@@ -313,7 +313,8 @@ function draw(bitmap, before) {
 
 async function fetchStill(tick, text) {
   const reviewed = /\b(faceblur|facebox|qrbox)\b/.test(text) && reviewedName() ? `&detections=${encodeURIComponent(reviewedName())}` : '';
-  const url = `/api/frame?t=${tickTime(tick)}&chain=${encodeURIComponent(text)}${reviewed}`;
+  // BMP: the same pixels as dump's PNG, without the compression that costs most of a still.
+  const url = `/api/frame?t=${tickTime(tick)}&chain=${encodeURIComponent(text)}${reviewed}&format=bmp`;
   const response = await fetch(url);
   if (!response.ok) throw new Error((await response.json()).error);
   return createImageBitmap(await response.blob(), { colorSpaceConversion: 'none', premultiplyAlpha: 'none' });
