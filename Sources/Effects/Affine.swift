@@ -6,11 +6,16 @@ public struct Affine: DistortionEffect {
     public static let descriptor = EffectDescriptor(
         name: "affine", category: .geometry, summary: "Scale, rotate, skew and move the picture by a 2×3 matrix (Core Image's affine transform).",
         parameters: [
-            .vector("transform", default: [1, 0, 0, 1, 0, 0], help: "a,b,c,d,tx,ty: x' = a·x + c·y + tx, y' = b·x + d·y + ty (y up, origin bottom-left, px)."),
+            .vector(Key.transform, default: [1, 0, 0, 1, 0, 0], help: "a,b,c,d,tx,ty: x' = a·x + c·y + tx, y' = b·x + d·y + ty (y up, origin bottom-left, px)."),
             Sampling.parameter,
         ],
         example: "affine:transform=0.75,0.2,-0.2,0.75,80,40"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let transform = ParameterKey<[Double]>("transform")
+    }
 
     /// The inverse matrix (y-up coordinates).
     private let inverse: (a: Double, b: Double, c: Double, d: Double)
@@ -22,7 +27,7 @@ public struct Affine: DistortionEffect {
     public let map = SourceMap()
 
     public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
-        let m = parameters.vector("transform")
+        let m = parameters[Key.transform]
         let det = m[0] * m[3] - m[1] * m[2]
         guard abs(det) > 1e-9 else { throw EffectError("affine: transform \(ParameterValue.vector(m)) is singular (a·d − b·c = 0)") }
         inverse = (m[3] / det, -m[1] / det, -m[2] / det, m[0] / det)

@@ -3,15 +3,20 @@
 public struct Caleido: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "caleido", category: .geometry, summary: "Mirror one quadrant into the other three.",
-        parameters: [.choice("quadrant", ["topLeft", "topRight", "bottomLeft", "bottomRight"], help: "The quadrant that is kept and mirrored.")],
+        parameters: [.choice(Key.quadrant, ["topLeft", "topRight", "bottomLeft", "bottomRight"], help: "The quadrant that is kept and mirrored.")],
         example: "caleido:quadrant=bottomRight"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let quadrant = ParameterKey<String>("quadrant")
+    }
 
     private let keepLeft: Bool
     private let keepTop: Bool
 
     public init(parameters: Parameters, resources: EffectResources) {
-        let q = parameters.text("quadrant")
+        let q = parameters[Key.quadrant]
         keepLeft = q.hasSuffix("Left")
         keepTop = q.hasPrefix("top")
     }

@@ -5,13 +5,20 @@ public struct ColorControls: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "colorcontrols", category: .grading, summary: "Saturation, brightness and contrast (Core Image's color controls).",
         parameters: [
-            .float("saturation", default: 1, min: 0, max: 4, slider: 0...2, help: "0 is grey, 1 unchanged, 2 doubly vivid."),
-            .float("brightness", default: 0, min: -1, max: 1, help: "Added to every channel."),
-            .float("contrast", default: 1, min: 0, max: 4, slider: 0.25...4, help: "Stretch about mid-grey: 1 unchanged."),
+            .float(Key.saturation, default: 1, min: 0, max: 4, slider: 0...2, help: "0 is grey, 1 unchanged, 2 doubly vivid."),
+            .float(Key.brightness, default: 0, min: -1, max: 1, help: "Added to every channel."),
+            .float(Key.contrast, default: 1, min: 0, max: 4, slider: 0.25...4, help: "Stretch about mid-grey: 1 unchanged."),
             ColorSpace.parameter,
         ],
         example: "colorcontrols:saturation=1.4:brightness=0.05:contrast=1.3"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let saturation = ParameterKey<Double>("saturation")
+        static let brightness = ParameterKey<Double>("brightness")
+        static let contrast = ParameterKey<Double>("contrast")
+    }
 
     private let sat: Float, bri: Float, con: Float
     private let space: ColorSpace
@@ -19,9 +26,9 @@ public struct ColorControls: ColorEffect {
     private let affine: AffineColor
 
     public init(parameters: Parameters, resources: EffectResources) {
-        sat = Float(parameters.double("saturation"))
-        bri = Float(parameters.double("brightness"))
-        con = Float(parameters.double("contrast"))
+        sat = Float(parameters[Key.saturation])
+        bri = Float(parameters[Key.brightness])
+        con = Float(parameters[Key.contrast])
         let space = ColorSpace(parameters)
         self.space = space
         let w: [Float] = [0.2126, 0.7152, 0.0722]

@@ -5,15 +5,24 @@ public struct ColorMatrix: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "colormatrix", category: .grading, summary: "Multiply RGBA by a 4×4 matrix and add a bias (Core Image's color matrix).",
         parameters: [
-            .vector("r", default: [1, 0, 0, 0], help: "Red output = r·(R,G,B,A)."),
-            .vector("g", default: [0, 1, 0, 0], help: "Green output = g·(R,G,B,A)."),
-            .vector("b", default: [0, 0, 1, 0], help: "Blue output = b·(R,G,B,A)."),
-            .vector("a", default: [0, 0, 0, 1], help: "Alpha output = a·(R,G,B,A)."),
-            .vector("bias", default: [0, 0, 0, 0], help: "Added to (R,G,B,A) afterwards, in 0…1 units."),
+            .vector(Key.r, default: [1, 0, 0, 0], help: "Red output = r·(R,G,B,A)."),
+            .vector(Key.g, default: [0, 1, 0, 0], help: "Green output = g·(R,G,B,A)."),
+            .vector(Key.b, default: [0, 0, 1, 0], help: "Blue output = b·(R,G,B,A)."),
+            .vector(Key.a, default: [0, 0, 0, 1], help: "Alpha output = a·(R,G,B,A)."),
+            .vector(Key.bias, default: [0, 0, 0, 0], help: "Added to (R,G,B,A) afterwards, in 0…1 units."),
             ColorSpace.parameter,
         ],
         example: "colormatrix:r=0.6,0.3,0.1,0:g=0.2,0.7,0.1,0:b=0.1,0.2,0.5,0:bias=0.05,0,0.1,0"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let r = ParameterKey<[Double]>("r")
+        static let g = ParameterKey<[Double]>("g")
+        static let b = ParameterKey<[Double]>("b")
+        static let a = ParameterKey<[Double]>("a")
+        static let bias = ParameterKey<[Double]>("bias")
+    }
 
     /// Row-major 4×4 on (r, g, b, a) in 0…1.
     private let m: [Float]
@@ -23,8 +32,8 @@ public struct ColorMatrix: ColorEffect {
     private let affine: AffineColor?
 
     public init(parameters: Parameters, resources: EffectResources) {
-        m = ["r", "g", "b", "a"].flatMap { parameters.vector($0).map(Float.init) }
-        bias = parameters.vector("bias").map(Float.init)
+        m = [Key.r, Key.g, Key.b, Key.a].flatMap { parameters[$0].map(Float.init) }
+        bias = parameters[Key.bias].map(Float.init)
         space = ColorSpace(parameters)
         let alphaKept = m[3] == 0 && m[7] == 0 && m[11] == 0 && m[12...15] == [0, 0, 0, 1] && bias[3] == 0
         affine = alphaKept && space == .encoded && bias[0] == bias[1] && bias[1] == bias[2]

@@ -6,11 +6,14 @@ import Foundation
 public enum ColorSpace: String, Sendable {
     case encoded, linear
 
+    /// The `space` parameter's key.
+    static let key = ParameterKey<String>("space")
+
     /// The `space` parameter every Core Image–style colour effect takes.
-    static let parameter = ParameterSpec.choice("space", ["encoded", "linear"], default: "encoded",
+    static let parameter = ParameterSpec.choice(key, ["encoded", "linear"], default: "encoded",
                                                 help: "encoded: maths on the sRGB values (SwiftUI, FFmpeg); linear: in linear light (Core Image).")
 
-    init(_ parameters: Parameters) { self = ColorSpace(rawValue: parameters.text("space")) ?? .encoded }
+    init(_ parameters: Parameters) { self = ColorSpace(rawValue: parameters[Self.key]) ?? .encoded }
 
     /// sRGB decode of a byte, exact in Double (spec §0).
     static func decode(_ c: Double) -> Double { c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4) }

@@ -4,15 +4,20 @@ public struct ConstantColor: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "constantcolor", category: .composite, summary: "Fill the frame with one colour (Core Image's constant color generator).",
         parameters: [
-            .color("color", default: (1, 0, 0, 1), help: "The colour: #RRGGBB[AA] or r,g,b[,a] in 0…1."),
+            .color(Key.color, default: (1, 0, 0, 1), help: "The colour: #RRGGBB[AA] or r,g,b[,a] in 0…1."),
         ],
         example: "constantcolor=#FF8000"
     )
 
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let color = ParameterKey<[Double]>("color")
+    }
+
     private let pixel: UInt32
 
     public init(parameters: Parameters, resources: EffectResources) {
-        let c = parameters.vector("color").map { UInt32(ColorSpace.quantize($0)) }
+        let c = parameters[Key.color].map { UInt32(ColorSpace.quantize($0)) }
         pixel = c[3] << 24 | c[0] << 16 | c[1] << 8 | c[2]
     }
 

@@ -6,18 +6,24 @@ public struct Crop: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "crop", category: .geometry, summary: "Keep a rectangle of the frame; the output takes its size (Core Image's crop).",
         parameters: [
-            .vector("rect", default: [0, 0, 0, 0], min: 0, help: "x,y,width,height in px; a width or height of 0 reaches the frame's edge."),
-            .choice("origin", ["top", "bottom"], help: "top: y from the top edge (video, FFmpeg); bottom: from the bottom, y up (Core Image)."),
+            .vector(Key.rect, default: [0, 0, 0, 0], min: 0, help: "x,y,width,height in px; a width or height of 0 reaches the frame's edge."),
+            .choice(Key.origin, ["top", "bottom"], help: "top: y from the top edge (video, FFmpeg); bottom: from the bottom, y up (Core Image)."),
         ],
         example: "crop:rect=160,90,320,180"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let rect = ParameterKey<[Double]>("rect")
+        static let origin = ParameterKey<String>("origin")
+    }
 
     private let rect: [Double]
     private let fromBottom: Bool
 
     public init(parameters: Parameters, resources: EffectResources) {
-        rect = parameters.vector("rect")
-        fromBottom = parameters.text("origin") == "bottom"
+        rect = parameters[Key.rect]
+        fromBottom = parameters[Key.origin] == "bottom"
     }
 
     /// The kept pixels of a `width`×`height` frame: columns `x0..<x1`, rows `y0..<y1`.

@@ -7,16 +7,21 @@ public struct Exposure: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "exposure", category: .tone, summary: "Brighten or darken by photographic stops (Core Image's exposure).",
         parameters: [
-            .float("ev", default: 0, min: -10, max: 10, unit: "EV", help: "Stops: +1 doubles the light, -1 halves it."),
+            .float(Key.ev, default: 0, min: -10, max: 10, unit: "EV", help: "Stops: +1 doubles the light, -1 halves it."),
             ColorSpace.parameter,
         ],
         example: "exposure=0.7"
     )
 
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let ev = ParameterKey<Double>("ev")
+    }
+
     private let table: ChannelTable
 
     public init(parameters: Parameters, resources: EffectResources) {
-        let gain = pow(2, parameters.double("ev"))
+        let gain = pow(2, parameters[Key.ev])
         let space = ColorSpace(parameters)
         table = ChannelTable { v in
             let c = Double(v) / 255

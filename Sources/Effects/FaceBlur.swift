@@ -27,15 +27,25 @@ public struct FaceBlur: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "faceblur", category: .detection, summary: "Erase, blur, pixelate or fill every face (redaction).",
         parameters: [
-            .choice("mode", ["erase", "blur", "pixelate", "fill"], help: "erase: the head painted over from what surrounds it (nothing of it read, no silhouette left); blur: smooth, no detail left but the outline; pixelate: visible blocks; fill: a solid colour."),
-            .float("padding", default: FaceBlur.defaultPadding, min: 0, max: 2, slider: 0...1.5, help: "How much larger than the face box, as a fraction of its size on each side (smaller leaves more of the head's outline for a detector to find)."),
-            .float("feather", default: 0, min: 0, max: 0.5, slider: 0...0.3, help: "Soft edge, as a fraction of the shape's radius (0: hard; erase needs none, its fill meets the surroundings)."),
-            .choice("shape", ["ellipse", "box"], help: "The redacted shape around each face."),
-            .int("strength", default: 2, min: 2, max: 64, slider: 2...24, help: "Blocks across a head (fewer: less detail left; above 2 a detector may find the face again)."),
-            .color("color", default: (0, 0, 0, 1), help: "The fill colour (mode=fill)."),
+            .choice(Key.mode, ["erase", "blur", "pixelate", "fill"], help: "erase: the head painted over from what surrounds it (nothing of it read, no silhouette left); blur: smooth, no detail left but the outline; pixelate: visible blocks; fill: a solid colour."),
+            .float(Key.padding, default: FaceBlur.defaultPadding, min: 0, max: 2, slider: 0...1.5, help: "How much larger than the face box, as a fraction of its size on each side (smaller leaves more of the head's outline for a detector to find)."),
+            .float(Key.feather, default: 0, min: 0, max: 0.5, slider: 0...0.3, help: "Soft edge, as a fraction of the shape's radius (0: hard; erase needs none, its fill meets the surroundings)."),
+            .choice(Key.shape, ["ellipse", "box"], help: "The redacted shape around each face."),
+            .int(Key.strength, default: 2, min: 2, max: 64, slider: 2...24, help: "Blocks across a head (fewer: less detail left; above 2 a detector may find the face again)."),
+            .color(Key.color, default: (0, 0, 0, 1), help: "The fill colour (mode=fill)."),
         ],
         example: "faceblur:mode=pixelate:padding=0.4"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let mode = ParameterKey<String>("mode")
+        static let padding = ParameterKey<Double>("padding")
+        static let feather = ParameterKey<Double>("feather")
+        static let shape = ParameterKey<String>("shape")
+        static let strength = ParameterKey<Int>("strength")
+        static let color = ParameterKey<[Double]>("color")
+    }
 
     public static var needs: DetectionNeeds { .faces }
 
@@ -48,12 +58,12 @@ public struct FaceBlur: LayerEffect {
     private let fill: UInt32
 
     public init(parameters: Parameters, resources: EffectResources) {
-        mode = switch parameters.text("mode") { case "blur": .blur; case "pixelate": .pixelate; case "fill": .fill; default: .erase }
-        padding = parameters.double("padding")
-        feather = parameters.double("feather")
-        ellipse = parameters.text("shape") == "ellipse"
-        strength = parameters.int("strength")
-        fill = Annotation.pixel(parameters.vector("color"))
+        mode = switch parameters[Key.mode] { case "blur": .blur; case "pixelate": .pixelate; case "fill": .fill; default: .erase }
+        padding = parameters[Key.padding]
+        feather = parameters[Key.feather]
+        ellipse = parameters[Key.shape] == "ellipse"
+        strength = parameters[Key.strength]
+        fill = Annotation.pixel(parameters[Key.color])
     }
 
     /// Whether what it leaves keeps the head's outline (blur, pixelate, fill): a

@@ -6,13 +6,21 @@ public struct FaceBox: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "facebox", category: .detection, summary: "Outline each face, with its landmarks and track ID.",
         parameters: [
-            .color("color", default: (0.2, 1, 0.4, 1), help: "Outline colour: #RRGGBB or r,g,b in 0…1."),
-            .float("thickness", default: 2, min: 1, max: 40, slider: 1...12, unit: "px", help: "Outline width."),
-            .choice("landmarks", ["on", "off"], help: "Mark the eyes, nose and mouth corners."),
-            .choice("label", ["id", "off"], help: "Caption each box with its track ID."),
+            .color(Key.color, default: (0.2, 1, 0.4, 1), help: "Outline colour: #RRGGBB or r,g,b in 0…1."),
+            .float(Key.thickness, default: 2, min: 1, max: 40, slider: 1...12, unit: "px", help: "Outline width."),
+            .choice(Key.landmarks, ["on", "off"], help: "Mark the eyes, nose and mouth corners."),
+            .choice(Key.label, ["id", "off"], help: "Caption each box with its track ID."),
         ],
         example: "facebox:color=#FF4040:thickness=3"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let color = ParameterKey<[Double]>("color")
+        static let thickness = ParameterKey<Double>("thickness")
+        static let landmarks = ParameterKey<String>("landmarks")
+        static let label = ParameterKey<String>("label")
+    }
 
     public static var needs: DetectionNeeds { .faces }
 
@@ -22,10 +30,10 @@ public struct FaceBox: LayerEffect {
     private let label: Bool
 
     public init(parameters: Parameters, resources: EffectResources) {
-        color = Annotation.pixel(parameters.vector("color"))
-        thickness = parameters.double("thickness")
-        landmarks = parameters.text("landmarks") == "on"
-        label = parameters.text("label") == "id"
+        color = Annotation.pixel(parameters[Key.color])
+        thickness = parameters[Key.thickness]
+        landmarks = parameters[Key.landmarks] == "on"
+        label = parameters[Key.label] == "id"
     }
 
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {

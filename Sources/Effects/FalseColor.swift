@@ -4,12 +4,18 @@ public struct FalseColor: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "falsecolor", category: .tone, summary: "Map luminance onto a gradient between two colours (Core Image's false color).",
         parameters: [
-            .color("color0", default: (0.3, 0, 0, 1), help: "Colour for black."),
-            .color("color1", default: (1, 0.9, 0.8, 1), help: "Colour for white."),
+            .color(Key.color0, default: (0.3, 0, 0, 1), help: "Colour for black."),
+            .color(Key.color1, default: (1, 0.9, 0.8, 1), help: "Colour for white."),
             ColorSpace.parameter,
         ],
         example: "falsecolor:color0=#200040:color1=#FFE0A0"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let color0 = ParameterKey<[Double]>("color0")
+        static let color1 = ParameterKey<[Double]>("color1")
+    }
 
     private let c0: (Float, Float, Float)
     private let c1: (Float, Float, Float)
@@ -18,12 +24,12 @@ public struct FalseColor: ColorEffect {
     public init(parameters: Parameters, resources: EffectResources) {
         let space = ColorSpace(parameters)
         self.space = space
-        func load(_ name: String) -> (Float, Float, Float) {
-            let v = parameters.vector(name).map { Float(space == .linear ? ColorSpace.decode($0) : $0) }
+        func load(_ key: ParameterKey<[Double]>) -> (Float, Float, Float) {
+            let v = parameters[key].map { Float(space == .linear ? ColorSpace.decode($0) : $0) }
             return (v[0], v[1], v[2])
         }
-        c0 = load("color0")
-        c1 = load("color1")
+        c0 = load(Key.color0)
+        c1 = load(Key.color1)
     }
 
     public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {

@@ -6,16 +6,21 @@ public struct Gamma: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "gamma", category: .tone, summary: "Power curve on each channel (Core Image's gamma adjust).",
         parameters: [
-            .float("power", default: 1, min: 0.01, max: 10, slider: 0.25...4, help: "Exponent: 1 is the identity, above 1 darkens mid-tones."),
+            .float(Key.power, default: 1, min: 0.01, max: 10, slider: 0.25...4, help: "Exponent: 1 is the identity, above 1 darkens mid-tones."),
             ColorSpace.parameter,
         ],
         example: "gamma=1.8"
     )
 
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let power = ParameterKey<Double>("power")
+    }
+
     private let table: ChannelTable
 
     public init(parameters: Parameters, resources: EffectResources) {
-        let power = parameters.double("power")
+        let power = parameters[Key.power]
         let space = ColorSpace(parameters)
         table = ChannelTable { v in
             let c = Double(v) / 255

@@ -9,13 +9,20 @@ public struct HighlightShadow: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "highlightshadow", category: .tone, summary: "Darken highlights and lift shadows (Core Image's highlight and shadow adjust).",
         parameters: [
-            .float("highlight", default: 1, min: 0, max: 1, slider: 0.3...1, help: "1 leaves highlights alone; lower pulls them down."),
-            .float("shadow", default: 0, min: -1, max: 1, help: "0 leaves shadows alone; positive lifts them, negative deepens them."),
-            .float("radius", default: 0, min: 0, max: 100, slider: 0...10, unit: "px", help: "Blur of the luminance the gain follows (0: per pixel)."),
+            .float(Key.highlight, default: 1, min: 0, max: 1, slider: 0.3...1, help: "1 leaves highlights alone; lower pulls them down."),
+            .float(Key.shadow, default: 0, min: -1, max: 1, help: "0 leaves shadows alone; positive lifts them, negative deepens them."),
+            .float(Key.radius, default: 0, min: 0, max: 100, slider: 0...10, unit: "px", help: "Blur of the luminance the gain follows (0: per pixel)."),
             ColorSpace.parameter,
         ],
         example: "highlightshadow:highlight=0.3:shadow=0.8:radius=4"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let highlight = ParameterKey<Double>("highlight")
+        static let shadow = ParameterKey<Double>("shadow")
+        static let radius = ParameterKey<Double>("radius")
+    }
 
     /// `l + shadowTerm + highlightTerm` sampled at `steps + 1` luminances, read with
     /// linear interpolation (smooth, so far inside ±1 of the formula).
@@ -26,8 +33,8 @@ public struct HighlightShadow: LayerEffect {
     private let identity: Bool
 
     public init(parameters: Parameters, resources: EffectResources) {
-        let h = parameters.double("highlight"), s = parameters.double("shadow")
-        radius = parameters.double("radius")
+        let h = parameters[Key.highlight], s = parameters[Key.shadow]
+        radius = parameters[Key.radius]
         space = ColorSpace(parameters)
         identity = h == 1 && s == 0
         numerator = (0...Self.steps).map { i in

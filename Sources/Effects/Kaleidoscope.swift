@@ -8,14 +8,22 @@ public struct Kaleidoscope: DistortionEffect {
     public static let descriptor = EffectDescriptor(
         name: "kaleidoscope", category: .geometry, summary: "Reflect one wedge around a centre, like a kaleidoscope (Core Image's kaleidoscope).",
         parameters: [
-            .int("count", default: 6, min: 1, max: 64, help: "Mirror pairs around the circle."),
-            .float("angle", default: 0, min: -360, max: 360, slider: -180...180, unit: "deg", help: "Rotation of the wedge, degrees or radians (0.3rad)."),
-            .float("x", default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the width from the left."),
-            .float("y", default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the height from the top."),
+            .int(Key.count, default: 6, min: 1, max: 64, help: "Mirror pairs around the circle."),
+            .float(Key.angle, default: 0, min: -360, max: 360, slider: -180...180, unit: "deg", help: "Rotation of the wedge, degrees or radians (0.3rad)."),
+            .float(Key.x, default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the width from the left."),
+            .float(Key.y, default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the height from the top."),
             Sampling.parameter,
         ],
         example: "kaleidoscope:count=6:angle=15"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let count = ParameterKey<Int>("count")
+        static let angle = ParameterKey<Double>("angle")
+        static let x = ParameterKey<Double>("x")
+        static let y = ParameterKey<Double>("y")
+    }
 
     private let count: Int
     private let angle: Float
@@ -26,10 +34,10 @@ public struct Kaleidoscope: DistortionEffect {
     public let map = SourceMap()
 
     public init(parameters: Parameters, resources: EffectResources) {
-        count = parameters.int("count")
-        angle = Float(parameters.double("angle") * .pi / 180)
-        cx = Float(parameters.double("x"))
-        cy = Float(parameters.double("y"))
+        count = parameters[Key.count]
+        angle = Float(parameters[Key.angle] * .pi / 180)
+        cx = Float(parameters[Key.x])
+        cy = Float(parameters[Key.y])
         sampling = Sampling(parameters)
     }
 

@@ -3,21 +3,28 @@ public struct LUT: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "lut", category: .grading, summary: "Colour grading through a 3D LUT (.cube, Hald CLUT, 512×512 lookup PNG).",
         parameters: [
-            .file("file", required: true, help: "The LUT: .cube, Hald CLUT image, or 512×512 lookup image."),
-            .float("intensity", default: 1, min: 0, max: 1, help: "Mix with the original: 0 leaves the frame as it is."),
-            .choice("interp", ["tetrahedral", "trilinear", "nearest"], help: "Interpolation between grid points."),
+            .file(Key.file, required: true, help: "The LUT: .cube, Hald CLUT image, or 512×512 lookup image."),
+            .float(Key.intensity, default: 1, min: 0, max: 1, help: "Mix with the original: 0 leaves the frame as it is."),
+            .choice(Key.interp, ["tetrahedral", "trilinear", "nearest"], help: "Interpolation between grid points."),
         ],
         example: "lut:file=grade.cube:intensity=0.8"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let file = ParameterKey<String>("file")
+        static let intensity = ParameterKey<Double>("intensity")
+        static let interp = ParameterKey<String>("interp")
+    }
 
     private let table: LUTTable
     private let intensity: Float
     private let cache = ColourCache()
 
     public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
-        let cube = try LUT3D.load(parameters.text("file"), resources: resources)
-        table = LUTTable(cube: cube, interpolation: LUTInterpolation(rawValue: parameters.text("interp")) ?? .tetrahedral)
-        intensity = Float(parameters.double("intensity"))
+        let cube = try LUT3D.load(parameters[Key.file], resources: resources)
+        table = LUTTable(cube: cube, interpolation: LUTInterpolation(rawValue: parameters[Key.interp]) ?? .tetrahedral)
+        intensity = Float(parameters[Key.intensity])
     }
 
     public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {

@@ -5,12 +5,18 @@ public struct Monochrome: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "monochrome", category: .tone, summary: "Tint the picture's luminance with one colour (Core Image's color monochrome).",
         parameters: [
-            .color("color", default: (0.6, 0.45, 0.3, 1), help: "The tint: #RRGGBB or r,g,b in 0…1."),
-            .float("intensity", default: 1, min: 0, max: 1, help: "0 keeps the input, 1 is fully tinted."),
+            .color(Key.color, default: (0.6, 0.45, 0.3, 1), help: "The tint: #RRGGBB or r,g,b in 0…1."),
+            .float(Key.intensity, default: 1, min: 0, max: 1, help: "0 keeps the input, 1 is fully tinted."),
             ColorSpace.parameter,
         ],
         example: "monochrome:color=#B08050:intensity=0.9"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let color = ParameterKey<[Double]>("color")
+        static let intensity = ParameterKey<Double>("intensity")
+    }
 
     private let color: (Float, Float, Float)
     private let intensity: Float
@@ -20,9 +26,9 @@ public struct Monochrome: ColorEffect {
         let space = ColorSpace(parameters)
         self.space = space
         // In linear light the tint is a colour like any other: decoded too.
-        let c = parameters.vector("color").map { Float(space == .linear ? ColorSpace.decode($0) : $0) }
+        let c = parameters[Key.color].map { Float(space == .linear ? ColorSpace.decode($0) : $0) }
         color = (c[0], c[1], c[2])
-        intensity = Float(parameters.double("intensity"))
+        intensity = Float(parameters[Key.intensity])
     }
 
     @inline(__always)

@@ -9,25 +9,35 @@ public struct OldTimes: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "oldtimes", category: .stylize, summary: "Old film look: jitter, tone, flicker, grain, scratches, vignette.",
         parameters: [
-            .float("amount", default: 1, min: 0, max: 1, help: "Overall strength: 0 leaves the frame as it is."),
-            .int("seed", default: 0, min: 0, max: Int(UInt32.max), help: "Random seed; equal seeds give equal films."),
-            .float("filmfps", default: 24, min: 1, max: 60, unit: "fps", help: "Rate at which the damage changes."),
-            .float("grain", default: 0.08, min: 0, max: 0.5, help: "Grain strength."),
-            .float("tone", default: 1, min: 0, max: 1, help: "Warm monochrome tone: 0 keeps the colours."),
-            .float("vignette", default: 0.5, min: 0, max: 1, help: "Darkening towards the corners."),
+            .float(Key.amount, default: 1, min: 0, max: 1, help: "Overall strength: 0 leaves the frame as it is."),
+            .int(Key.seed, default: 0, min: 0, max: Int(UInt32.max), help: "Random seed; equal seeds give equal films."),
+            .float(Key.filmfps, default: 24, min: 1, max: 60, unit: "fps", help: "Rate at which the damage changes."),
+            .float(Key.grain, default: 0.08, min: 0, max: 0.5, help: "Grain strength."),
+            .float(Key.tone, default: 1, min: 0, max: 1, help: "Warm monochrome tone: 0 keeps the colours."),
+            .float(Key.vignette, default: 0.5, min: 0, max: 1, help: "Darkening towards the corners."),
         ],
         example: "oldtimes:grain=0.12:vignette=0.6"
     )
 
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let amount = ParameterKey<Double>("amount")
+        static let seed = ParameterKey<Int>("seed")
+        static let filmfps = ParameterKey<Double>("filmfps")
+        static let grain = ParameterKey<Double>("grain")
+        static let tone = ParameterKey<Double>("tone")
+        static let vignette = ParameterKey<Double>("vignette")
+    }
+
     private let amount: Double, seed: UInt32, filmFPS: Double, grain: Double, tone: Double, vignette: Double
 
     public init(parameters: Parameters, resources: EffectResources) {
-        amount = parameters.double("amount")
-        seed = UInt32(parameters.int("seed"))
-        filmFPS = parameters.double("filmfps")
-        grain = parameters.double("grain")
-        tone = parameters.double("tone")
-        vignette = parameters.double("vignette")
+        amount = parameters[Key.amount]
+        seed = UInt32(parameters[Key.seed])
+        filmFPS = parameters[Key.filmfps]
+        grain = parameters[Key.grain]
+        tone = parameters[Key.tone]
+        vignette = parameters[Key.vignette]
     }
 
     /// lowbias32 (C. Wellons).

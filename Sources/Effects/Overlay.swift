@@ -10,16 +10,25 @@ public struct Overlay: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "overlay", category: .composite, summary: "Composite an image (PNG with alpha) over the video at a position and opacity.",
         parameters: [
-            .file("file", required: true, help: "The image to lay over the video (PNG, JPEG…; its alpha is used)."),
-            .choice("anchor", ["topleft", "topright", "bottomleft", "bottomright", "center"],
+            .file(Key.file, required: true, help: "The image to lay over the video (PNG, JPEG…; its alpha is used)."),
+            .choice(Key.anchor, ["topleft", "topright", "bottomleft", "bottomright", "center"],
                     help: "Corner (or centre) of the frame the image is placed against."),
-            .float("x", default: 0, unit: "px", help: "Horizontal offset from the anchor, inwards (from the centre: rightwards)."),
-            .float("y", default: 0, unit: "px", help: "Vertical offset from the anchor, inwards (from the centre: downwards)."),
-            .float("opacity", default: 1, min: 0, max: 1, help: "Multiplies the image's alpha."),
+            .float(Key.x, default: 0, unit: "px", help: "Horizontal offset from the anchor, inwards (from the centre: rightwards)."),
+            .float(Key.y, default: 0, unit: "px", help: "Vertical offset from the anchor, inwards (from the centre: downwards)."),
+            .float(Key.opacity, default: 1, min: 0, max: 1, help: "Multiplies the image's alpha."),
             ColorSpace.parameter,
         ],
         example: "overlay:file=logo.png:anchor=bottomright:x=16:y=16:opacity=0.8"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let file = ParameterKey<String>("file")
+        static let anchor = ParameterKey<String>("anchor")
+        static let x = ParameterKey<Double>("x")
+        static let y = ParameterKey<Double>("y")
+        static let opacity = ParameterKey<Double>("opacity")
+    }
 
     private let image: Frame
     private let anchor: String
@@ -29,12 +38,12 @@ public struct Overlay: ColorEffect {
     private let space: ColorSpace
 
     public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
-        let path = parameters.text("file")
+        let path = parameters[Key.file]
         guard let loader = resources.loadImage else { throw EffectError("\(path): overlay images need an image loader") }
         do { image = try loader(path) } catch { throw EffectError("overlay: \(error)") }
-        anchor = parameters.text("anchor")
-        offset = (Int(parameters.double("x").rounded()), Int(parameters.double("y").rounded()))
-        alphaScale = Float(parameters.double("opacity"))
+        anchor = parameters[Key.anchor]
+        offset = (Int(parameters[Key.x].rounded()), Int(parameters[Key.y].rounded()))
+        alphaScale = Float(parameters[Key.opacity])
         space = ColorSpace(parameters)
     }
 

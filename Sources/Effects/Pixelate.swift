@@ -6,18 +6,24 @@ public struct Pixelate: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "pixelate", category: .stylize, summary: "Mosaic of square blocks.",
         parameters: [
-            .int("size", default: 8, min: 1, max: 4096, slider: 2...64, unit: "px", help: "Block side in pixels (capped at the frame's shorter side)."),
-            .choice("mode", ["sample", "average"], help: "sample: block's top-left pixel; average: block mean."),
+            .int(Key.size, default: 8, min: 1, max: 4096, slider: 2...64, unit: "px", help: "Block side in pixels (capped at the frame's shorter side)."),
+            .choice(Key.mode, ["sample", "average"], help: "sample: block's top-left pixel; average: block mean."),
         ],
         example: "pixelate:size=12:mode=average"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let size = ParameterKey<Int>("size")
+        static let mode = ParameterKey<String>("mode")
+    }
 
     private let size: Int
     private let average: Bool
 
     public init(parameters: Parameters, resources: EffectResources) {
-        size = parameters.int("size")
-        average = parameters.text("mode") == "average"
+        size = parameters[Key.size]
+        average = parameters[Key.mode] == "average"
     }
 
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {

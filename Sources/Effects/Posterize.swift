@@ -3,14 +3,19 @@
 public struct Posterize: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "posterize", category: .stylize, summary: "Reduce each channel to a few flat levels.",
-        parameters: [.float("levels", default: 6, min: 2, max: 256, slider: 2...30, help: "Levels per channel, black and white included.")],
+        parameters: [.float(Key.levels, default: 6, min: 2, max: 256, slider: 2...30, help: "Levels per channel, black and white included.")],
         example: "posterize=5"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let levels = ParameterKey<Double>("levels")
+    }
 
     private let table: ChannelTable
 
     public init(parameters: Parameters, resources: EffectResources) {
-        let steps = parameters.double("levels") - 1
+        let steps = parameters[Key.levels] - 1
         table = ChannelTable { v in
             // With a fractional L the top level can round past 1 (L = 7.6: round(6.6) = 7,
             // 7/6.6 > 1); it is white, as a level beyond the range would be clipped.

@@ -6,12 +6,19 @@ public struct QRBox: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "qrbox", category: .detection, summary: "Outline each QR code or barcode and caption it with its payload.",
         parameters: [
-            .color("color", default: (1, 0.85, 0, 1), help: "Outline colour: #RRGGBB or r,g,b in 0…1."),
-            .float("thickness", default: 3, min: 1, max: 40, slider: 1...12, unit: "px", help: "Outline width."),
-            .int("caption", default: 2, min: 0, max: 8, help: "Caption scale (0: no caption); long payloads are cut at 40 characters."),
+            .color(Key.color, default: (1, 0.85, 0, 1), help: "Outline colour: #RRGGBB or r,g,b in 0…1."),
+            .float(Key.thickness, default: 3, min: 1, max: 40, slider: 1...12, unit: "px", help: "Outline width."),
+            .int(Key.caption, default: 2, min: 0, max: 8, help: "Caption scale (0: no caption); long payloads are cut at 40 characters."),
         ],
         example: "qrbox:color=#00FF80:thickness=4"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let color = ParameterKey<[Double]>("color")
+        static let thickness = ParameterKey<Double>("thickness")
+        static let caption = ParameterKey<Int>("caption")
+    }
 
     public static var needs: DetectionNeeds { .codes }
 
@@ -20,9 +27,9 @@ public struct QRBox: LayerEffect {
     private let captionScale: Int
 
     public init(parameters: Parameters, resources: EffectResources) {
-        color = Annotation.pixel(parameters.vector("color"))
-        thickness = parameters.double("thickness")
-        captionScale = parameters.int("caption")
+        color = Annotation.pixel(parameters[Key.color])
+        thickness = parameters[Key.thickness]
+        captionScale = parameters[Key.caption]
     }
 
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {

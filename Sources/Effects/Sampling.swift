@@ -8,10 +8,13 @@ public enum Sampling: String, Sendable {
     /// S_near: the pixel the position falls in (FFmpeg `geq` with integer taps).
     case nearest
 
-    static let parameter = ParameterSpec.choice("sample", ["bilinear", "nearest"],
+    /// The `sample` parameter's key.
+    static let key = ParameterKey<String>("sample")
+
+    static let parameter = ParameterSpec.choice(key, ["bilinear", "nearest"],
                                                 help: "bilinear: smooth (Core Image, SwiftUI); nearest: the pixel under the position.")
 
-    init(_ parameters: Parameters) { self = Sampling(rawValue: parameters.text("sample")) ?? .bilinear }
+    init(_ parameters: Parameters) { self = Sampling(rawValue: parameters[Self.key]) ?? .bilinear }
 }
 
 extension SourceImage {

@@ -4,12 +4,19 @@ public struct Solarize: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "solarize", category: .stylize, summary: "Solarize by luma, or recolour through a LUT key image.",
         parameters: [
-            .float("intensity", default: 1, min: 0, max: 1, help: "Mix with the original: 0 leaves the frame as it is."),
-            .file("lut", required: false, help: "Key: .cube file, Hald CLUT PNG or 512×512 lookup PNG; none for classic solarize."),
-            .float("threshold", default: 0.5, min: 0, max: 1, help: "Without a LUT: luma at or below which colours invert."),
+            .float(Key.intensity, default: 1, min: 0, max: 1, help: "Mix with the original: 0 leaves the frame as it is."),
+            .file(Key.lut, required: false, help: "Key: .cube file, Hald CLUT PNG or 512×512 lookup PNG; none for classic solarize."),
+            .float(Key.threshold, default: 0.5, min: 0, max: 1, help: "Without a LUT: luma at or below which colours invert."),
         ],
         example: "solarize:threshold=0.6"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let intensity = ParameterKey<Double>("intensity")
+        static let lut = ParameterKey<String>("lut")
+        static let threshold = ParameterKey<Double>("threshold")
+    }
 
     private let lut: LUTTable?
     /// The key's colours already mapped (only with a key).
@@ -18,12 +25,12 @@ public struct Solarize: ColorEffect {
     private let limit: UInt32
 
     public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
-        let path = parameters.text("lut")
+        let path = parameters[Key.lut]
         // The iOS key images are trilinear (GPUImage LookupFilter).
         lut = path.isEmpty ? nil : try LUTTable(cube: LUT3D.load(path, resources: resources), interpolation: .trilinear)
         cache = path.isEmpty ? nil : ColourCache()
-        intensity = Float(parameters.double("intensity"))
-        limit = UInt32((parameters.double("threshold") * 2_550_000).rounded(.down))
+        intensity = Float(parameters[Key.intensity])
+        limit = UInt32((parameters[Key.threshold] * 2_550_000).rounded(.down))
     }
 
     public func apply(_ pixels: UnsafeMutablePointer<UInt32>, count: Int, x: Int, y: Int, context: RenderContext) {

@@ -7,11 +7,16 @@ public struct Straighten: DistortionEffect {
     public static let descriptor = EffectDescriptor(
         name: "straighten", category: .geometry, summary: "Rotate and zoom to fill, to level a tilted horizon (Core Image's straighten).",
         parameters: [
-            .float("angle", default: 0, min: -360, max: 360, slider: -45...45, unit: "deg", help: "Rotation, counter-clockwise, degrees or radians."),
+            .float(Key.angle, default: 0, min: -360, max: 360, slider: -45...45, unit: "deg", help: "Rotation, counter-clockwise, degrees or radians."),
             Sampling.parameter,
         ],
         example: "straighten=10"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let angle = ParameterKey<Double>("angle")
+    }
 
     private let angle: Double
     /// How positions between pixels are read.
@@ -20,7 +25,7 @@ public struct Straighten: DistortionEffect {
     public let map = SourceMap()
 
     public init(parameters: Parameters, resources: EffectResources) {
-        angle = parameters.double("angle") * .pi / 180
+        angle = parameters[Key.angle] * .pi / 180
         sampling = Sampling(parameters)
     }
 

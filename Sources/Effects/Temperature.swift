@@ -10,14 +10,22 @@ public struct Temperature: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "temperature", category: .tone, summary: "White balance: adapt from one colour temperature and tint to another (Core Image's temperature and tint).",
         parameters: [
-            .float("neutral", default: 6500, min: 1667, max: 25000, slider: 2000...12000, unit: "K", help: "The scene's white, in kelvin: higher warms the picture."),
-            .float("tint", default: 0, min: -150, max: 150, help: "The scene white's tint: positive (magenta) turns the picture greener."),
-            .float("target", default: 6500, min: 1667, max: 25000, slider: 2000...12000, unit: "K", help: "The white it becomes, in kelvin."),
-            .float("targettint", default: 0, min: -150, max: 150, help: "The tint it becomes."),
+            .float(Key.neutral, default: 6500, min: 1667, max: 25000, slider: 2000...12000, unit: "K", help: "The scene's white, in kelvin: higher warms the picture."),
+            .float(Key.tint, default: 0, min: -150, max: 150, help: "The scene white's tint: positive (magenta) turns the picture greener."),
+            .float(Key.target, default: 6500, min: 1667, max: 25000, slider: 2000...12000, unit: "K", help: "The white it becomes, in kelvin."),
+            .float(Key.targettint, default: 0, min: -150, max: 150, help: "The tint it becomes."),
             ColorSpace.parameter,
         ],
         example: "temperature=9000"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let neutral = ParameterKey<Double>("neutral")
+        static let tint = ParameterKey<Double>("tint")
+        static let target = ParameterKey<Double>("target")
+        static let targettint = ParameterKey<Double>("targettint")
+    }
 
     /// Row-major 3×3 on (r, g, b); nil when neutral equals target (exact identity).
     private let m: [Float]?
@@ -26,8 +34,8 @@ public struct Temperature: ColorEffect {
 
     public init(parameters: Parameters, resources: EffectResources) {
         space = ColorSpace(parameters)
-        let from = (parameters.double("neutral"), parameters.double("tint"))
-        let to = (parameters.double("target"), parameters.double("targettint"))
+        let from = (parameters[Key.neutral], parameters[Key.tint])
+        let to = (parameters[Key.target], parameters[Key.targettint])
         if from == to {
             m = nil
             affine = nil

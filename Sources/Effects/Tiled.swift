@@ -2,13 +2,18 @@
 public struct Tiled: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "tiled", category: .geometry, summary: "Repeat the frame n × n times.",
-        parameters: [.int("n", default: 2, min: 1, max: 16, help: "Copies per side.")],
+        parameters: [.int(Key.n, default: 2, min: 1, max: 16, help: "Copies per side.")],
         example: "tiled=3"
     )
 
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let n = ParameterKey<Int>("n")
+    }
+
     private let n: Int
 
-    public init(parameters: Parameters, resources: EffectResources) { n = parameters.int("n") }
+    public init(parameters: Parameters, resources: EffectResources) { n = parameters[Key.n] }
 
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
         let w = src.width, h = src.height, n = self.n

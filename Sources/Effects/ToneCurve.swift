@@ -8,16 +8,19 @@ public struct ToneCurve: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "tonecurve", category: .tone, summary: "Reshape tones with a smooth curve through five points (Core Image's tone curve).",
         parameters: (0..<5).map { i in
-            ParameterSpec.vector("p\(i)", default: [Double(i) / 4, Double(i) / 4], min: 0, max: 1,
+            ParameterSpec.vector(points[i], default: [Double(i) / 4, Double(i) / 4], min: 0, max: 1,
                                  help: "Point \(i) as input,output in 0…1; inputs must increase.")
         } + [ColorSpace.parameter],
         example: "tonecurve:p1=0.25,0.15:p3=0.75,0.88"
     )
 
+    /// The five points' keys, p0…p4.
+    private static let points = (0..<5).map { ParameterKey<[Double]>("p\($0)") }
+
     private let table: ChannelTable
 
     public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
-        let points = (0..<5).map { parameters.vector("p\($0)") }
+        let points = Self.points.map { parameters[$0] }
         let spline = try NaturalSpline(x: points.map { $0[0] }, y: points.map { $0[1] }, effect: "tonecurve")
         let linear = ColorSpace(parameters) == .linear
         table = ChannelTable { v in

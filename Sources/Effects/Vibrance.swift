@@ -5,17 +5,22 @@ public struct Vibrance: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "vibrance", category: .grading, summary: "Saturate muted colours more than vivid ones (Core Image's vibrance).",
         parameters: [
-            .float("amount", default: 0, min: -1, max: 1, help: "Above 0 livens muted colours, below 0 mutes them; 0 unchanged."),
+            .float(Key.amount, default: 0, min: -1, max: 1, help: "Above 0 livens muted colours, below 0 mutes them; 0 unchanged."),
             ColorSpace.parameter,
         ],
         example: "vibrance=0.6"
     )
 
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let amount = ParameterKey<Double>("amount")
+    }
+
     private let amount: Float
     private let space: ColorSpace
 
     public init(parameters: Parameters, resources: EffectResources) {
-        amount = Float(parameters.double("amount"))
+        amount = Float(parameters[Key.amount])
         let space = ColorSpace(parameters)
         self.space = space
     }

@@ -3,9 +3,14 @@
 public struct Warhol: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "warhol", category: .stylize, summary: "Four-colour pop-art grid of four copies.",
-        parameters: [.float("mix", default: 1, min: 0, max: 1, help: "Mix with the original: 0 leaves the frame as it is.")],
+        parameters: [.float(Key.mix, default: 1, min: 0, max: 1, help: "Mix with the original: 0 leaves the frame as it is.")],
         example: "warhol:mix=0.9"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let mix = ParameterKey<Double>("mix")
+    }
 
     /// Palettes per quadrant (TL, TR, BL, BR), four bands each, packed as 0xRRGGBB.
     static let palettes: [UInt32] = [
@@ -17,7 +22,7 @@ public struct Warhol: LayerEffect {
 
     private let mix: Float
 
-    public init(parameters: Parameters, resources: EffectResources) { mix = Float(parameters.double("mix")) }
+    public init(parameters: Parameters, resources: EffectResources) { mix = Float(parameters[Key.mix]) }
 
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
         let w = src.width, h = src.height

@@ -5,16 +5,21 @@ public struct WhitePoint: ColorEffect {
     public static let descriptor = EffectDescriptor(
         name: "whitepoint", category: .tone, summary: "Make white the given colour, scaling every channel (Core Image's white point adjust).",
         parameters: [
-            .color("color", default: (1, 1, 1, 1), help: "What white becomes: #RRGGBB or r,g,b in 0…1."),
+            .color(Key.color, default: (1, 1, 1, 1), help: "What white becomes: #RRGGBB or r,g,b in 0…1."),
             ColorSpace.parameter,
         ],
         example: "whitepoint=#FFD8A8"
     )
 
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let color = ParameterKey<[Double]>("color")
+    }
+
     private let table: ChannelTable
 
     public init(parameters: Parameters, resources: EffectResources) {
-        let color = parameters.vector("color")
+        let color = parameters[Key.color]
         let space = ColorSpace(parameters)
         func map(_ k: Double) -> (Int) -> UInt8 {
             { v in

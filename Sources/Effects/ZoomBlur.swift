@@ -9,12 +9,19 @@ public struct ZoomBlur: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "zoomblur", category: .blur, summary: "Radial zoom blur towards a centre point.",
         parameters: [
-            .float("amount", default: 1, min: 0, max: 10, help: "Blur size (GPUImage blurSize): tap spacing in % of the distance to the centre."),
-            .float("x", default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the width from the left."),
-            .float("y", default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the height from the top."),
+            .float(Key.amount, default: 1, min: 0, max: 10, help: "Blur size (GPUImage blurSize): tap spacing in % of the distance to the centre."),
+            .float(Key.x, default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the width from the left."),
+            .float(Key.y, default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the height from the top."),
         ],
         example: "zoomblur:amount=2:x=0.5:y=0.4"
     )
+
+    /// The parameters' names and types, for the descriptor and the reads.
+    private enum Key {
+        static let amount = ParameterKey<Double>("amount")
+        static let x = ParameterKey<Double>("x")
+        static let y = ParameterKey<Double>("y")
+    }
 
     private static let weights: [Float] = [0.05, 0.09, 0.12, 0.15, 0.18, 0.15, 0.12, 0.09, 0.05]  // k = −4…4
     private let amount: Float
@@ -22,9 +29,9 @@ public struct ZoomBlur: LayerEffect {
     private let cy: Float
 
     public init(parameters: Parameters, resources: EffectResources) {
-        amount = Float(parameters.double("amount"))
-        cx = Float(parameters.double("x"))
-        cy = Float(parameters.double("y"))
+        amount = Float(parameters[Key.amount])
+        cx = Float(parameters[Key.x])
+        cy = Float(parameters[Key.y])
     }
 
     /// Where tap `k` reads along one axis: lower index, upper index and fraction for

@@ -42,3 +42,54 @@ import Testing
         }
     }
 }
+
+/// Every parameter every effect declares is read as its type: each effect is built with
+/// its defaults and once with every option of each of its choices (reads inside a mode's
+/// branch included), and its keys and table agree. A key whose name or type differs from
+/// the table's would trap here, in the suite, instead of in a user's render.
+@Suite struct ParameterKeyTests {
+    @Test func everyEffectBuildsWithEveryChoice() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cube = dir.appendingPathComponent("grade.cube")
+        var text = "LUT_3D_SIZE 2\n"
+        for b in 0..<2 { for g in 0..<2 { for r in 0..<2 { text += "\(r) \(g) \(b)\n" } } }
+        try text.write(to: cube, atomically: true, encoding: .utf8)
+        let resources = EffectResources(loadImage: { _ in Fixture.random(width: 24, height: 12, seed: 7) })
+        var built = 0
+        for type in EffectRegistry.all {
+            let d = type.descriptor
+            // Required files get one; the rest start from their defaults.
+            var base: [String: ParameterValue] = [:]
+            for spec in d.parameters where spec.defaultValue == nil {
+                base[spec.name] = .text(spec.name == "file" && d.name == "overlay" ? "logo.png" : cube.path)
+            }
+            var variants = [base]
+            for spec in d.parameters {
+                guard case .choice(let options) = spec.type else { continue }
+                for option in options { variants.append(base.merging([spec.name: .text(option)]) { $1 }) }
+            }
+            for given in variants {
+                let parameters = try Parameters(given, for: d)
+                _ = try type.init(parameters: parameters, resources: resources)
+                built += 1
+            }
+        }
+        #expect(built > EffectRegistry.all.count)
+    }
+
+    @Test func aKeyReadsItsTypedValue() throws {
+        let d = EffectDescriptor(name: "probe", category: .stylize, summary: "A test effect.",
+                                 parameters: [.float(ParameterKey<Double>("level"), default: 0.25, help: "A number."),
+                                              .int(ParameterKey<Int>("count"), default: 3, help: "A whole number."),
+                                              .choice(ParameterKey<String>("mode"), ["a", "b"], help: "A choice."),
+                                              .color(ParameterKey<[Double]>("tint"), default: (1, 0.5, 0, 1), help: "A colour.")],
+                                 example: "probe")
+        let p = try Parameters(parsing: [("count", "7"), ("mode", "b"), ("tint", "#00FF00")], for: d)
+        #expect(p[ParameterKey<Double>("level")] == 0.25)
+        #expect(p[ParameterKey<Int>("count")] == 7)
+        #expect(p[ParameterKey<String>("mode")] == "b")
+        #expect(p[ParameterKey<[Double]>("tint")] == [0, 1, 0, 1])
+    }
+}
