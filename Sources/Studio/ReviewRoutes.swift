@@ -72,12 +72,26 @@ extension StudioServer {
     private func save(_ request: Request, name: String) async throws -> Response {
         if let problem = OutputFolder.problem(with: name) { throw StudioRequestError(.badRequest, problem) }
         guard name.hasSuffix(".jsonl") else { throw StudioRequestError(.badRequest, "\(name): a detections file's name ends in .jsonl") }
-        let body = Data(buffer: try await request.body.collect(upTo: 256 << 20))
+        // Bounded, and one at a time: three 200 MB bodies at once once took the studio to
+        // 3.4 GB. A declared length over the limit is refused before a byte is read.
+        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > Self.largestDetections {
+            throw StudioRequestError(.contentTooLarge, "\(name): \(declared) bytes; a detections file may have up to \(Self.largestDetections >> 20) MB")
+        }
+        guard detectionUploads.withLock({ busy in busy ? false : { busy = true; return true }() }) else {
+            throw StudioRequestError(.serviceUnavailable, "another detections file is being saved; send this one when it is done")
+        }
+        defer { detectionUploads.withLock { $0 = false } }
+        let body: Data
+        do { body = Data(buffer: try await request.body.collect(upTo: Self.largestDetections)) } catch {
+            throw StudioRequestError(.contentTooLarge, "\(name): a detections file may have up to \(Self.largestDetections >> 20) MB")
+        }
         let ticks = configuration.duration.map { Int64(max(1, ($0 * configuration.frameRate.seconds - 1e-9).rounded(.up))) }
         let file: DetectionsFile
         do { file = try DetectionsFile.parse(body, path: name, tickLimit: ticks) } catch {
             throw StudioRequestError(.badRequest, error.description)
         }
+        // A file of blank lines passes as "no boxes"; saving it helps no one.
+        guard file.lastTick >= 0 else { throw StudioRequestError(.badRequest, "\(name): no ticks in it (an empty or blank file)") }
         let target = configuration.folder.file(name)
         // Never over a file: one of that name, there before or appearing meanwhile, is kept.
         do { try AtomicOutput.write(body, to: target, overwrite: false) } catch {
@@ -86,6 +100,9 @@ extension StudioServer {
         }
         return StudioResponse.json(["name": name, "tracks": file.tracks, "manualBoxes": file.manualBoxes, "lastTick": file.lastTick])
     }
+
+    /// The largest detections file taken: a two-hour clip at 30 fps with a few faces a tick.
+    static let largestDetections = 128 << 20
 
     static func jsonObject(_ request: Request) async throws -> [String: Any] {
         let body = try await request.body.collect(upTo: 1 << 20)

@@ -90,6 +90,8 @@ public final class StudioServer: Sendable {
     let renders: RenderJobs
     private let edits = EditCounter()
     private let stills = StillQueue()
+    /// Whether a detections file is being received (one at a time).
+    let detectionUploads = Mutex(false)
     private let stillInput: StillInput
 
     /// - Parameter configuration: what to serve.
@@ -139,6 +141,9 @@ public final class StudioServer: Sendable {
         }
         await shutDown()
     }
+
+    /// Ends every render's process at once (SIGKILL), for an exit that cannot wait.
+    public static func killRenders() { VidfxInvocation.killAll() }
 
     private func shutDown() async {
         await renders.cancelAll()

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One run of the vidfx binary (a `dump` for an exact still, an `apply` for a render):
 /// the same commands a user types, so what the studio shows and writes is what the
@@ -28,8 +29,13 @@ final class VidfxInvocation: @unchecked Sendable {
     func start(line: @escaping @Sendable (String) -> Void = { _ in }) throws {
         let pipe = Pipe()
         process.standardError = pipe
-        process.terminationHandler = { [weak self] p in self?.finished(status: p.terminationStatus, reader: false) }
+        process.terminationHandler = { [weak self] p in
+            Self.running.withLock { _ = $0.remove(p.processIdentifier) }
+            self?.finished(status: p.terminationStatus, reader: false)
+        }
         try process.run()
+        let pid = process.processIdentifier
+        Self.running.withLock { _ = $0.insert(pid) }
         let handle = pipe.fileHandleForReading
         let thread = Thread { [self] in
             var pending = Data()
@@ -53,6 +59,15 @@ final class VidfxInvocation: @unchecked Sendable {
     /// Asks it to stop as Ctrl-C would: vidfx then removes its unfinished output.
     func interrupt() {
         if process.isRunning { process.interrupt() }
+    }
+
+    /// The process ids of the runs not yet ended.
+    private static let running = Mutex<Set<Int32>>([])
+
+    /// Ends every run at once (SIGKILL): the studio is exiting without its graceful
+    /// shutdown. Their hidden work files stay; the next run writing there removes them.
+    package static func killAll() {
+        for pid in running.withLock({ $0 }) { kill(pid, SIGKILL) }
     }
 
     /// Whether it has not yet exited.

@@ -117,6 +117,14 @@ struct StudioCommand: AsyncParsableCommand {
             throw CommandFailure(message: "--outputs \(outputs): cannot enter the folder")
         }
         let server = StudioServer(configuration: configuration)
+        // Whatever a request is doing, Ctrl-C or SIGTERM ends the studio: its graceful
+        // shutdown gets two seconds, then the renders' processes are killed and it exits.
+        let watchdog = ShutdownWatchdog(grace: .seconds(2)) { signal in
+            StudioServer.killRenders()
+            Console.note("the studio did not stop within 2 s of the signal; ended it")
+            _exit(128 + signal)
+        }
+        defer { watchdog.end() }
         let fragment = effects.map { "#chain=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? ""
         let openBrowser = !noBrowser
         do {

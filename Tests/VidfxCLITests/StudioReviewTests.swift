@@ -50,6 +50,13 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: studio.outputs.path("bad.jsonl")))
         let outside = try await studio.request("/api/detections/..%2Fx.jsonl", method: "PUT", body: "")
         #expect(outside.status == 400)
+        // Blank lines are no file; a declared length over the limit is refused before its
+        // body is read (the server never waits for those 200 MB), with a 413.
+        let blank = try await studio.request("/api/detections/blank.jsonl", method: "PUT", body: "\n\n\n")
+        #expect(blank.status == 400 && blank.text.contains("no ticks"), "\(blank.text)")
+        let huge = try await studio.request("/api/detections/huge.jsonl", method: "PUT", headers: ["Content-Length: 200000000"], body: "{}")
+        #expect(huge.status == 413 && huge.text.contains("128 MB"), "\(huge.status) \(huge.text)")
+        #expect(!FileManager.default.fileExists(atPath: studio.outputs.path("blank.jsonl")))
 
         let reviewed = (0..<60).map { tick in
             "{\"tick\": \(tick), \"detections\": [" + (tick >= 10 && tick <= 20
