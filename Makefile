@@ -51,7 +51,7 @@ reference:
 
 ## docs: the libraries' API and articles (writing an effect, a sink; a thumbnail tool) as a
 ## static site in dist/docs, with swift-docc-plugin; any DocC warning fails it.
-DOC_TARGETS := FrameCore MediaInput FrameSource Effects Sinks Detection
+DOC_TARGETS := FrameCore MediaInput FrameSource Effects Sinks Detection Render
 docs:
 	rm -rf dist/docs && mkdir -p dist
 	$(SWIFT) package --scratch-path .build-docs --allow-writing-to-directory dist/docs generate-documentation \

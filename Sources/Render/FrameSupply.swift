@@ -2,7 +2,7 @@ public import FrameCore
 public import FrameSource
 public import MediaInput
 
-/// Where a ``Renderer``'s frames come from, in order: the cadence of a ``FrameSource``,
+/// Where a ``Renderer``'s frames come from, in order: the cadence of a `FrameSource`,
 /// ``Stills`` at given times, ``RepresentativeFrames``, or a caller's own.
 public protocol FrameSupply: AnyObject {
     /// The next frame, or nil at the end.

@@ -3,7 +3,7 @@ public import FrameCore
 /// What stops a render before or after its frames: a setting that cannot be met (a
 /// detections file with no effect to use it), an output that would replace a file
 /// without consent, an input too short for what was asked. One line naming the input,
-/// output or option at fault, as every ``UserFacingError``.
+/// output or option at fault, as every `UserFacingError`.
 public struct RenderError: UserFacingError {
     /// The line to show.
     public let message: String

@@ -6,9 +6,9 @@ public import MediaInput
 import Foundation
 
 /// Offline rendering, the twin of `Player`: frames from a ``FrameSupply`` (the cadence of
-/// a ``FrameSource``, stills at times, chosen frames) go through detection when the chain
-/// needs it (a ``DetectionStage``, which looks ahead), then the ``EffectChain``, then one
-/// ``FrameSink``, as fast as the sink takes them. `apply`, `dump`, `detect`, the studio's
+/// a `FrameSource`, stills at times, chosen frames) go through detection when the chain
+/// needs it (a ``DetectionStage``, which looks ahead), then the `EffectChain`, then one
+/// `FrameSink`, as fast as the sink takes them. `apply`, `dump`, `detect`, the studio's
 /// stills and a script's render are each one of these with different parts.
 ///
 /// ```swift
