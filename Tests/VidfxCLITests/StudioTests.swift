@@ -412,20 +412,41 @@ struct StudioTestError: Error, CustomStringConvertible {
 /// The stills' queue, in process: while one still renders, a newer request pushes the
 /// oldest waiting one out (answered at once), and the newest is always rendered.
 @Suite struct StillQueueTests {
+    /// Holds the stills' thread (a Dispatch thread, not a cooperative one) until opened.
+    final class Gate: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var isOpen = false
+        private var entered = false
+
+        var hasEntered: Bool { condition.lock(); defer { condition.unlock() }; return entered }
+
+        func enterAndWait() {
+            condition.lock()
+            entered = true
+            while !isOpen { condition.wait() }
+            condition.unlock()
+        }
+
+        func open() {
+            condition.lock()
+            isOpen = true
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
     @Test func aNewerStillSupersedesTheOldestWaiting() async throws {
         let queue = StillQueue(depth: 1)
-        let gate = DispatchSemaphore(value: 0)
-        let started = DispatchSemaphore(value: 0)
-        // The first blocks the stills' own thread (a Dispatch thread, not a cooperative one).
-        let first = Task { try await queue.run { started.signal(); gate.wait(); return 1 } }
-        await withCheckedContinuation { c in DispatchQueue.global().async { started.wait(); c.resume() } }
+        let gate = Gate()
+        let first = Task { try await queue.run { gate.enterAndWait(); return 1 } }
+        while !gate.hasEntered { try await Task.sleep(for: .milliseconds(5)) }
         let second = Task { try await queue.run { 2 } }
         // Once the second waits (the first took its job off the queue), a third pushes it out.
         while queue.waitingCount < 1 { try await Task.sleep(for: .milliseconds(5)) }
         let third = Task { try await queue.run { 3 } }
         // The second is answered while the first still holds the thread.
         await #expect(throws: (any Error).self) { try await second.value }
-        gate.signal()
+        gate.open()
         #expect(try await first.value == 1)
         #expect(try await third.value == 3)
     }
