@@ -83,6 +83,10 @@ public final class StillReader {
     /// picture), with `time` as its time and source time; nil when `time` is past the end.
     /// - Throws: ``FrameSourceError`` when the input fails to read or decode.
     public func picture(at time: Rational) throws(FrameSourceError) -> Frame? {
+        // A fresh timeout for each request: the time between two is the caller's (a studio
+        // page idle for a minute), not a stalled input. Without it, the first read after a
+        // pause longer than the network timeout was interrupted and looked like the end.
+        interrupt.touch()
         FFmpegLog.collect(into: decoder.damage)
         defer { FFmpegLog.collect(into: nil) }
         guard time >= Rational(0) else { return try picture(at: Rational(0)) }
@@ -115,6 +119,7 @@ public final class StillReader {
         throws(FrameSourceError) -> Frame? {
         precondition(configuration.keyFramesOnly, "a StillReader opened for key frames only")
         if info.isStillImage { return try picture(at: time) }
+        interrupt.touch()  // a fresh timeout for each request, as in picture(at:)
         FFmpegLog.collect(into: decoder.damage)
         defer { FFmpegLog.collect(into: nil) }
         var time = max(time, lower, Rational(0))

@@ -18,6 +18,22 @@ import Testing
         return try source.nextFrame()
     }
 
+    /// A reader kept open between requests (the studio's) is not timed out by the pause
+    /// between them: the network timeout is for a stalled input, and the first read after
+    /// a pause longer than it once came back as "no picture".
+    @Test func aPauseLongerThanTheTimeoutIsNotAStall() async throws {
+        var network = MediaInput.Network()
+        network.timeout = .milliseconds(200)
+        let media = try MediaInput(TestMedia.path("h264-30fps.mp4"), access: .seekable, network: network)
+        let stills = try StillReader(input: media)
+        #expect(try stills.picture(at: Rational(1, 2)) != nil)
+        for t in [Rational(2, 3), Rational(1, 10), Rational(2)] {
+            try await Task.sleep(for: .milliseconds(400))
+            let picture = try stills.picture(at: t)
+            #expect(picture?.time == t, "\(t.seconds) s after a pause")
+        }
+    }
+
     // Rotated, variable frame rate, HDR (tone-mapped), interlaced MPEG-TS (deinterlaced),
     // 29.97 fps, non-square pixels, and real cuts at variable timing.
     @Test(arguments: ["rotated90.mp4", "vfr.mp4", "hlg-10bit.mkv", "interlaced.ts", "h264-2997fps.mp4",
