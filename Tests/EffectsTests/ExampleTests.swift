@@ -7,15 +7,27 @@ import Testing
 /// every example works as written: it parses, renders, and visibly does something
 /// (effects that use detections get a face and a code to work on).
 @Suite struct ExampleTests {
-    @Test func everyEffectHasAWorkingExample() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-examples-\(UUID().uuidString)")
+    /// A new folder under the temporary directory.
+    static func scratch(_ prefix: String) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        // The files the examples name: an inverting 2³ cube, and a logo (any picture).
+        return dir
+    }
+
+    /// `dir/grade.cube`: a 2³ cube that inverts every channel.
+    static func invertingCube(in dir: URL) throws -> URL {
         let cube = dir.appendingPathComponent("grade.cube")
         var text = "LUT_3D_SIZE 2\n"
         for b in 0..<2 { for g in 0..<2 { for r in 0..<2 { text += "\(1 - r) \(1 - g) \(1 - b)\n" } } }
         try text.write(to: cube, atomically: true, encoding: .utf8)
+        return cube
+    }
+
+    @Test func everyEffectHasAWorkingExample() throws {
+        let dir = try Self.scratch("vidfx-examples")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The files the examples name: an inverting 2³ cube, and a logo (any picture).
+        let cube = try Self.invertingCube(in: dir)
         let resources = EffectResources(loadImage: { path in
             guard path == "logo.png" else { throw EffectError("unexpected file \(path)") }
             return Fixture.random(width: 24, height: 12, seed: 7)
@@ -49,13 +61,9 @@ import Testing
 /// the table's would trap here, in the suite, instead of in a user's render.
 @Suite struct ParameterKeyTests {
     @Test func everyEffectBuildsWithEveryChoice() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-keys-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try ExampleTests.scratch("vidfx-keys")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let cube = dir.appendingPathComponent("grade.cube")
-        var text = "LUT_3D_SIZE 2\n"
-        for b in 0..<2 { for g in 0..<2 { for r in 0..<2 { text += "\(r) \(g) \(b)\n" } } }
-        try text.write(to: cube, atomically: true, encoding: .utf8)
+        let cube = try ExampleTests.invertingCube(in: dir)
         let resources = EffectResources(loadImage: { _ in Fixture.random(width: 24, height: 12, seed: 7) })
         var built = 0
         for type in EffectRegistry.all {
