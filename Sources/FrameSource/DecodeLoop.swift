@@ -28,9 +28,12 @@ final class DecodeLoop: @unchecked Sendable {
         do {
             if configuration.keyFramesOnly { try playKeyFrames() } else { try play() }
             reportDamage()
+            // Before the frames' end: the audio writer finishes when the frames do.
+            decoder.audioHandoff?.readerEnded()
             queue.finish(nil)
         } catch {
             reportDamage()
+            decoder.audioHandoff?.readerEnded()
             queue.finish(interrupt.stopRequested ? nil : error)
         }
     }
@@ -101,6 +104,7 @@ final class DecodeLoop: @unchecked Sendable {
         while true {
             // Before any of the pass's frames is queued: the audio looks it up by the frame.
             passes.begin(pass, at: offset)
+            decoder.audioHandoff?.beginPass(pass)
             if pass > 0 || start > Rational(0) { try rewind(to: start, pass: pass) }
             var passEnd: Rational?      // source time where this pass's last picture ends
             var picturesThisPass = 0
@@ -115,7 +119,10 @@ final class DecodeLoop: @unchecked Sendable {
                 backoff = backoff == Rational(0) ? Rational(1) : backoff * 2
                 if start - backoff > Rational(0), decoder.seek(toSeconds: start - backoff) { return }
                 // A seek to 0 can overshoot too: open the input again and read it from its first byte.
-                decoder = try VideoDecoder(input: decoder.media, configuration: configuration, interrupt: interrupt, damage: decoder.damage)
+                let handoff = decoder.audioHandoff
+                decoder = try VideoDecoder(input: decoder.media, configuration: configuration, interrupt: interrupt,
+                                           damage: decoder.damage, audio: handoff)
+                handoff?.restartPass()
                 fromTop = true
             }
 
@@ -160,7 +167,11 @@ final class DecodeLoop: @unchecked Sendable {
                             if let segmentEnd { until = min(until, offset + (segmentEnd - start)) }  // --duration
                             guard try show(cadence.ticks(before: until)) else { return }
                         }
-                        if cadence.isExhausted { return }
+                        if cadence.isExhausted {
+                            // The output's end: its sound too, up to the source time shown there.
+                            if let limit = configuration.outputLimit { decoder.readAudio(through: start + (limit - offset)) }
+                            return
+                        }
                         picturesThisPass += 1
                         previousTime = t
                         if still { break }
@@ -171,6 +182,8 @@ final class DecodeLoop: @unchecked Sendable {
                     }
                     break
                 }
+                // A clip ends before the input does: read its sound to the end too.
+                if let segmentEnd { decoder.readAudio(through: segmentEnd) }
                 if let problem = decoder.readError, !warnedEarlyEnd, pass == 0 || picturesThisPass > 0,
                    picturesThisPass > 0 || !decoder.cannotSeekBack {
                     warnedEarlyEnd = true
@@ -252,7 +265,8 @@ final class DecodeLoop: @unchecked Sendable {
         guard decoder.input != "-" else {
             throw FrameSourceError(input: decoder.input, kind: .invalidConfiguration, reason: "cannot loop: standard input cannot be rewound")
         }
-        decoder = try VideoDecoder(input: decoder.media, configuration: configuration, interrupt: interrupt, damage: decoder.damage)
+        decoder = try VideoDecoder(input: decoder.media, configuration: configuration, interrupt: interrupt,
+                                   damage: decoder.damage, audio: decoder.audioHandoff)
         _ = decoder.seek(toSeconds: start)
     }
 }

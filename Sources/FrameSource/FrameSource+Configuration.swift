@@ -148,3 +148,16 @@ extension FrameSource.Configuration {
         }
     }
 }
+
+extension FrameSource.Configuration {
+    /// How many ticks the clip will produce, when the input's duration and the loop count
+    /// are known (nil for a live input, or one looped forever).
+    public func expectedTicks(for info: MediaInfo) -> Int? {
+        guard let duration = info.duration, case .count(let passes) = loop else { return nil }
+        var length = max(0, duration - start.seconds)
+        if let d = self.duration { length = min(length, d.seconds) }
+        var ticks = Int((length * frameRate.seconds).rounded(.up)) * passes
+        if let outputLimit { ticks = min(ticks, Int((outputLimit.seconds * frameRate.seconds).rounded(.up))) }
+        return ticks
+    }
+}

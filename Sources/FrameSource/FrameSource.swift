@@ -37,14 +37,50 @@ public final class FrameSource: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
     private let damageCollector: DamageCollector
+    private let audioHandoff: AudioHandoff?
 
     /// What reading has dropped so far: playlist segments skipped (each also warned
     /// about when met), damaged and undecodable packets. Safe to read from any thread.
     public var damage: InputDamage { damageCollector.damage }
 
+    /// The part of the whole render's ticks this source plays, when opened for a segment
+    /// (``init(input:configuration:segment:)``).
+    public let span: TickSpan?
+
+    /// Ticks `first..<end` of a render of `total` ticks.
+    public struct TickSpan: Sendable, Equatable {
+        /// The segment's first tick, numbered as in the whole render.
+        public var first: Int64
+        /// One past its last tick.
+        public var end: Int64
+        /// The whole render's tick count.
+        public var total: Int64
+        /// What to add to this source's tick numbers for the whole render's: the source
+        /// starts at `first` when it can seek there (a clip played once), and plays
+        /// through from tick 0 when it loops.
+        public var shift: Int64
+    }
+
     /// Reads the video of `input` and its headers. Decoding starts with the first pull.
     /// - Throws: ``FrameSourceError`` naming the input and the cause.
-    public init(input: MediaInput, configuration: Configuration = Configuration()) throws(FrameSourceError) {
+    public convenience init(input: MediaInput, configuration: Configuration = Configuration()) throws(FrameSourceError) {
+        try self.init(input: input, configuration: configuration, pick: nil)
+    }
+
+    /// Reads one segment of a render split on tick boundaries: `segment(total)` picks the
+    /// ticks from the whole render's count, which the input's headers give. The input is
+    /// opened once, for the count and the frames alike. A clip played once seeks straight
+    /// to the segment's first tick; a loop plays through and ends at the segment's end (a
+    /// consumer drops the ticks before ``span``'s first).
+    /// - Throws: ``FrameSourceError`` when the input does not say its length (a live
+    ///   stream), or the segment is empty.
+    public convenience init(input: MediaInput, configuration: Configuration = Configuration(),
+                            segment: @escaping (_ total: Int64) -> Range<Int64>) throws(FrameSourceError) {
+        try self.init(input: input, configuration: configuration, pick: segment)
+    }
+
+    private init(input: MediaInput, configuration: Configuration, pick: ((Int64) -> Range<Int64>)?) throws(FrameSourceError) {
+        var configuration = configuration
         try configuration.validate(input: input.location)
         if input.isLive {
             func live(_ what: String) -> FrameSourceError {
@@ -54,10 +90,43 @@ public final class FrameSource: Sendable {
             if configuration.start > Rational(0) { throw live("start later (it has no timeline to seek in; --duration limits it)") }
         }
         self.mediaInput = input
-        self.configuration = configuration
         let interrupt = InterruptFlag(timeout: input.network.timeout)
-        let decoder = try VideoDecoder(input: input, configuration: configuration, interrupt: interrupt)
+        // The first source of a `.shared` input hands its audio to the audio writer.
+        let handoff = input.audioHandoff.flatMap { $0.claim() ? $0 : nil }
+        let decoder: VideoDecoder
+        do {
+            decoder = try VideoDecoder(input: input, configuration: configuration, interrupt: interrupt, audio: handoff)
+        } catch {
+            handoff?.readerEnded()
+            throw error
+        }
         self.damageCollector = decoder.damage
+        if let pick {
+            guard let total = configuration.expectedTicks(for: decoder.info), total > 0 else {
+                throw FrameSourceError(input: input.location, kind: .invalidConfiguration,
+                                       reason: "a segment needs the input's length, which it does not say (a live stream?)")
+            }
+            let ticks = pick(Int64(total))
+            guard !ticks.isEmpty else {
+                throw FrameSourceError(input: input.location, kind: .invalidConfiguration,
+                                       reason: "the segment is empty: the render has only \(total) ticks")
+            }
+            let rate = configuration.frameRate
+            var shift: Int64 = 0
+            if configuration.loop == .once {
+                // Tick j of the shorter clip shows what tick first + j of the whole one shows
+                // (the same picture rule).
+                configuration.start = configuration.start + rate.inverse * ticks.lowerBound
+                configuration.duration = rate.inverse * (ticks.upperBound - ticks.lowerBound)
+                shift = ticks.lowerBound
+            } else {
+                configuration.outputLimit = rate.inverse * ticks.upperBound
+            }
+            span = TickSpan(first: ticks.lowerBound, end: ticks.upperBound, total: Int64(total), shift: shift)
+        } else {
+            span = nil
+        }
+        self.configuration = configuration
         let queue = FrameQueue(capacity: configuration.prefetch)
         // Enough buffers for the queue, the frame being converted and a few held by the consumer.
         let pool = FramePool(capacity: configuration.prefetch + 2)
@@ -65,6 +134,7 @@ public final class FrameSource: Sendable {
         self.interrupt = interrupt
         self.queue = queue
         self.pending = Mutex(DecodeLoop(decoder: decoder, queue: queue, configuration: configuration, interrupt: interrupt, pool: pool))
+        self.audioHandoff = decoder.audioHandoff
     }
 
     /// Opens a path, URL or `-` for one reader, front to back, with the default network
@@ -106,6 +176,7 @@ public final class FrameSource: Sendable {
         interrupt.requestStop()
         queue.close()
         if !started.exchange(true, ordering: .acquiringAndReleasing) {
+            audioHandoff?.readerEnded()  // never started: no audio will come
             _ = pending.withLock { $0.take() }  // never started: free the decoder here
             finished.signal()
         }

@@ -23,6 +23,9 @@ public struct InputDamage: Sendable, Equatable {
     /// Video packets the decoder rejected as invalid data: pictures lost or damaged.
     public var undecodablePackets = 0
 
+    /// Nothing dropped.
+    public static let none = InputDamage()
+
     /// Nothing was dropped.
     public var isEmpty: Bool { segmentsSkipped == 0 && damagedPackets == 0 && undecodablePackets == 0 }
 

@@ -39,6 +39,21 @@ public final class StillReader {
     private var atTop = true
     /// The key frame ``keyFrame(nearest:notBefore:before:)`` gave last.
     private var lastKeyFrame: Frame?
+    private let damageCollector: DamageCollector
+
+    /// What reading has dropped so far (damaged and undecodable packets, playlist
+    /// segments), asked from any thread.
+    public var damage: @Sendable () -> InputDamage {
+        let collector = damageCollector
+        return { collector.damage }
+    }
+
+    /// Ends the read in progress and every later one, from any thread (Ctrl-C): the
+    /// reader then answers nil.
+    public var stop: @Sendable () -> Void {
+        let interrupt = self.interrupt
+        return { interrupt.requestStop() }
+    }
 
     /// How far ahead of the last picture a request continues decoding instead of seeking:
     /// a seek restarts at a key frame, so a short step forward is cheaper decoded through.
@@ -62,6 +77,7 @@ public final class StillReader {
         interrupt = InterruptFlag(timeout: input.network.timeout)
         decoder = try VideoDecoder(input: input, configuration: c, interrupt: interrupt)
         decoder.keyFramesOnly = c.keyFramesOnly
+        damageCollector = decoder.damage
         info = decoder.info
         converter = PictureConverter(input: decoder.input, orientation: decoder.orientation, color: decoder.color,
                                      configuration: c, pool: FramePool(capacity: 2))
@@ -204,7 +220,11 @@ public final class StillReader {
                 return false
             }
             let first = decoder.time(of: picture)
-            if first > time && target > Rational(0) {
+            // A deinterlaced picture is made with its neighbours: the one shown at `time`
+            // needs the one before it too, as from the top (the decision may come only
+            // with the first pictures after the seek).
+            let leadIn = decoder.deinterlacing ? (decoder.nominalDuration ?? Rational(0)) : Rational(0)
+            if first + leadIn > time && target > Rational(0) {
                 // Landed after the time: look further back (1, 2, 4… s), as FrameSource does.
                 backoff = backoff == Rational(0) ? Rational(1) : backoff * 2
                 continue

@@ -70,12 +70,19 @@ final class VideoDecoder {
         return pb.pointee.seekable & AVIO_SEEKABLE_NORMAL == 0
     }
     private let warn: @Sendable (String) -> Void
+    /// Where the audio packets read go (one demuxer for video and audio), with the
+    /// audio stream's index; nil when no one takes the audio.
+    private let audio: (handoff: AudioHandoff, stream: Int32)?
+    /// The handoff this decoder feeds, for a decoder reopened in its place.
+    var audioHandoff: AudioHandoff? { audio?.handoff }
     /// What reading drops (segments, damaged packets), gathered from FFmpeg's log lines.
     let damage: DamageCollector
 
     /// `damage` carries on what an earlier decoder of the same input gathered (reopened to loop).
+    /// With `audio` (claimed by this decoder's source), the audio stream is kept and its
+    /// packets handed over as they are read.
     init(input media: MediaInput, configuration: FrameSource.Configuration, interrupt: InterruptFlag,
-         damage: DamageCollector? = nil) throws(FrameSourceError) {
+         damage: DamageCollector? = nil, audio handoff: AudioHandoff? = nil) throws(FrameSourceError) {
         _ = FFmpegLog.installed
         let input = media.location
         let warn = configuration.warningHandler ?? { _ in }
@@ -117,8 +124,7 @@ final class VideoDecoder {
         do {
             // Standard input's spool waits without a timeout: a pipe may pause as long as it
             // likes. stop() and the byte limit while opening still end a read.
-            let poll = media.isStandardInput ? VideoDecoder.pollInterruptUntimed : VideoDecoder.pollInterrupt
-            if let io = try media.makeReader(interrupt: poll, progress: VideoDecoder.noteProgress, opaque: opaque) {
+            if let io = try media.makeReader(interrupt: VideoDecoder.pollInterruptUntimed, opaque: opaque) {
                 handles.customIO = io
                 ctx.pointee.pb = io.assumingMemoryBound(to: AVIOContext.self)
                 ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
@@ -131,8 +137,6 @@ final class VideoDecoder {
             switch error {
             case .spool(let code):
                 throw FrameSourceError(input: input, kind: .invalidData, reason: "cannot spool standard input (\(String(cString: strerror(code))))")
-            case .open(let code):
-                throw VideoDecoder.error(input, code, context: "cannot open", interrupt: interrupt)
             }
         }
         interrupt.limitBytes(FrameSource.openingByteLimit)
@@ -183,10 +187,28 @@ final class VideoDecoder {
         // Only the chosen stream's packets are needed; where timestamps may jump (MPEG-TS,
         // HLS), the audio's too, so that the jumps are mended for the whole program, as
         // the audio reader mends them (vfx_mender).
-        var video: Int32 = -1, audio: Int32 = -1
-        handles.mender = vfx_mender_for(ctx, &video, &audio)
-        let kept = handles.mender == nil ? -1 : audio
-        for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != best && Int32(i) != kept {
+        var video: Int32 = -1, audioStream: Int32 = -1
+        handles.mender = vfx_mender_for(ctx, &video, &audioStream)
+        var kept: Set<Int32> = [best]
+        if handles.mender != nil && audioStream >= 0 { kept.insert(audioStream) }
+        // The audio taken is the best audio stream (the mender's choice too), its times
+        // measured from where the video starts, as the pictures' are.
+        if let handoff {
+            let tb = stream.pointee.time_base
+            let origin = stream.pointee.start_time == VFX_AV_NOPTS_VALUE || tb.den == 0 ? Rational(0)
+                : Rational(stream.pointee.start_time * Int64(tb.num), Int64(tb.den))
+            if audioStream >= 0, let a = ctx.pointee.streams[Int(audioStream)] {
+                handoff.describe(a.pointee.codecpar, timeBase: a.pointee.time_base, origin: origin)
+                kept.insert(audioStream)
+                audio = (handoff, audioStream)
+            } else {
+                handoff.describe(nil, timeBase: AVRational(num: 1, den: 1), origin: origin)
+                audio = nil
+            }
+        } else {
+            audio = nil
+        }
+        for i in 0..<Int(ctx.pointee.nb_streams) where !kept.contains(Int32(i)) {
             ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
         }
         let par = stream.pointee.codecpar!
@@ -248,7 +270,7 @@ final class VideoDecoder {
         var packet: UnsafeMutablePointer<AVPacket>?
         /// FFmpeg's interrupt callback points at this; it must outlive `format`.
         var interrupt: InterruptFlag?
-        /// Our own reader (standard input's spool, a shared download), when `format` reads through it.
+        /// Our own reader (standard input's spool), when `format` reads through it.
         var customIO: UnsafeMutableRawPointer?
         /// Mends timestamp jumps, for containers that have them (vfx_mender).
         var mender: OpaquePointer?
@@ -260,7 +282,7 @@ final class VideoDecoder {
             avcodec_free_context(&codec)
             interrupt?.unwatch(format)
             avformat_close_input(&format)
-            vfx_reader_free(customIO)  // FFmpeg leaves custom I/O to its owner
+            vfx_stdin_reader_free(customIO)  // FFmpeg leaves custom I/O to its owner
             vfx_mender_free(mender)
             VideoDecoder.liveCount.subtract(1, ordering: .relaxed)
         }
@@ -317,6 +339,7 @@ final class VideoDecoder {
                     warn("\(input): timestamps jump near \(String(format: "%.3f", at)) s (a discontinuity); the timeline continues across it")
                 }
             }
+            if !ready, let audio, pkt.pointee.stream_index == audio.stream { audio.handoff.offer(pkt); continue }
             guard pkt.pointee.stream_index == streamIndex else { continue }
             if awaitingKeyframe {
                 // After a seek, packets before the first key frame only decode to damaged
@@ -369,6 +392,8 @@ final class VideoDecoder {
         latestBeforeTarget = (Int64.min, Int64.min)
         avcodec_flush_buffers(cc)
         deinterlacer?.reset()
+        // What the audio read since the pass began is read again from where this lands.
+        audio?.handoff.restartPass()
         draining = false
         readError = nil
         if packetReady { av_packet_unref(pkt); packetReady = false }
@@ -376,7 +401,9 @@ final class VideoDecoder {
         // the next key frame can be after it. Its packet says so before anything is
         // decoded: seek 1, 2, 4… s earlier until the key frame is at or before the target.
         let second = max(1, Rational(1).floor(in: timeBase))
-        var back: Int64 = 0
+        // With the audio handed over, from a little earlier: its sound may be stored after
+        // the picture (``AudioHandoff/lead``).
+        var back: Int64 = audio == nil ? 0 : AudioHandoff.lead.floor(in: timeBase)
         while true {
             let from = max(startPts, target - back)
             let r = av_seek_frame(fmt, streamIndex, from, AVSEEK_FLAG_BACKWARD)
@@ -408,7 +435,28 @@ final class VideoDecoder {
             }
             // The key frame is after the target, or none is left before the end (a target
             // in the last GOP): look earlier.
-            back = back == 0 ? second : back * 2
+            back = back == 0 ? second : max(second, back * 2)
+        }
+    }
+
+    /// Reads on, handing the audio over and dropping the video, until the audio has passed
+    /// `end` (source time) or the input ends: a clip's pictures end before its sound is
+    /// all read, when the container stores the audio a little behind the video.
+    func readAudio(through end: Rational) {
+        guard let audio, let fmt = format, let pkt = packet, !draining, !interrupt.stopRequested else { return }
+        if packetReady { av_packet_unref(pkt); packetReady = false }
+        let a = fmt.pointee.streams[Int(audio.stream)]!.pointee.time_base
+        let origin = seconds(startPts)
+        while !interrupt.stopRequested, av_read_frame(fmt, pkt) >= 0 {
+            interrupt.touch()
+            defer { av_packet_unref(pkt) }
+            if let mender = handles.mender {
+                let tb = fmt.pointee.streams[Int(pkt.pointee.stream_index)]!.pointee.time_base
+                _ = vfx_mender_mend(mender, pkt, tb.num, tb.den)
+            }
+            guard pkt.pointee.stream_index == audio.stream else { continue }
+            audio.handoff.offer(pkt)
+            if pkt.pointee.pts != VFX_AV_NOPTS_VALUE, Rational(pkt.pointee.pts * Int64(a.num), Int64(a.den)) - origin >= end { return }
         }
     }
 
@@ -420,6 +468,7 @@ final class VideoDecoder {
                 _ = vfx_mender_mend(mender, pkt, tb.num, tb.den)
             }
             if pkt.pointee.stream_index == streamIndex, pkt.pointee.flags & AV_PKT_FLAG_KEY != 0 { return true }
+            if let audio, pkt.pointee.stream_index == audio.stream { audio.handoff.offer(pkt) }
             av_packet_unref(pkt)
         }
         return false
@@ -497,12 +546,6 @@ final class VideoDecoder {
         let r = avio_open2(&io, url, AVIO_FLAG_READ, &callback, &options)
         avio_closep(&io)
         return r == VFX_AVERROR_EIO
-    }
-
-    /// The shared download's progress callback: bytes arrived for this reader.
-    static let noteProgress: @convention(c) (UnsafeMutableRawPointer?) -> Void = { opaque in
-        guard let opaque else { return }
-        Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().touch()
     }
 
     /// What the network last said on this thread, as a suffix for a timeout's message

@@ -1,17 +1,16 @@
 import CFFmpeg
 import CFFmpegShim
 import Foundation
-import Synchronization
 public import FrameCore
 
 /// One input — a file, an http(s) URL or standard input (`-`) — opened once and read by
-/// every reader of it: the video (`FrameSource`) and the audio (`EncoderSink`).
+/// one demuxer: the video reader's (`FrameSource`), which hands the audio packets it
+/// reads to the audio writer (`EncoderSink`) through ``audioHandoff``.
 ///
-/// It owns what the readers share: standard input's spool (so that two demuxers can
-/// read one pipe, and seek back in it), the single network download (so that a URL
-/// crosses the network once, however many readers), the network settings and the
-/// protocols an input may name inside itself, and the table of loop passes the video
-/// writes and the audio follows.
+/// It owns what the readers share: standard input's spool (so that a demuxer can seek
+/// back in a pipe), the network settings and the protocols an input may name inside
+/// itself, the audio handoff, and the table of loop passes the video writes and the
+/// audio follows.
 ///
 /// ```swift
 /// let input = try MediaInput("https://example.com/clip.mp4", access: .shared)
@@ -26,10 +25,8 @@ public final class MediaInput: Sendable {
         /// By one reader that may seek (dump, probe: an MP4 with its index at the end):
         /// standard input is spooled to an unlinked temporary file as it arrives.
         case seekable
-        /// By several readers (the video and the audio of `apply`): standard input is
-        /// spooled, and an http(s) URL of known size is downloaded once, block by block,
-        /// into an unlinked temporary file every reader reads from (a seek to a block not
-        /// yet fetched becomes a range request).
+        /// For its video and its audio (`apply`): read as `seekable` by the video reader,
+        /// which hands the audio packets it reads to the audio writer (``audioHandoff``).
         case shared
     }
 
@@ -57,18 +54,9 @@ public final class MediaInput: Sendable {
     /// read by the audio so that it loops with the pictures).
     public let passes = LoopPasses()
 
-    private let download = Mutex<Download>(.untried)
-
-    private enum Download: Sendable {
-        case untried
-        case ordinary  // tried: the input is not shareable (live, chunked, no cache file)
-        case open(Handle)
-    }
-
-    /// The C download; used under the mutex, or by readers that hold it themselves.
-    private struct Handle: @unchecked Sendable {
-        let pointer: OpaquePointer
-    }
+    /// Where the video reader hands the audio packets it reads to the audio writer; nil
+    /// unless the access is `.shared`.
+    package let audioHandoff: AudioHandoff?
 
     /// A capture device read through libavdevice: FFmpeg's input format name and what
     /// it opens.
@@ -112,6 +100,7 @@ public final class MediaInput: Sendable {
         self.location = location
         self.access = access
         self.network = network
+        audioHandoff = access == .shared ? AudioHandoff() : nil
         if let format {
             device = Device(format: format, url: location.hasPrefix("\(format):") ? String(location.dropFirst(format.count + 1)) : location,
                             options: formatOptions)
@@ -128,10 +117,6 @@ public final class MediaInput: Sendable {
 
     /// Whether the input is live (a capture device): no duration, no seeking, no looping.
     public var isLive: Bool { device != nil }
-
-    deinit {
-        if case .open(let d) = download.withLock({ $0 }) { vfx_download_release(d.pointer) }
-    }
 
     /// Whether the input is standard input.
     public var isStandardInput: Bool { location == "-" }
@@ -186,50 +171,18 @@ public final class MediaInput: Sendable {
     package enum ReaderFailure: Error {
         /// Standard input cannot be spooled (errno).
         case spool(Int32)
-        /// The network input cannot be opened (an AVERROR).
-        case open(Int32)
     }
 
     /// C callbacks a reader passes for its waits.
     package typealias Poll = @convention(c) (UnsafeMutableRawPointer?) -> Int32
-    /// Told when bytes arrive for a reader.
-    package typealias Progress = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
-    /// A custom reader (an `AVIOContext`, freed with `vfx_reader_free`) for one more
-    /// reader of this input, or nil when the input is to be opened the ordinary way
-    /// (from ``ffmpegURL`` with ``protocolOptions``). `interrupt(opaque)` is polled while
-    /// the reader waits; `progress(opaque)` is told of bytes arriving from the network.
-    /// The first reader of a shared URL makes the connection, under its own interrupt.
-    package func makeReader(interrupt: Poll?, progress: Progress?, opaque: UnsafeMutableRawPointer?) throws(ReaderFailure) -> UnsafeMutableRawPointer? {
-        if isStandardInput {
-            guard access != .stream else { return nil }
-            guard let io = vfx_stdin_reader(interrupt, opaque) else { throw .spool(errno) }
-            return io
-        }
-        guard access == .shared, isShareable else { return nil }
-        // The opener's callbacks are only used during this call, on this thread.
-        nonisolated(unsafe) let opener = (interrupt, opaque)
-        let url = ffmpegURL, options = protocolOptions
-        let opened: Result<Handle?, ReaderFailure> = download.withLock { state in
-            switch state {
-            case .ordinary: return .success(nil)
-            case .open(let d): return .success(d)
-            case .untried:
-                var dictionary: OpaquePointer?
-                defer { av_dict_free(&dictionary) }
-                for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
-                var error: Int32 = 0
-                if let d = vfx_download_open(url, &dictionary, opener.0, opener.1, &error) {
-                    state = .open(Handle(pointer: d))
-                    return .success(Handle(pointer: d))
-                }
-                if error < 0 { return .failure(.open(error)) }  // the next reader tries again
-                state = .ordinary
-                return .success(nil)
-            }
-        }
-        guard let d = try opened.get()?.pointer else { return nil }
-        guard let io = vfx_download_reader(d, interrupt, progress, opaque) else { throw .spool(ENOMEM) }
+    /// A custom reader (an `AVIOContext`, freed with `vfx_stdin_reader_free`) over
+    /// standard input's spool, when the input is standard input read with seeking; nil
+    /// when the input is to be opened the ordinary way (from ``ffmpegURL`` with
+    /// ``protocolOptions``). `interrupt(opaque)` is polled while the reader waits.
+    package func makeReader(interrupt: Poll?, opaque: UnsafeMutableRawPointer?) throws(ReaderFailure) -> UnsafeMutableRawPointer? {
+        guard isStandardInput, access != .stream else { return nil }
+        guard let io = vfx_stdin_reader(interrupt, opaque) else { throw .spool(errno) }
         return io
     }
 
@@ -237,20 +190,11 @@ public final class MediaInput: Sendable {
     /// cannot be read from a pipe: its segments are named relative to where it lives).
     package func standardInputStarts(with prefix: String) -> Bool {
         guard isStandardInput, access != .stream, let io = vfx_stdin_reader(nil, nil) else { return false }
-        defer { vfx_reader_free(io) }
+        defer { vfx_stdin_reader_free(io) }
         let want = Array(prefix.utf8)
         var head = [UInt8](repeating: 0, count: want.count)
         let n = avio_read(io.assumingMemoryBound(to: AVIOContext.self), &head, Int32(want.count))
         return n == want.count && head == want
-    }
-
-    /// Whether this input may be read through a shared download: http(s), and not a
-    /// playlist (an HLS or DASH demuxer opens its segments itself, with options it
-    /// copies from the playlist's own connection, which a shared reader does not have).
-    private var isShareable: Bool {
-        guard isRemote else { return false }
-        let path = (location.split(separator: "?", maxSplits: 1).first.map(String.init) ?? location).lowercased()
-        return !path.hasSuffix(".m3u8") && !path.hasSuffix(".m3u") && !path.hasSuffix(".mpd")
     }
 }
 

@@ -31,7 +31,14 @@ public struct RepresentativeFrames {
 
     /// The slots over [start, start + length) of the clip `info` describes.
     public init(media: MediaInput, configuration: FrameSource.Configuration, info: MediaInfo, count: Int, input: String) throws {
-        stills = try StillReader(input: media, configuration: configuration)
+        try self.init(reader: StillReader(input: media, configuration: configuration), configuration: configuration, count: count, input: input)
+    }
+
+    /// The slots over [start, start + length) of the clip, looked at through `reader`
+    /// (the input opened once, for its length and its pictures).
+    public init(reader: StillReader, configuration: FrameSource.Configuration, count: Int, input: String) throws {
+        stills = reader
+        let info = reader.info
         self.count = count
         let start = configuration.start
         self.start = start

@@ -7,14 +7,10 @@ import FrameCore
 /// goes to output time `passStart(p) + t`, the same mapping the video frames carry.
 final class AudioCopy {
     private let input: String
-    private var format: UnsafeMutablePointer<AVFormatContext>?
-    private var customIO: UnsafeMutableRawPointer?
+    private let packets: any AudioPackets
     private var packet: UnsafeMutablePointer<AVPacket>?
-    private let streamIndex: Int32
-    /// Keeps the timeline continuous across jumps, as the video reader does.
-    private var mender: AudioMender?
-    /// Zero of the input's timeline, in seconds (``AudioInput/origin(of:)``).
-    private var origin = Rational(0)
+    /// Zero of the input's timeline, in seconds (``AudioPackets/origin``).
+    private let origin: Rational
     /// Decodes each packet before it is copied, so that damaged ones are dropped rather
     /// than passed on to every player; nil when this FFmpeg has no decoder for the codec.
     private var checker: UnsafeMutablePointer<AVCodecContext>?
@@ -28,38 +24,24 @@ final class AudioCopy {
     var outStream: UnsafeMutablePointer<AVStream>?
 
     private var pass = -1
-    /// Polled by every read of the input; held here because FFmpeg holds it unretained.
-    private let stop: StopSignal?
     private var passStart = Rational(0)
     private var pending = false     // `packet` holds a read packet not yet written
     private var exhausted = false   // this pass has no more packets
     private var lastDTS = Int64.min
 
     /// The input's audio codec parameters.
-    var parameters: UnsafeMutablePointer<AVCodecParameters> { format!.pointee.streams[Int(streamIndex)]!.pointee.codecpar }
+    var parameters: UnsafeMutablePointer<AVCodecParameters> { packets.parameters }
 
-    /// Opens `input`'s best audio stream; nil when it has none.
-    init?(input: MediaInput, stop: StopSignal?, start: Rational, duration: Rational?) throws(SinkError) {
-        self.input = input.location
-        self.stop = stop
+    /// Copies the audio `packets` bring.
+    init(input: String, packets: any AudioPackets, start: Rational, duration: Rational?) {
+        self.input = input
+        self.packets = packets
         self.start = start
         self.end = duration.map { start + $0 }
-        let ctx = try AudioInput.open(input, stop: stop, customIO: &customIO)
-        format = ctx
-        let r = avformat_find_stream_info(ctx, nil)
-        let best = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
-        guard r >= 0, best >= 0 else {
-            AudioInput.close(&format, customIO: &customIO)
-            return nil
-        }
-        streamIndex = best
-        origin = AudioInput.origin(of: ctx)
-        mender = AudioMender(format: ctx)
-        let kept = mender?.kept ?? [best]
-        for i in 0..<Int(ctx.pointee.nb_streams) where !kept.contains(Int32(i)) { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
-        inTimeBase = ctx.pointee.streams[Int(best)]!.pointee.time_base
+        origin = packets.origin
+        inTimeBase = packets.timeBase
         packet = av_packet_alloc()
-        let par = ctx.pointee.streams[Int(best)]!.pointee.codecpar!
+        let par = packets.parameters
         if let codec = avcodec_find_decoder(par.pointee.codec_id), let dec = avcodec_alloc_context3(codec) {
             checker = dec
             if avcodec_parameters_to_context(dec, par) < 0 || avcodec_open2(dec, codec, nil) < 0 { avcodec_free_context(&checker) }
@@ -71,7 +53,6 @@ final class AudioCopy {
         avcodec_free_context(&checker)
         av_frame_free(&checked)
         av_packet_free(&packet)
-        AudioInput.close(&format, customIO: &customIO)
     }
 
     /// Writes every packet whose output time is before `time`, for a video frame of
@@ -109,16 +90,11 @@ final class AudioCopy {
     }
 
     private func rewind() {
+        if pending, let packet { av_packet_unref(packet) }
         pending = false
         if let checker { avcodec_flush_buffers(checker) }
         exhausted = false
-        mender?.reset()  // what follows a seek is no continuation of what came before
-        guard let fmt = format else { return }
-        if pass == 0 && start == Rational(0) { return }  // already at the top
-        let ts = (start + origin).floor(in: timeBase)
-        if av_seek_frame(fmt, streamIndex, ts, AVSEEK_FLAG_BACKWARD) < 0 {
-            _ = av_seek_frame(fmt, streamIndex, 0, AVSEEK_FLAG_BACKWARD)
-        }
+        packets.enter(pass: pass, start: start)
     }
 
     private var timeBase: Rational { Rational(Int64(inTimeBase.num), Int64(inTimeBase.den)) }
@@ -127,13 +103,15 @@ final class AudioCopy {
     private func seconds(_ ts: Int64) -> Rational { timeBase * ts - origin }
 
     private func drain(until limit: Rational, into muxer: UnsafeMutablePointer<AVFormatContext>) throws(SinkError) {
-        guard let fmt = format, let pkt = packet, let out = outStream else { return }
+        guard let pkt = packet, let out = outStream else { return }
         while !exhausted {
             if !pending {
-                let r = av_read_frame(fmt, pkt)
-                if r < 0 { exhausted = true; return }
-                mender?.mend(pkt, in: fmt)
-                guard pkt.pointee.stream_index == streamIndex, pkt.pointee.pts != VFX_AV_NOPTS_VALUE else {
+                switch try packets.next(into: pkt) {
+                case .packet: break
+                case .later: return  // the video reader hands it over with a later frame
+                case .end, .overflowed: exhausted = true; return
+                }
+                guard pkt.pointee.pts != VFX_AV_NOPTS_VALUE else {
                     av_packet_unref(pkt)
                     continue
                 }

@@ -21,7 +21,8 @@ enum AudioTrack {
     static func open(_ input: MediaInput, stop: StopSignal?, start: Rational, duration: Rational?, copyAllowed: Bool,
                      container: OutputContainer, muxer mux: UnsafeMutablePointer<AVFormatContext>, output path: String)
         throws(SinkError) -> (path: any AudioPath, description: String, note: String?)? {
-        guard let track = try AudioCopy(input: input, stop: stop, start: start, duration: duration) else { return nil }
+        guard let packets = try AudioInput.packets(of: input, stop: stop) else { return nil }
+        let track = AudioCopy(input: input.location, packets: packets, start: start, duration: duration)
         let id = track.parameters.pointee.codec_id
         let name = String(cString: avcodec_get_name(id))
         // Copied when players take it (the container's list) and this FFmpeg's muxer knows
@@ -38,8 +39,8 @@ enum AudioTrack {
             track.outStream = ast
             return (track, "\(name) copied", nil)
         }
-        guard let transcode = try AudioTranscode(input: input, stop: stop, start: start, duration: duration, container: mux.pointee.oformat),
-              let aenc = transcode.encoder else { return nil }
+        let transcode = try AudioTranscode(input: input.location, packets: packets, start: start, duration: duration, container: mux.pointee.oformat)
+        guard let aenc = transcode.encoder else { return nil }
         guard let ast = avformat_new_stream(mux, nil) else { throw SinkError(path: path, reason: "out of memory") }
         avcodec_parameters_from_context(ast.pointee.codecpar, aenc)
         ast.pointee.time_base = aenc.pointee.time_base
@@ -56,8 +57,7 @@ enum AudioTrack {
 /// is padded or trimmed to exactly the video's pass length, so loops never drift.
 final class AudioTranscode: AudioPath {
     private let input: String
-    private var format: UnsafeMutablePointer<AVFormatContext>?
-    private var customIO: UnsafeMutableRawPointer?
+    private let packets: any AudioPackets
     private var decoder: UnsafeMutablePointer<AVCodecContext>?
     private(set) var encoder: UnsafeMutablePointer<AVCodecContext>?
     private var resampler: OpaquePointer?
@@ -67,12 +67,9 @@ final class AudioTranscode: AudioPath {
     private var chunk: UnsafeMutablePointer<AVFrame>?
     // Every stored property has a value before the first FFmpeg call, so a failing
     // init still runs deinit, which frees whatever was opened.
-    private var streamIndex: Int32 = -1
-    private var inTimeBase = AVRational(num: 1, den: 1)
-    /// Keeps the timeline continuous across jumps, as the video reader does.
-    private var mender: AudioMender?
-    /// Zero of the input's timeline, in seconds (``AudioInput/origin(of:)``).
-    private var origin = Rational(0)
+    private let inTimeBase: AVRational
+    /// Zero of the input's timeline, in seconds (``AudioPackets/origin``).
+    private let origin: Rational
     private let start: Rational
     private let end: Rational?
     private var rate: Int64 = 48000
@@ -86,46 +83,35 @@ final class AudioTranscode: AudioPath {
     private var scratch: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?
     private var scratchSamples: Int32 = 0
 
-    /// Polled by every read of the input; held here because FFmpeg holds it unretained.
-    private let stop: StopSignal?
     /// Name of the codec written (`aac`, `opus`).
     private(set) var codecName = ""
 
-    /// Opens `input`'s best audio stream and an encoder suited to `container`; nil without audio.
-    init?(input: MediaInput, stop: StopSignal?, start: Rational, duration: Rational?, container: UnsafePointer<AVOutputFormat>) throws(SinkError) {
-        self.input = input.location
-        self.stop = stop
+    /// Decodes the audio `packets` bring and opens an encoder suited to `container`.
+    init(input: String, packets: any AudioPackets, start: Rational, duration: Rational?, container: UnsafePointer<AVOutputFormat>) throws(SinkError) {
+        self.input = input
+        self.packets = packets
         self.start = start
         self.end = duration.map { start + $0 }
-        let fmt = try AudioInput.open(input, stop: stop, customIO: &customIO)
-        format = fmt
-        var r = avformat_find_stream_info(fmt, nil)
-        let best = av_find_best_stream(fmt, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
-        guard r >= 0, best >= 0 else { return nil }
-        streamIndex = best
-        mender = AudioMender(format: fmt)
-        let kept = mender?.kept ?? [best]
-        for i in 0..<Int(fmt.pointee.nb_streams) where !kept.contains(Int32(i)) { fmt.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
-        let st = fmt.pointee.streams[Int(best)]!
-        inTimeBase = st.pointee.time_base
-        origin = AudioInput.origin(of: fmt)
-        guard let decCodec = avcodec_find_decoder(st.pointee.codecpar.pointee.codec_id) else {
-            throw SinkError(path: input.location, reason: "no decoder for its \(String(cString: avcodec_get_name(st.pointee.codecpar.pointee.codec_id))) audio")
+        inTimeBase = packets.timeBase
+        origin = packets.origin
+        let par = packets.parameters
+        guard let decCodec = avcodec_find_decoder(par.pointee.codec_id) else {
+            throw SinkError(path: input, reason: "no decoder for its \(String(cString: avcodec_get_name(par.pointee.codec_id))) audio")
         }
         decoder = avcodec_alloc_context3(decCodec)
-        avcodec_parameters_to_context(decoder, st.pointee.codecpar)
-        decoder!.pointee.pkt_timebase = st.pointee.time_base
-        r = avcodec_open2(decoder, decCodec, nil)
-        guard r >= 0, let dec = decoder else { throw SinkError.ffmpeg(input.location, "cannot open the audio decoder", r) }
+        avcodec_parameters_to_context(decoder, par)
+        decoder!.pointee.pkt_timebase = inTimeBase
+        var r = avcodec_open2(decoder, decCodec, nil)
+        guard r >= 0, let dec = decoder else { throw SinkError.ffmpeg(input, "cannot open the audio decoder", r) }
 
         let webm = String(cString: container.pointee.name).contains("webm")
         let names = webm ? ["libopus", "opus"] : ["aac"]
         guard let encCodec = names.lazy.compactMap({ avcodec_find_encoder_by_name($0) }).first else {
-            throw SinkError(path: input.location, reason: "no \(names[0]) encoder in this FFmpeg build")
+            throw SinkError(path: input, reason: "no \(names[0]) encoder in this FFmpeg build")
         }
         codecName = webm ? "opus" : "aac"
         encoder = avcodec_alloc_context3(encCodec)
-        guard let enc = encoder else { throw SinkError(path: input.location, reason: "out of memory") }
+        guard let enc = encoder else { throw SinkError(path: input, reason: "out of memory") }
         var outRate = dec.pointee.sample_rate > 0 ? dec.pointee.sample_rate : 48000
         if webm { outRate = 48000 }  // Opus runs at 48 kHz
         enc.pointee.sample_rate = outRate
@@ -138,14 +124,14 @@ final class AudioTranscode: AudioPath {
         enc.pointee.time_base = AVRational(num: 1, den: outRate)
         if container.pointee.flags & AVFMT_GLOBALHEADER != 0 { enc.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         r = avcodec_open2(enc, encCodec, nil)
-        guard r >= 0 else { throw SinkError.ffmpeg(input.location, "cannot open the \(codecName) encoder", r) }
+        guard r >= 0 else { throw SinkError.ffmpeg(input, "cannot open the \(codecName) encoder", r) }
         rate = Int64(outRate)
         frameSize = enc.pointee.frame_size > 0 ? enc.pointee.frame_size : 1024
 
         r = swr_alloc_set_opts2(&resampler, &enc.pointee.ch_layout, enc.pointee.sample_fmt, outRate,
                                 &dec.pointee.ch_layout, dec.pointee.sample_fmt, dec.pointee.sample_rate, 0, nil)
         if r >= 0 { r = swr_init(resampler) }
-        guard r >= 0 else { throw SinkError.ffmpeg(input.location, "cannot set up audio resampling", r) }
+        guard r >= 0 else { throw SinkError.ffmpeg(input, "cannot set up audio resampling", r) }
         fifo = av_audio_fifo_alloc(enc.pointee.sample_fmt, enc.pointee.ch_layout.nb_channels, frameSize * 4)
         packet = av_packet_alloc()
         decoded = av_frame_alloc()
@@ -161,7 +147,6 @@ final class AudioTranscode: AudioPath {
         swr_free(&resampler)
         avcodec_free_context(&encoder)
         avcodec_free_context(&decoder)
-        AudioInput.close(&format, customIO: &customIO)
     }
 
     /// Output sample index of an output time.
@@ -241,15 +226,11 @@ final class AudioTranscode: AudioPath {
     }
 
     private func rewind() throws(SinkError) {
-        guard let fmt = format, let dec = decoder else { return }
+        guard let dec = decoder else { return }
         exhausted = false
-        mender?.reset()  // what follows a seek is no continuation of what came before
         draining = false
+        packets.enter(pass: pass, start: start)
         if pass == 0 && start == Rational(0) { return }
-        let ts = (start + origin).floor(in: Rational(Int64(inTimeBase.num), Int64(inTimeBase.den)))
-        if av_seek_frame(fmt, streamIndex, ts, AVSEEK_FLAG_BACKWARD) < 0 {
-            _ = av_seek_frame(fmt, streamIndex, 0, AVSEEK_FLAG_BACKWARD)
-        }
         avcodec_flush_buffers(dec)
         swr_close(resampler)
         swr_init(resampler)
@@ -257,7 +238,7 @@ final class AudioTranscode: AudioPath {
 
     /// Decodes until the queue reaches `target` samples or the pass's input ends.
     private func feed(until target: Int64) throws(SinkError) {
-        guard let fmt = format, let dec = decoder, let pkt = packet, let frame = decoded else { return }
+        guard let dec = decoder, let pkt = packet, let frame = decoded else { return }
         while queued < target && !exhausted {
             let r = avcodec_receive_frame(dec, frame)
             if r == 0 {
@@ -268,11 +249,21 @@ final class AudioTranscode: AudioPath {
             if r == VFX_AVERROR_EOF { exhausted = true; return }
             if r != VFX_AVERROR_EAGAIN && r != VFX_AVERROR_INVALIDDATA { throw SinkError.ffmpeg(input, "audio decoding failed", r) }
             if draining { exhausted = true; return }
-            let rd = av_read_frame(fmt, pkt)
-            if rd < 0 { draining = true; avcodec_send_packet(dec, nil); continue }
-            mender?.mend(pkt, in: fmt)
-            if pkt.pointee.stream_index == streamIndex { avcodec_send_packet(dec, pkt) }
-            av_packet_unref(pkt)
+            switch try packets.next(into: pkt) {
+            case .packet:
+                // The decoder starts at the same packet however the input was read (its
+                // state, even its noise generator, depends on every packet it is given):
+                // the first at or after the lead-in before the clip (``AudioHandoff/lead``).
+                let t = pkt.pointee.pts == VFX_AV_NOPTS_VALUE ? start
+                    : Rational(pkt.pointee.pts * Int64(inTimeBase.num), Int64(inTimeBase.den)) - origin
+                if t >= start - AudioHandoff.lead { avcodec_send_packet(dec, pkt) }
+                av_packet_unref(pkt)
+            case .later:
+                return  // the video reader hands it over with a later frame
+            case .end, .overflowed:
+                draining = true
+                avcodec_send_packet(dec, nil)
+            }
         }
     }
 

@@ -88,40 +88,21 @@ struct Apply: ParsableCommand {
         // A segment is video only: `concat` muxes the audio once, from the source.
         let noAudio = self.noAudio || segment != nil
         let media = try self.source.input(input, access: noAudio ? (segment != nil ? .seekable : .stream) : .shared)
-        // Which ticks a segment renders: the tick numbers the whole render would give them
-        // (`globalShift` is added to the source's), written from 0 (`firstTick`).
-        var globalShift: Int64 = 0, firstTick: Int64 = 0
-        var wholeTicks: Int?
-        var label: SegmentLabel?
-        if let segment {
-            let whole = try FrameSource(input: media, configuration: configuration)
-            let total = configuration.expectedTicks(for: whole.info)
-            whole.close()
-            guard let total, total > 0 else {
-                throw CommandFailure(message: "\(input): --segment needs the input's length, which it does not say (a live stream?)")
+        // A segment renders the ticks the whole render would give it; the input is opened
+        // once, for the whole render's length and the segment's frames.
+        let source = try segment.map { segment throws(FrameSourceError) in
+            try FrameSource(input: media, configuration: configuration) { total in
+                let (first, end) = segment.ticks(of: total)
+                return first..<end
             }
-            wholeTicks = total
-            let (first, end) = segment.ticks(of: Int64(total))
-            guard end > first else {
-                throw CommandFailure(message: "--segment \(segment.index)/\(segment.count): empty, the render has only \(total) ticks")
-            }
-            firstTick = first
-            label = SegmentLabel(index: Int(segment.index), count: Int(segment.count), firstTick: first, endTick: end,
-                                 render: Self.renderFingerprint(input: input, arguments: Array(CommandLine.arguments.dropFirst())))
-            let rate = configuration.frameRate
-            if configuration.loop == .once {
-                // Straight to the segment's first tick: tick j of the shorter clip shows
-                // what tick first + j of the whole one shows (the same picture rule).
-                configuration.start = configuration.start + rate.inverse * first
-                configuration.duration = rate.inverse * (end - first)
-                globalShift = first
-            } else {
-                // Loops: decode through, dropping the ticks before the segment.
-                configuration.outputLimit = rate.inverse * end
-            }
-        }
-        let source = try FrameSource(input: media, configuration: configuration)
+        } ?? FrameSource(input: media, configuration: configuration)
         defer { source.close() }
+        configuration = source.configuration
+        let span = source.span
+        let label = segment.flatMap { segment in
+            span.map { SegmentLabel(index: Int(segment.index), count: Int(segment.count), firstTick: $0.first, endTick: $0.end,
+                                    render: Self.renderFingerprint(input: input, arguments: Array(CommandLine.arguments.dropFirst()))) }
+        }
 
         var settings = EncoderSink.Settings(output: output)
         settings.overwrite = render.yes
@@ -148,10 +129,10 @@ struct Apply: ParsableCommand {
         sink = try EncoderSink(settings: settings)
         // Codes or faces, for the effects that draw or redact them (and --detections), or
         // the reviewed file's boxes.
-        let reviewedFile = try reviewed.load(tickLimit: segment == nil ? configuration.expectedTicks(for: source.info) : wholeTicks)
+        let reviewedFile = try reviewed.load(tickLimit: span.map { Int($0.total) } ?? configuration.expectedTicks(for: source.info))
         let stage = try DetectionStage.make(chain: chain, settings: detection.settings, reviewed: reviewedFile,
                                             frameRate: configuration.frameRate.seconds, overwrite: render.yes)
-        stage?.tickShift = globalShift
+        stage?.tickShift = span?.shift ?? 0
         let reportPath = DetectionStage.redacts(chain) ? RedactionReport.path(for: output, folder: false) : nil
         try RedactionReport.check(reportPath, overwrite: render.yes)
 
@@ -164,7 +145,7 @@ struct Apply: ParsableCommand {
         // Effects and the conversion to YUV run on this thread while the sink's encode
         // thread compresses the previous frame; one YUV picture (3 MB at 1080p) waits in between.
         let renderer = Renderer(chain: chain, detection: stage, sink: sink)
-        if segment != nil { renderer.window = .init(shift: globalShift, first: firstTick, frameRate: configuration.frameRate) }
+        if let span { renderer.window = .init(shift: span.shift, first: span.first, frameRate: configuration.frameRate) }
         var rendered = 0
         renderer.progress = { rendered = $0; line.update(frames: $0) }
         renderer.isStopped = { interruption.signal != nil }

@@ -155,19 +155,32 @@ struct Dump: ParsableCommand {
                 }
             }
         }
-        let source = try FrameSource(input: media, configuration: times.isEmpty ? configuration : Stills.configuration(configuration, at: times[0]))
-        defer { source.close() }
-        interruption.arm { source.stop() }
+        // The input is opened once: a source for the cadence, or one reader that seeks
+        // for stills at times and frames chosen by content.
+        let stills = times.isEmpty && pick == nil ? nil : try StillReader(input: media, configuration: configuration)
+        let source = stills == nil ? try FrameSource(input: media, configuration: configuration) : nil
+        defer { source?.close() }
+        let info = stills?.info ?? source!.info
+        let stop: @Sendable () -> Void
+        let damage: @Sendable () -> InputDamage
+        if let stills {
+            stop = stills.stop
+            damage = stills.damage
+        } else {
+            stop = { source?.stop() }
+            damage = { source?.damage ?? InputDamage.none }
+        }
+        interruption.arm { stop() }
         // Every still's time is checked before the first is written: one bad time must not
         // leave half the stills, and the message names the option the user gave.
-        if let duration = source.info.duration, let late = times.first(where: { $0.seconds >= duration }) {
+        if let duration = info.duration, let late = times.first(where: { $0.seconds >= duration }) {
             throw CommandFailure(message: "\(input): --at \(String(format: "%g", late.seconds)) s is at or past the end of the video "
                                  + "(\(String(format: "%.3f", duration)) s)", code: 2)
         }
 
         // Codes or faces, for the effects that draw or redact them (and --detections), or
         // the reviewed file's boxes.
-        let reviewedFile = try reviewed.load(tickLimit: configuration.expectedTicks(for: source.info))
+        let reviewedFile = try reviewed.load(tickLimit: configuration.expectedTicks(for: info))
         let stage = try DetectionStage.make(chain: chain, settings: detection.settings, reviewed: reviewedFile,
                                             frameRate: configuration.frameRate.seconds, overwrite: render.yes)
         let reportPath = DetectionStage.redacts(chain) ? RedactionReport.path(for: output, folder: !rawFile) : nil
@@ -188,10 +201,10 @@ struct Dump: ParsableCommand {
         }
 
         let expected: Int? = if let pick { pick } else if keyFrames { frames } else if times.isEmpty {
-            configuration.expectedTicks(for: source.info)
+            configuration.expectedTicks(for: info)
         } else { times.count }
         let line = ProgressLine(style: render.progress.style, quiet: render.quiet || output == "-", total: expected, frameRate: configuration.frameRate.seconds,
-                                damage: { source.damage })
+                                damage: damage)
         var dropped = 0
         var lastKept: PerceptualHash?
         var size: (Int, Int)?
@@ -210,12 +223,12 @@ struct Dump: ParsableCommand {
         var count = 0
         renderer.progress = { count = $0; line.update(frames: $0) }
         if let images = writer as? ImageSequenceSink { renderer.noted = { images.setLastReason($0) } }
-        let supply: any FrameSupply = if let pick {
-            try RepresentativeFrames(media: media, configuration: configuration, info: source.info, count: pick, input: input).frames()
-        } else if times.isEmpty {
-            source
+        let supply: any FrameSupply = if let pick, let stills {
+            try RepresentativeFrames(reader: stills, configuration: configuration, count: pick, input: input).frames()
+        } else if let stills {
+            Stills(reader: stills, times: times, notes: reasons)
         } else {
-            Stills(media: media, configuration: configuration, times: times, notes: reasons, first: source)
+            source!
         }
         let outcome: Renderer.Outcome
         do { outcome = try renderer.run(supply) } catch {

@@ -63,11 +63,11 @@ struct SheetCommand: ParsableCommand {
         var configuration = self.source.configuration(quiet: quiet)
         configuration.start = range.start?.value ?? Rational(0)
         configuration.duration = range.duration?.value
-        let probe = try FrameSource(input: media, configuration: configuration)
-        let info = probe.info
-        probe.close()
+        // One reader for the length and every picture looked at.
+        let stills = try StillReader(input: media, configuration: configuration)
+        let info = stills.info
         guard !info.isStillImage else { throw CommandFailure(message: "\(input): a still image has no frames to choose from") }
-        let chooser = try RepresentativeFrames(media: media, configuration: configuration, info: info, count: columns * rows, input: input)
+        let chooser = try RepresentativeFrames(reader: stills, configuration: configuration, count: columns * rows, input: input)
 
         let tileWidth = (width - Self.gap * (columns + 1)) / columns
         let tileHeight = max(2, Int((Double(tileWidth) * Double(info.height) / Double(max(1, info.width))).rounded()))

@@ -247,15 +247,3 @@ struct RenderOptions: ParsableArguments {
         Console.note("colour passes: \(passes.inPlace) in place, \(passes.copied) copied")
     }
 }
-
-extension FrameSource.Configuration {
-    /// How many ticks the clip will produce, when the input's duration and the loop count are known.
-    func expectedTicks(for info: MediaInfo) -> Int? {
-        guard let duration = info.duration, case .count(let passes) = loop else { return nil }
-        var length = max(0, duration - start.seconds)
-        if let d = self.duration { length = min(length, d.seconds) }
-        var ticks = Int((length * frameRate.seconds).rounded(.up)) * passes
-        if let outputLimit { ticks = min(ticks, Int((outputLimit.seconds * frameRate.seconds).rounded(.up))) }
-        return ticks
-    }
-}

@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 import FrameCore
 import FrameSource
@@ -22,6 +23,77 @@ import Testing
             #expect(input.passes.start(of: frame.pass) == Rational(Int64(frame.pass), 2), "tick \(frame.tick)")
         }
         #expect(firstTickOfPass == [0: 0, 1: 15, 2: 30])
+    }
+
+    /// The times of every packet of the best audio stream, read by a demuxer of the test's own.
+    static func audioPacketTimes(_ path: String) throws -> [Double] {
+        var format: UnsafeMutablePointer<AVFormatContext>?
+        guard avformat_open_input(&format, path, nil, nil) >= 0, let ctx = format else { throw CocoaError(.fileReadUnknown) }
+        defer { avformat_close_input(&format) }
+        _ = avformat_find_stream_info(ctx, nil)
+        let index = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        let tb = ctx.pointee.streams[Int(index)]!.pointee.time_base
+        var packet = av_packet_alloc()
+        defer { av_packet_free(&packet) }
+        var times: [Double] = []
+        while av_read_frame(ctx, packet) >= 0 {
+            if packet!.pointee.stream_index == index { times.append(Double(packet!.pointee.pts) * Double(tb.num) / Double(tb.den)) }
+            av_packet_unref(packet)
+        }
+        return times
+    }
+
+    /// Drains pass `pass` of what `handoff` holds: the packets' times, and how it ended.
+    static func drain(_ handoff: AudioHandoff, pass: Int, timeBase: AVRational) -> (times: [Double], ending: AudioHandoff.Next) {
+        handoff.enter(pass: pass)
+        var packet = av_packet_alloc()
+        defer { av_packet_free(&packet) }
+        var times: [Double] = []
+        while true {
+            let next = handoff.next(into: packet!)
+            guard next == .packet else { return (times, next) }
+            times.append(Double(packet!.pointee.pts) * Double(timeBase.num) / Double(timeBase.den))
+            av_packet_unref(packet)
+        }
+    }
+
+    /// The video reader hands every audio packet it reads to the audio writer, pass by
+    /// pass: the input has one demuxer. A whole clip looped twice gives every packet of the
+    /// file in each pass; a clip from 1 s gives packets from before its start (the seek
+    /// lands on a key frame at or before it, half a second early) through its end.
+    @Test func theVideoReaderHandsTheAudioOverPassByPass() throws {
+        let path = TestMedia.path("h264-30fps.mp4")
+        let expected = try Self.audioPacketTimes(path)
+        #expect(expected.count > 100)
+        let input = try MediaInput(path, access: .shared)
+        var configuration = FrameSource.Configuration()
+        configuration.loop = .count(2)
+        let source = try FrameSource(input: input, configuration: configuration)
+        let handoff = try #require(input.audioHandoff)
+        #expect(!handoff.claim(), "the source claimed it")
+        var frames = 0
+        while try source.nextFrame() != nil { frames += 1 }
+        source.close()
+        #expect(frames == 180)
+        let stream = try #require(handoff.stream ?? nil)
+        for pass in 0..<2 {
+            let (times, ending) = Self.drain(handoff, pass: pass, timeBase: stream.timeBase)
+            #expect(times == expected, "pass \(pass): \(times.count) packets of \(expected.count)")
+            #expect(ending == .end)
+        }
+
+        let clip = try MediaInput(path, access: .shared)
+        configuration = FrameSource.Configuration()
+        configuration.start = Rational(1)
+        configuration.duration = Rational(1)
+        let part = try FrameSource(input: clip, configuration: configuration)
+        while try part.nextFrame() != nil {}
+        part.close()
+        let partHandoff = try #require(clip.audioHandoff)
+        let (times, ending) = Self.drain(partHandoff, pass: 0, timeBase: stream.timeBase)
+        #expect(ending == .end)
+        #expect((times.first ?? 9) <= 0.5 && (times.last ?? 0) >= 2, "\(times.first ?? -1)…\(times.last ?? -1)")
+        #expect(times == times.sorted() && Set(times).count == times.count, "each packet once, in order")
     }
 
     @Test func thePassTableStaysSmallHoweverManyLoops() {

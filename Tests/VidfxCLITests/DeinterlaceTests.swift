@@ -134,6 +134,10 @@ import Testing
                 let one = try await clips.vidfx(clip, ["--at", "\(k)/30"]).frames
                 #expect(one == all.subdata(in: (k * size)..<((k + 1) * size)), "\(clip) --at tick \(k)")
             }
+            // All at once, out of order: one reader seeking back and forth gives the same.
+            let order = ticks.reversed() + [ticks[1]]
+            let several = try await clips.vidfx(clip, ["--at", order.map { "\($0)/30" }.joined(separator: ",")]).frames
+            #expect(several == order.map { all.subdata(in: ($0 * size)..<(($0 + 1) * size)) }.reduce(Data(), +), "\(clip) --at \(order)")
         }
     }
 }

@@ -232,6 +232,35 @@ final class MediaServer {
         #expect(fromStart.count == 1, "one download: \(server.requests)")
     }
 
+    /// Each input is opened once, by one demuxer: a render with audio asks the server for
+    /// exactly what the same render without audio asks for (the audio is handed over by
+    /// the video reader), and a segment, stills at times and frames chosen by content each
+    /// read the file from its start once.
+    @Test func eachCommandOpensItsInputOnce() async throws {
+        let dir = try ScratchDirectory("vidfx-remote-once")
+        let url = server.url("files/h264-30fps.mp4")
+        var seen = 0
+        func requests(_ arguments: [String]) async throws -> [String] {
+            let r = try await CLI.run(arguments + ["-q"])
+            #expect(r.status == 0, "\(arguments): \(r.stderr)")
+            let all = server.requests.filter { $0.hasPrefix("GET /files/h264-30fps.mp4") }
+            defer { seen = all.count }
+            return Array(all.dropFirst(seen))
+        }
+        let withAudio = try await requests(["apply", url, "-e", "sepia", "-o", dir.path("sound.mp4")])
+        let withoutAudio = try await requests(["apply", url, "-e", "sepia", "--no-audio", "-o", dir.path("silent.mp4")])
+        #expect(withAudio == withoutAudio && !withAudio.isEmpty, "with audio \(withAudio), without \(withoutAudio)")
+        #expect(try await Probe(dir.path("sound.mp4")).audio["codec_name"] == "aac")
+        try await CLIProcess.expectInSync(dir.path("sound.mp4"))
+        for arguments in [["apply", url, "--segment", "2/3", "-o", dir.path("part.mkv")],
+                          ["dump", url, "--at", "0.5,2.5,1", "-o", dir.path("stills")],
+                          ["dump", url, "--count", "3", "-o", dir.path("chosen")],
+                          ["sheet", url, "-o", dir.path("sheet.png")]] {
+            let made = try await requests(arguments)
+            #expect(made.filter { $0.hasSuffix("bytes=0-") }.count == 1, "\(arguments[0]) \(arguments[2]): \(made)")
+        }
+    }
+
     /// A redirect loop is named as one, not as "Input/output error".
     @Test func redirectLoopsAreNamed() async throws {
         let url = server.url("loop/0")

@@ -2,8 +2,8 @@
 #define VIDFX_SPOOL_H
 
 /// Standard input, copied as it arrives into an unlinked temporary file by a background
-/// thread, so that several demuxers can read it (video and audio of one `apply`), each
-/// at its own pace and position, and seek in what has arrived. A read past what has
+/// thread, so that its demuxer can seek back in what has arrived (an MP4 indexed at its
+/// end, a loop), and a second look at its first bytes (is it a playlist?) costs nothing. A read past what has
 /// arrived waits for more; a seek past it waits for it; the end is the input's end.
 /// The spool starts with the first reader and lasts until the process exits.
 
