@@ -27,6 +27,7 @@ public enum EffectRegistry {
         FalseColor.self,
         ColorThreshold.self,
         Noir.self,
+        Vignette.self,
         Kaleidoscope.self,
         Affine.self,
         Straighten.self,

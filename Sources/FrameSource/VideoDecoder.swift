@@ -186,7 +186,7 @@ final class VideoDecoder {
         let stream = ctx.pointee.streams[Int(best)]!
         // Only the chosen stream's packets are needed; where timestamps may jump (MPEG-TS,
         // HLS), the audio's too, so that the jumps are mended for the whole program, as
-        // the audio reader mends them (vfx_mender).
+        // an audio demuxer of its own mends them (vfx_mender).
         var video: Int32 = -1, audioStream: Int32 = -1
         handles.mender = vfx_mender_for(ctx, &video, &audioStream)
         var kept: Set<Int32> = [best]

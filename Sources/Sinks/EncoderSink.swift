@@ -48,10 +48,11 @@ public final class EncoderSink: FrameSink {
         public var fit: Fit = .fit
         /// Frames per second (the cadence).
         public var frameRate: Rational = Rational(30)
-        /// Input to take the audio from (the video's, opened with `.shared` access so that
-        /// both read it once); nil for no audio. Its loop passes place the audio.
+        /// Input to take the audio from: the video's, opened with `.shared` access so that
+        /// its video reader hands the audio over (one demuxer), or any input, read for its
+        /// audio alone. Nil for no audio. Its loop passes place the audio.
         public var audioInput: MediaInput?
-        /// Stops the audio reader's blocking reads when raised (Ctrl-C): without it a
+        /// Stops an audio demuxer's blocking reads when raised (Ctrl-C): without it a
         /// stalled network or pipe holds the render until the network timeout.
         public var stop: StopSignal?
         /// Clip start in the input (audio follows it).

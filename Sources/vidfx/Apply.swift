@@ -83,8 +83,8 @@ struct Apply: ParsableCommand {
         // one decoder thread keeps ahead of it; each extra frame thread holds its own
         // reference pictures (about 4 MB at 1080p) and bought no wall time here.
         configuration.decoderThreads = 1
-        // With audio, two readers read the input: standard input is spooled so both can,
-        // and a URL is downloaded once, the audio reading the video reader's download.
+        // With audio, the video reader hands the audio packets it reads to the encoder:
+        // one demuxer (standard input spooled so that it can seek back).
         // A segment is video only: `concat` muxes the audio once, from the source.
         let noAudio = self.noAudio || segment != nil
         let media = try self.source.input(input, access: noAudio ? (segment != nil ? .seekable : .stream) : .shared)

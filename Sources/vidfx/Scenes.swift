@@ -4,6 +4,7 @@ import FrameCore
 import FrameSource
 import MediaInput
 import Scenes
+import Render
 import Sinks
 
 /// `vidfx scenes INPUT`: the cut list, with PySceneDetect's detectors and defaults.
@@ -73,24 +74,7 @@ struct ScenesCommand: ParsableCommand {
         }
     }
 
-    /// A length in pictures, or in seconds to be turned into pictures at the stream's rate.
-    enum MinimumLength {
-        case pictures(Int), seconds(Double)
-
-        init?(_ text: String) {
-            if text.hasSuffix("s"), let s = Double(text.dropLast()), s.isFinite, (0...3600).contains(s) { self = .seconds(s); return }
-            if let n = Int(text), (0...1_000_000).contains(n) { self = .pictures(n); return }
-            return nil
-        }
-
-        /// As PySceneDetect converts: seconds × rate, rounded.
-        func pictures(rate: Double) -> Int {
-            switch self {
-            case .pictures(let n): n
-            case .seconds(let s): Int((s * rate).rounded())
-            }
-        }
-    }
+    typealias MinimumLength = SceneScan.MinimumLength
 
     func run() throws {
         let interruption = Interruption()
@@ -154,11 +138,18 @@ struct ScenesCommand: ParsableCommand {
     }
 }
 
-/// A detector and the name the summary line gives it.
-struct NamedDetector {
-    let name: String
-    let detector: any SceneDetector
-    init(name: String, _ detector: any SceneDetector) { self.name = name; self.detector = detector }
-    func process(_ picture: Frame) -> [Cut] { detector.process(picture) }
-    func finish(last: Frame?) -> [Cut] { detector.finish(last: last) }
+extension SceneScan {
+    /// A scan that Ctrl-C stops: a stopped scan says how far it got, writes nothing and
+    /// exits 128 + the signal.
+    init(input: String, media: MediaInput, options: PictureScanner.Options, interruption: Interruption,
+         minimumLength: MinimumLength, recordScores: Bool = false, decoders: Int = 1,
+         detector: (Int) -> NamedDetector) throws {
+        do {
+            try self.init(media: media, options: options, minimumLength: minimumLength, recordScores: recordScores, decoders: decoders,
+                          watch: { interruption.arm($0) }, isStopped: { interruption.signal != nil }, detector: detector)
+        } catch let stopped as SceneScan.Stopped {
+            Console.note("interrupted after \(Console.count(stopped.pictures, "picture")); nothing written")
+            throw ExitCode(128 + (interruption.signal ?? SIGINT))
+        }
+    }
 }

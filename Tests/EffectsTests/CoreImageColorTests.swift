@@ -45,6 +45,34 @@ import Testing
         }
     }
 
+    /// `vignette` against its formula in Double, in both spaces, off-centre and centred:
+    /// `c·(1 − intensity·smoothstep(radius, radius + softness, r))`, `r` the distance from
+    /// the centre over the half-diagonal. Intensity 0 is the identity; the centre pixel of
+    /// a centred vignette is untouched, and the corners darken the most.
+    @Test(arguments: [false, true])
+    func vignetteFollowsItsFormula(linear: Bool) throws {
+        let source = Fixture.random()
+        let (w, h) = (Double(source.width), Double(source.height))
+        for (intensity, radius, softness, cx, cy) in [(0.6, 0.4, 0.5, 0.5, 0.5), (1.0, 0.1, 0.3, 0.2, 0.7)] {
+            let chain = "vignette:intensity=\(intensity):radius=\(radius):softness=\(softness):x=\(cx):y=\(cy):space=\(linear ? "linear" : "encoded")"
+            let out = try Fixture.apply(chain, to: source)
+            let error = Fixture.maxError(out, source: source) { x, y in
+                let r = hypot(Double(x) + 0.5 - cx * w, Double(y) + 0.5 - cy * h) / (hypot(w, h) / 2)
+                let t = min(max((r - radius) / softness, 0), 1)
+                let f = 1 - intensity * t * t * (3 - 2 * t)
+                let p = source.pixel(x: x, y: y)
+                let c = [p.r, p.g, p.b].map { Double($0) / 255 }.map { linear ? Self.enc(Self.dec($0) * f) : $0 * f }
+                return (Self.q(c[0]), Self.q(c[1]), Self.q(c[2]))
+            }
+            #expect(error <= 1, "\(chain): off by \(error)")
+        }
+        #expect(Fixture.sameBytes(try Fixture.apply("vignette:intensity=0", to: source), source))
+        let centred = try Fixture.apply("vignette:intensity=1:radius=0:softness=1", to: source)
+        #expect(Fixture.difference(centred, source) > 0)
+        let corner = centred.pixel(x: 0, y: 0)
+        #expect(corner.r <= 1 && corner.g <= 1 && corner.b <= 1, "the corners are black at full intensity: \(corner)")
+    }
+
     @Test(arguments: ["exposure", "gamma", "hue", "colorcontrols", "vibrance"])
     func defaultsAreExactlyTheIdentity(name: String) throws {
         let source = Fixture.random()

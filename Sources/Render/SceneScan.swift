@@ -1,41 +1,88 @@
-import ArgumentParser
 import Foundation
-import FrameCore
-import FrameSource
-import MediaInput
-import Scenes
+public import FrameCore
+public import FrameSource
+public import MediaInput
+public import Scenes
 
 /// One pass of a scene detector over a clip's pictures: the scene list, and every
-/// picture's score when asked. Shared by `scenes` and `dump --scenes`.
+/// picture's score when asked. `scenes`, `dump --scenes` and the studio's timeline use it.
 ///
 /// A whole local file is read in pieces at once, one decoder each (see ``inPieces``);
 /// otherwise one decoder reads every picture in order.
-struct SceneScan {
-    let list: SceneList
-    let rate: Double
-    let pictures: Int
-    let minimumLength: Int
-    let detectorName: String
-    let scores: [(frame: Int, time: Rational, score: Double)]
+///
+/// ```swift
+/// let scan = try SceneScan(media: MediaInput("clip.mp4", access: .seekable), options: PictureScanner.Options(),
+///                          minimumLength: .pictures(15)) { NamedDetector(name: "content", ContentDetector(minSceneLength: $0)) }
+/// print(scan.list.text())
+/// ```
+public struct SceneScan {
+    /// The scenes and cuts found.
+    public let list: SceneList
+    /// The pictures' rate, per second.
+    public let rate: Double
+    /// How many pictures were looked at.
+    public let pictures: Int
+    /// The minimum scene length, in pictures.
+    public let minimumLength: Int
+    /// The detector's name.
+    public let detectorName: String
+    /// Every picture's score, when asked for (`recordScores`).
+    public let scores: [(frame: Int, time: Rational, score: Double)]
     /// How many pieces the clip was read in.
-    let pieces: Int
+    public let pieces: Int
 
     /// A clip shorter than this is read in one piece: opening more decoders costs more
     /// than they save.
-    static let shortestInPieces = 20.0
+    public static let shortestInPieces = 20.0
 
-    init(input: String, media: MediaInput, options: PictureScanner.Options, interruption: Interruption,
-         minimumLength: ScenesCommand.MinimumLength, recordScores: Bool = false, decoders: Int = 1,
-         detector: (Int) -> NamedDetector) throws {
-        if decoders > 1, let scan = try SceneScan.inPieces(input: input, media: media, options: options, interruption: interruption,
+    /// A scan ended by a stop (Ctrl-C) before it finished: nothing to write.
+    public struct Stopped: Error {
+        /// How many pictures were looked at.
+        public let pictures: Int
+    }
+
+    /// A length in pictures, or in seconds to be turned into pictures at the stream's rate.
+    public enum MinimumLength: Sendable, Equatable {
+        /// A count of pictures.
+        case pictures(Int)
+        /// Seconds, turned into pictures at the stream's rate.
+        case seconds(Double)
+
+        /// `15` (pictures) or `0.6s`; nil for anything else, or out of range.
+        public init?(_ text: String) {
+            if text.hasSuffix("s"), let s = Double(text.dropLast()), s.isFinite, (0...3600).contains(s) { self = .seconds(s); return }
+            if let n = Int(text), (0...1_000_000).contains(n) { self = .pictures(n); return }
+            return nil
+        }
+
+        /// As PySceneDetect converts: seconds × rate, rounded.
+        public func pictures(rate: Double) -> Int {
+            switch self {
+            case .pictures(let n): n
+            case .seconds(let s): Int((s * rate).rounded())
+            }
+        }
+    }
+
+    /// Scans `media`'s pictures (at `options`' size and range) with the detector
+    /// `detector(minimumLength in pictures)` makes, using up to `decoders` decoders.
+    /// `watch` is given the scan's stop action (to call from a signal handler);
+    /// `isStopped` says afterwards whether it was called.
+    /// - Throws: ``Stopped`` after a stop; ``RenderError`` for a still image or an empty
+    ///   range; `FrameSourceError` when the input cannot be read.
+    public init(media: MediaInput, options: PictureScanner.Options, minimumLength: MinimumLength, recordScores: Bool = false,
+                decoders: Int = 1, watch: (@escaping @Sendable () -> Void) -> Void = { _ in }, isStopped: () -> Bool = { false },
+                detector: (Int) -> NamedDetector) throws {
+        let input = media.location
+        if decoders > 1, let scan = try SceneScan.inPieces(media: media, options: options, watch: watch, isStopped: isStopped,
                                                            minimumLength: minimumLength, recordScores: recordScores,
                                                            decoders: decoders, detector: detector) {
             self = scan
             return
         }
         let scanner = try PictureScanner(input: media, options: options)
-        interruption.arm { scanner.stop() }
-        if scanner.info.isStillImage { throw CommandFailure(message: "\(input): a still image has no scenes") }
+        watch { scanner.stop() }
+        if scanner.info.isStillImage { throw RenderError("\(input): a still image has no scenes") }
         let rate = SceneScan.rate(of: scanner)
         let minLength = minimumLength.pictures(rate: rate)
         let detector = detector(minLength)
@@ -51,8 +98,8 @@ struct SceneScan {
             last = picture
             count += 1
         }
-        try SceneScan.checkInterruption(interruption, count: count)
-        guard let first, let last else { throw CommandFailure(message: "\(input): no pictures in the chosen range") }
+        if isStopped() { throw Stopped(pictures: count) }
+        guard let first, let last else { throw RenderError("\(input): no pictures in the chosen range") }
         cuts += detector.finish(last: last)
         cuts = cuts.filter { $0.frame > Int(first.tick) }.sorted { $0.frame < $1.frame }
         // The end of the last scene: where the last picture stops being shown.
@@ -82,13 +129,6 @@ struct SceneScan {
         scanner.nominalFrameDuration.map { 1 / $0.seconds } ?? scanner.info.frameRate ?? 30
     }
 
-    private static func checkInterruption(_ interruption: Interruption, count: Int) throws {
-        if let sig = interruption.signal {
-            Console.note("interrupted after \(Console.count(count, "picture")); nothing written")
-            throw ExitCode(128 + sig)
-        }
-    }
-
     /// A detector's scan with `decoders` decoders at once, each on one thread,
     /// over pieces of the clip that begin at key frames: a piece decodes exactly as it
     /// does from the top. Each piece's pictures are scored against the picture before,
@@ -100,15 +140,16 @@ struct SceneScan {
     /// Nil, for one pass instead: not a whole local file,
     /// shorter than ``shortestInPieces``, no key frame to start a second piece at, or a
     /// piece that did not end on the key frame the next begins with.
-    static func inPieces(input: String, media: MediaInput, options: PictureScanner.Options, interruption: Interruption,
-                         minimumLength: ScenesCommand.MinimumLength, recordScores: Bool, decoders: Int,
+    static func inPieces(media: MediaInput, options: PictureScanner.Options, watch: (@escaping @Sendable () -> Void) -> Void,
+                         isStopped: () -> Bool, minimumLength: MinimumLength, recordScores: Bool, decoders: Int,
                          detector makeDetector: (Int) -> NamedDetector) throws -> SceneScan? {
+        let input = media.location
         guard !media.isRemote, !media.isStandardInput, !media.isLive, !options.keyFramesOnly,
               options.start == Rational(0), options.duration == nil else { return nil }
         var pieceOptions = options
         pieceOptions.decoderThreads = 1
         let first = try PictureScanner(input: media, options: pieceOptions)
-        if first.info.isStillImage { throw CommandFailure(message: "\(input): a still image has no scenes") }
+        if first.info.isStillImage { throw RenderError("\(input): a still image has no scenes") }
         guard let duration = first.info.duration, duration >= shortestInPieces else { return nil }
         let rate = SceneScan.rate(of: first)
         let minLength = minimumLength.pictures(rate: rate)
@@ -124,7 +165,7 @@ struct SceneScan {
         guard pieces.count > 1 else { return nil }
         for k in 0..<(pieces.count - 1) { pieces[k].end = pieces[k + 1].start }
         let scanners = pieces.map(\.scanner)
-        interruption.arm { for s in scanners { s.stop() } }
+        watch { for s in scanners { s.stop() } }
 
         // The first piece here, the others each on a thread of its own.
         let done = DispatchGroup()
@@ -140,7 +181,7 @@ struct SceneScan {
         pieces[0].read()
         done.wait()
         let counted = pieces.reduce(0) { $0 + $1.entries.count }
-        try SceneScan.checkInterruption(interruption, count: counted)
+        if isStopped() { throw Stopped(pictures: counted) }
         if let failure = pieces.lazy.compactMap(\.failure).first { throw failure }
 
         // Piece k + 1 begins with the key frame piece k ended on (and scored against the
@@ -156,7 +197,7 @@ struct SceneScan {
             entries += own
         }
         guard let firstTime = entries.first?.time, let lastTime = entries.last?.time else {
-            throw CommandFailure(message: "\(input): no pictures in the chosen range")
+            throw RenderError("\(input): no pictures in the chosen range")
         }
         var cuts: [Cut] = []
         var scores: [(frame: Int, time: Rational, score: Double)] = []
@@ -201,4 +242,24 @@ struct SceneScan {
             }
         }
     }
+}
+
+/// A scene detector and the name the summary line gives it.
+public struct NamedDetector {
+    /// The name (`content`, `adaptive`…).
+    public let name: String
+    /// The detector.
+    public let detector: any SceneDetector
+
+    /// `detector`, called `name`.
+    public init(name: String, _ detector: any SceneDetector) {
+        self.name = name
+        self.detector = detector
+    }
+
+    /// Gives the detector a picture; the cuts it decided on.
+    public func process(_ picture: Frame) -> [Cut] { detector.process(picture) }
+
+    /// Ends the scan after `last`; the cuts still pending.
+    public func finish(last: Frame?) -> [Cut] { detector.finish(last: last) }
 }
