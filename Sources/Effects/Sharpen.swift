@@ -72,8 +72,8 @@ public struct Sharpen: LayerEffect {
         let top = rows.lowerBound - r, count = rows.count + 2 * r
         let summed = UnsafeMutablePointer<Int32>.allocate(capacity: planes * count * w)
         let scratch = UnsafeMutablePointer<Int32>.allocate(capacity: max(w, count) + 2 * r + 1)
-        let column = UnsafeMutablePointer<Int32>.allocate(capacity: count)
-        defer { summed.deallocate(); scratch.deallocate(); column.deallocate() }
+        let vertical = UnsafeMutablePointer<Int64>.allocate(capacity: w)
+        defer { summed.deallocate(); scratch.deallocate(); vertical.deallocate() }
         // The vertical kernel: C(2r, k).
         var coefficients: [Int64] = [1]
         for k in 0..<(2 * r) { coefficients.append(coefficients[k] * Int64(2 * r - k) / Int64(k + 1)) }
@@ -89,32 +89,34 @@ public struct Sharpen: LayerEffect {
                 }
             }
         }
-        // Vertical sums column by column, then each pixel's change.
+        // Vertical sums row by row (contiguous, so they vectorise), then each pixel's change.
         for y in rows { for x in 0..<w { dst[y * destinationStride + x] = src.row(y)[x] } }
         for plane in 0..<planes {
             let shift = UInt32(16 - 8 * plane)
-            for x in 0..<w {
-                // Rows above and below the frame were replicated when read.
-                for j in 0..<count { column[j] = summed[(plane * count + j) * w + x] }
-                for (i, y) in rows.enumerated() {
-                    // Rows y − r … y + r, weighted C(2r, k): 64 bits, as 2r + 1 taps of sums of
-                    // 2r + 1 taps can pass 2³¹ at the largest radius.
-                    var sum: Int64 = 0
-                    for k in 0...(2 * r) { sum += coefficients[k] * Int64(column[i + k]) }
-                    let p = src.row(y)[x]
+            for (i, y) in rows.enumerated() {
+                // Rows y − r … y + r (replicated above and below the frame when read),
+                // weighted C(2r, k): 64 bits, as 2r + 1 taps of sums of 2r + 1 taps can
+                // pass 2³¹ at the largest radius.
+                for x in 0..<w { vertical[x] = 0 }
+                for k in 0...(2 * r) {
+                    let c = coefficients[k], row = summed + (plane * count + i + k) * w
+                    for x in 0..<w { vertical[x] &+= c &* Int64(row[x]) }
+                }
+                let source = src.row(y), out = dst + y * destinationStride
+                for x in 0..<w {
+                    let p = source[x]
                     let original = luma ? Self.luma(p) : Int32((p >> shift) & 0xFF)
-                    let difference = original - Int32((sum + half) >> Int64(bits))
+                    let difference = original - Int32((vertical[x] + half) >> Int64(bits))
                     if threshold > 0 && abs(difference) <= threshold { continue }
                     let change = (difference &* amount) >> 16
                     if change == 0 { continue }
-                    let o = dst + y * destinationStride + x
                     if luma {
-                        let q = o.pointee
+                        let q = out[x]
                         func moved(_ s: UInt32) -> UInt32 { UInt32(min(max(Int32((q >> s) & 0xFF) + change, 0), 255)) << s }
-                        o.pointee = (q & 0xFF00_0000) | moved(16) | moved(8) | moved(0)
+                        out[x] = (q & 0xFF00_0000) | moved(16) | moved(8) | moved(0)
                     } else {
                         let v = UInt32(min(max(original + change, 0), 255))
-                        o.pointee = (o.pointee & ~(0xFF << shift)) | v << shift
+                        out[x] = (out[x] & ~(0xFF << shift)) | v << shift
                     }
                 }
             }

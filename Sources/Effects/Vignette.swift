@@ -47,11 +47,14 @@ public struct Vignette: ColorEffect {
         linear = ColorSpace(parameters) == .linear
     }
 
-    /// The scale of the pixel in column `x`, with `dx2` the square of its row's distance from the centre.
+    /// The scale of the pixel in column `x`, with `dy2` the square of its row's distance
+    /// from the centre; nil inside the radius, where nothing changes (no square root).
     @inline(__always)
-    private func factor(dx2: Float, x: Int, centerX: Float, inverseHalfDiagonal: Float) -> Float {
+    private func factor(dy2: Float, x: Int, centerX: Float, inverseHalfDiagonal: Float, inside: Float) -> Float? {
         let dx = Float(x) + 0.5 - centerX
-        let r = (dx * dx + dx2).squareRoot() * inverseHalfDiagonal
+        let d2 = dx * dx + dy2
+        if d2 < inside { return nil }
+        let r = d2.squareRoot() * inverseHalfDiagonal
         let t = min(max((r - radius) / softness, 0), 1)
         return 1 - intensity * t * t * (3 - 2 * t)
     }
@@ -62,11 +65,15 @@ public struct Vignette: ColorEffect {
         let centerX = cx * w, centerY = cy * h
         let dy = Float(y) + 0.5 - centerY
         let dy2 = dy * dy
-        let inverse = 1 / (0.5 * (w * w + h * h).squareRoot())
+        let halfDiagonal = 0.5 * (w * w + h * h).squareRoot()
+        let inverse = 1 / halfDiagonal
+        // Squared distance within which r < radius, a hair short so that rounding never
+        // skips a pixel the formula would change.
+        let inside = radius * halfDiagonal * radius * halfDiagonal * 0.9999
         if linear {
             LinearLight.shared.withTables { lin, enc in
                 for n in 0..<count {
-                    let f = factor(dx2: dy2, x: x + n, centerX: centerX, inverseHalfDiagonal: inverse)
+                    guard let f = factor(dy2: dy2, x: x + n, centerX: centerX, inverseHalfDiagonal: inverse, inside: inside) else { continue }
                     let p = pixels[n]
                     let r = lin[Int((p >> 16) & 0xFF)] * f, g = lin[Int((p >> 8) & 0xFF)] * f, b = lin[Int(p & 0xFF)] * f
                     pixels[n] = (p & 0xFF00_0000) | LinearLight.encodeByte(r, enc) << 16 | LinearLight.encodeByte(g, enc) << 8
@@ -75,7 +82,7 @@ public struct Vignette: ColorEffect {
             }
         } else {
             for n in 0..<count {
-                let f = factor(dx2: dy2, x: x + n, centerX: centerX, inverseHalfDiagonal: inverse)
+                guard let f = factor(dy2: dy2, x: x + n, centerX: centerX, inverseHalfDiagonal: inverse, inside: inside) else { continue }
                 let p = pixels[n]
                 let r = Float((p >> 16) & 0xFF) * f, g = Float((p >> 8) & 0xFF) * f, b = Float(p & 0xFF) * f
                 pixels[n] = (p & 0xFF00_0000) | roundedByte(r) << 16 | roundedByte(g) << 8 | roundedByte(b)

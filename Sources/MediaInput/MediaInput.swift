@@ -5,7 +5,7 @@ public import FrameCore
 
 /// One input — a file, an http(s) URL or standard input (`-`) — opened once and read by
 /// one demuxer: the video reader's (`FrameSource`), which hands the audio packets it
-/// reads to the audio writer (`EncoderSink`) through ``audioHandoff``.
+/// reads to the audio writer (`EncoderSink`) through `audioHandoff`.
 ///
 /// It owns what the readers share: standard input's spool (so that a demuxer can seek
 /// back in a pipe), the network settings and the protocols an input may name inside
@@ -26,7 +26,7 @@ public final class MediaInput: Sendable {
         /// standard input is spooled to an unlinked temporary file as it arrives.
         case seekable
         /// For its video and its audio (`apply`): read as `seekable` by the video reader,
-        /// which hands the audio packets it reads to the audio writer (``audioHandoff``).
+        /// which hands the audio packets it reads to the audio writer (`audioHandoff`).
         case shared
     }
 

@@ -7,7 +7,7 @@ public import Scenes
 /// One pass of a scene detector over a clip's pictures: the scene list, and every
 /// picture's score when asked. `scenes`, `dump --scenes` and the studio's timeline use it.
 ///
-/// A whole local file is read in pieces at once, one decoder each (see ``inPieces``);
+/// A whole local file is read in pieces at once, one decoder each (see `inPieces`);
 /// otherwise one decoder reads every picture in order.
 ///
 /// ```swift
