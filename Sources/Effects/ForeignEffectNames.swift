@@ -10,8 +10,6 @@ enum ForeignEffectNames {
     }
 
     private static let noBlur = "vidfx has no gaussian, box or motion blur yet: 'zoomblur' blurs towards a point, 'faceblur' hides faces, 'pixelate' coarsens"
-    private static let noSharpen = "vidfx has no sharpen yet"
-    private static let noVignette = "vidfx has no vignette yet ('oldtimes' darkens the corners, among its old-film damage)"
     private static let noText = "vidfx draws no text yet: 'overlay' lays a picture over the frame (a PNG of your title)"
     private static let size = "scaling is an option, not an effect: --size WxH or 720p, with --fit fit|fill|stretch"
     private static let grey = "use 'monochrome' (a tint of the luminance) or 'noir' (black and white with contrast)"
@@ -19,8 +17,8 @@ enum ForeignEffectNames {
     private static let hints: [String: String] = [
         "blur": noBlur, "gblur": noBlur, "boxblur": noBlur, "avgblur": noBlur, "gaussianblur": noBlur, "gaussian": noBlur,
         "cigaussianblur": noBlur, "smartblur": noBlur, "motionblur": noBlur, "cimotionblur": noBlur, "cizoomblur": "use 'zoomblur'",
-        "unsharp": noSharpen, "sharpen": noSharpen, "unsharpmask": noSharpen, "ciunsharpmask": noSharpen, "cisharpenluminance": noSharpen,
-        "vignette": noVignette, "civignette": noVignette,
+        "unsharp": "use 'sharpen'", "unsharpmask": "use 'sharpen'", "ciunsharpmask": "use 'sharpen'",
+        "cisharpenluminance": "use 'sharpen'", "civignette": "use 'vignette'",
         "drawtext": noText, "text": noText, "subtitles": noText, "caption": noText, "title": noText,
         "eq": "use 'colorcontrols' (brightness, contrast, saturation) or 'gamma'",
         "brightness": "use 'colorcontrols:brightness=…' or 'exposure:ev=…'",

@@ -107,8 +107,8 @@ import Testing
     @Test(arguments: [
         ("blur", "no gaussian, box or motion blur yet"),
         ("gblur", "no gaussian, box or motion blur yet"),
-        ("vignette", "no vignette yet"),
-        ("unsharp", "no sharpen yet"),
+        ("civignette", "use 'vignette'"),
+        ("unsharp", "use 'sharpen'"),
         ("drawtext", "draws no text yet"),
         ("eq", "'colorcontrols'"),
         ("scale", "--size"),
