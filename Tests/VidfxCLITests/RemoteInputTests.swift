@@ -215,9 +215,9 @@ final class MediaServer {
         #expect(String(decoding: streams.stdout, as: UTF8.self).contains("aac"), "audio came through the second reader")
     }
 
-    /// apply reads a URL's video and audio from one download: the audio reader joins the
-    /// video reader's (the input is opened once, with `.shared` access), so the file is requested from its start once,
-    /// not once per reader, also when the index is at the end and when the connection drops.
+    /// apply reads a URL's video and audio through one demuxer (the video reader hands the
+    /// audio over), so the file is requested from its start once, also when the index is
+    /// at the end and when the connection drops.
     @Test(arguments: ["files/h264-30fps.mp4", "files/h264-30fps-faststart.mp4", "drop-once/30000/h264-30fps.mp4"])
     func applyDownloadsAURLOnce(path: String) async throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-remote-\(UUID().uuidString).mp4")
