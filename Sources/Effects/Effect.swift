@@ -60,11 +60,29 @@ public protocol LayerEffect: Effect {
     /// The size of the output for an input of `width`×`height` (the context passed to
     /// ``render(_:into:destinationStride:rows:context:)`` carries it). Most effects keep the size.
     func outputSize(width: Int, height: Int) -> (width: Int, height: Int)
+
+    /// Writes the whole output from `source`, using every core. The default splits the
+    /// rows into bands and calls ``render(_:into:destinationStride:rows:context:)`` for
+    /// each at once; an effect whose passes cross bands (a separable blur: every row,
+    /// then every column) runs its own passes here instead. Called after
+    /// ``prepare(width:height:)``, one frame at a time per effect value or several.
+    func render(_ source: SourceImage, into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
+                context: RenderContext)
 }
 
 extension LayerEffect {
     /// Nothing depends on the size.
     public func prepare(width: Int, height: Int) {}
+
+    /// Bands of rows on all cores, each through ``render(_:into:destinationStride:rows:context:)``.
+    public func render(_ source: SourceImage, into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
+                       context: RenderContext) {
+        let base = UInt(bitPattern: destination)
+        Bands.run(height: context.height) { rows in
+            render(source, into: UnsafeMutablePointer<UInt32>(bitPattern: base)!, destinationStride: destinationStride,
+                   rows: rows, context: context)
+        }
+    }
 
     /// Same size as the input.
     public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) { (width, height) }

@@ -312,11 +312,8 @@ public final class EffectChain: Sendable {
             dst.withUnsafeMutableBytes { d in
                 let image = SourceImage(base: s.baseAddress!.assumingMemoryBound(to: UInt32.self),
                                         width: src.width, height: src.height, stride: srcStride)
-                let dBase = UInt(bitPattern: d.baseAddress!)
-                Bands.run(height: context.height) { rows in
-                    effect.render(image, into: UnsafeMutablePointer<UInt32>(bitPattern: dBase)!,
-                                  destinationStride: dstStride, rows: rows, context: context)
-                }
+                effect.render(image, into: d.baseAddress!.assumingMemoryBound(to: UInt32.self), destinationStride: dstStride,
+                              context: context)
             }
         }
     }

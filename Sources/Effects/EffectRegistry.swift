@@ -12,6 +12,7 @@ public enum EffectRegistry {
         Tiled.self,
         Warhol.self,
         ZoomBlur.self,
+        Blur.self,
         Sharpen.self,
         LUT.self,
         Exposure.self,

@@ -9,14 +9,16 @@ enum ForeignEffectNames {
         return hints[key]
     }
 
-    private static let noBlur = "vidfx has no gaussian, box or motion blur yet: 'zoomblur' blurs towards a point, 'faceblur' hides faces, 'pixelate' coarsens"
+    private static let gaussian = "use 'blur:sigma=…' (a Gaussian, sigma in pixels)"
+    private static let box = "use 'blur:mode=box:radius=…'"
+    private static let motion = "use 'blur:mode=motion:length=…:angle=…'"
     private static let noText = "vidfx draws no text yet: 'overlay' lays a picture over the frame (a PNG of your title)"
     private static let size = "scaling is an option, not an effect: --size WxH or 720p, with --fit fit|fill|stretch"
     private static let grey = "use 'monochrome' (a tint of the luminance) or 'noir' (black and white with contrast)"
 
     private static let hints: [String: String] = [
-        "blur": noBlur, "gblur": noBlur, "boxblur": noBlur, "avgblur": noBlur, "gaussianblur": noBlur, "gaussian": noBlur,
-        "cigaussianblur": noBlur, "smartblur": noBlur, "motionblur": noBlur, "cimotionblur": noBlur, "cizoomblur": "use 'zoomblur'",
+        "gblur": gaussian, "gaussianblur": gaussian, "gaussian": gaussian, "cigaussianblur": gaussian, "smartblur": gaussian,
+        "boxblur": box, "avgblur": box, "ciboxblur": box, "motionblur": motion, "cimotionblur": motion, "cizoomblur": "use 'zoomblur'",
         "unsharp": "use 'sharpen'", "unsharpmask": "use 'sharpen'", "ciunsharpmask": "use 'sharpen'",
         "cisharpenluminance": "use 'sharpen'", "civignette": "use 'vignette'",
         "drawtext": noText, "text": noText, "subtitles": noText, "caption": noText, "title": noText,

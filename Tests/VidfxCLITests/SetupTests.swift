@@ -105,8 +105,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("blur", "no gaussian, box or motion blur yet"),
-        ("gblur", "no gaussian, box or motion blur yet"),
+        ("gblur", "use 'blur:sigma="),
+        ("boxblur", "'blur:mode=box"),
         ("civignette", "use 'vignette'"),
         ("unsharp", "use 'sharpen'"),
         ("drawtext", "draws no text yet"),
