@@ -25,13 +25,17 @@ public struct RenderContext: Sendable {
     /// What detection found in the frame (codes, faces), for effects that draw or
     /// redact it (``Effect/needs``); empty when nothing ran.
     public var observations: [Observation]
+    /// The output's length in seconds, when it is known (an offline render's; not a live
+    /// preview's): what a fade out ends at.
+    public var duration: Double?
 
     /// Creates a context.
-    public init(time: Double, width: Int, height: Int, observations: [Observation] = []) {
+    public init(time: Double, width: Int, height: Int, observations: [Observation] = [], duration: Double? = nil) {
         self.time = time
         self.width = width
         self.height = height
         self.observations = observations
+        self.duration = duration
     }
 }
 

@@ -46,6 +46,28 @@ public final class EffectChain: Sendable {
     /// Keyframed effects as last built, by entry: the parameter values and the effect.
     private let built = Mutex<[Int: (values: [ParameterValue], effect: any Effect)]>([:])
 
+    /// The output's length in seconds (see ``duration``).
+    private let length = Mutex<Double?>(nil)
+
+    /// The length in seconds of the output this chain renders, when known: effects that
+    /// end somewhere (a fade out) read it from their ``RenderContext``. Set it before the
+    /// first frame; nil (the default) for a live preview.
+    public var duration: Double? {
+        get { length.withLock { $0 } }
+        set { length.withLock { $0 = newValue } }
+    }
+
+    /// The gain of the sound at `time` seconds of the output, from the effects that
+    /// change it (``Fade``): 1 when none does. Each effect's enable range is ignored: the
+    /// sound follows the whole chain.
+    public func audioGain(at time: Double) -> Double {
+        let duration = self.duration
+        return entries.reduce(1) { gain, entry in (entry.effect as? Fade).map { gain * $0.audioGain(at: time, duration: duration) } ?? gain }
+    }
+
+    /// Whether any effect changes the sound (``audioGain(at:)`` is not always 1).
+    public var changesAudio: Bool { entries.contains { $0.effect is Fade } }
+
     /// Colour passes rendered so far, in place and into a new frame.
     private let inPlacePasses = Atomic<Int>(0)
     private let copiedPasses = Atomic<Int>(0)
@@ -246,8 +268,10 @@ public final class EffectChain: Sendable {
     /// layer passes need the whole source, so they render into a new frame.
     public func apply(to frame: inout Frame, time: Double? = nil) {
         let time = time ?? frame.time.seconds
+        let duration = self.duration
         for stage in stages(at: time) {
-            var context = RenderContext(time: time, width: frame.width, height: frame.height, observations: frame.observations)
+            var context = RenderContext(time: time, width: frame.width, height: frame.height, observations: frame.observations,
+                                        duration: duration)
             if case .color(let effects) = stage, frame.isUniquelyReferenced() {
                 let stride = frame.bytesPerRow / 4
                 frame.withUnsafeMutableBytes { d in

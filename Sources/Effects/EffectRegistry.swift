@@ -13,6 +13,7 @@ public enum EffectRegistry {
         Warhol.self,
         ZoomBlur.self,
         Blur.self,
+        Fade.self,
         Sharpen.self,
         LUT.self,
         Exposure.self,

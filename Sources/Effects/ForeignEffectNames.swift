@@ -40,7 +40,7 @@ enum ForeignEffectNames {
         "pixelize": "use 'pixelate'", "mosaic": "use 'pixelate'", "cipixellate": "use 'pixelate'",
         "deface": "use 'faceblur'", "redact": "use 'faceblur'",
         "tonemap": "HDR input is tone-mapped as it is read: the --tonemap option",
-        "fade": "vidfx has no fade yet: a parameter can ramp with keyframes, e.g. 'exposure:ev=-10@0,0@1s'",
+        "afade": "use 'fade': apply fades the sound with the picture", "fadein": "use 'fade:in=…'", "fadeout": "use 'fade:out=…'",
         "negate": "use 'colormatrix' with -1 on the diagonal and a bias of 1",
     ]
 }

@@ -18,8 +18,11 @@ extension AudioCopy: AudioPath {}
 enum AudioTrack {
     /// The path writing the track, what happens to the audio ("aac copied"), and a note
     /// for the user when it is transcoded. Nil when the input has no audio.
+    /// `gain`, when given, scales the sound at each time of the output (seconds): the
+    /// track is then transcoded.
     static func open(_ input: MediaInput, stop: StopSignal?, start: Rational, duration: Rational?, copyAllowed: Bool,
-                     container: OutputContainer, muxer mux: UnsafeMutablePointer<AVFormatContext>, output path: String)
+                     container: OutputContainer, muxer mux: UnsafeMutablePointer<AVFormatContext>, output path: String,
+                     gain: (@Sendable (Double) -> Double)? = nil)
         throws(SinkError) -> (path: any AudioPath, description: String, note: String?)? {
         guard let packets = try AudioInput.packets(of: input, stop: stop) else { return nil }
         let track = AudioCopy(input: input.location, packets: packets, start: start, duration: duration)
@@ -30,7 +33,7 @@ enum AudioTrack {
         let players = container.copiedAudio.map { $0.contains(name) } ?? true
         let muxerTakes = container == .ts || avformat_query_codec(mux.pointee.oformat, id, FF_COMPLIANCE_NORMAL) == 1
         let copyable = players && muxerTakes
-        if copyable && copyAllowed {
+        if copyable && copyAllowed && gain == nil {
             guard let ast = avformat_new_stream(mux, nil) else { throw SinkError(path: path, reason: "out of memory") }
             avcodec_parameters_copy(ast.pointee.codecpar, track.parameters)
             ast.pointee.codecpar.pointee.codec_tag = 0  // the container picks its own tag
@@ -39,13 +42,14 @@ enum AudioTrack {
             track.outStream = ast
             return (track, "\(name) copied", nil)
         }
-        let transcode = try AudioTranscode(input: input.location, packets: packets, start: start, duration: duration, container: mux.pointee.oformat)
+        let transcode = try AudioTranscode(input: input.location, packets: packets, start: start, duration: duration,
+                                           container: mux.pointee.oformat, gain: gain)
         guard let aenc = transcode.encoder else { return nil }
         guard let ast = avformat_new_stream(mux, nil) else { throw SinkError(path: path, reason: "out of memory") }
         avcodec_parameters_from_context(ast.pointee.codecpar, aenc)
         ast.pointee.time_base = aenc.pointee.time_base
         transcode.outStream = ast
-        let note = copyable
+        let note = gain != nil ? nil : copyable
             ? "audio: \(name) transcoded to \(transcode.codecName) so that the trimmed or looped clip stays sample-accurate"
             : "audio: \(name) cannot go into \(container.displayName) as is; transcoded to \(transcode.codecName)"
         return (transcode, "\(name) transcoded to \(transcode.codecName)", note)
@@ -83,12 +87,17 @@ final class AudioTranscode: AudioPath {
     private var scratch: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?
     private var scratchSamples: Int32 = 0
 
+    /// The gain at each time of the output, in seconds (a fade); nil for none.
+    private let gain: (@Sendable (Double) -> Double)?
+
     /// Name of the codec written (`aac`, `opus`).
     private(set) var codecName = ""
 
     /// Decodes the audio `packets` bring and opens an encoder suited to `container`.
-    init(input: String, packets: any AudioPackets, start: Rational, duration: Rational?, container: UnsafePointer<AVOutputFormat>) throws(SinkError) {
+    init(input: String, packets: any AudioPackets, start: Rational, duration: Rational?, container: UnsafePointer<AVOutputFormat>,
+         gain: (@Sendable (Double) -> Double)? = nil) throws(SinkError) {
         self.input = input
+        self.gain = gain
         self.packets = packets
         self.start = start
         self.end = duration.map { start + $0 }
@@ -316,11 +325,38 @@ final class AudioTranscode: AudioPath {
         if r < 0 { throw SinkError.ffmpeg(input, "out of memory", r) }
         let planes = withUnsafeBytes(of: c.pointee.extended_data) { $0.load(as: UnsafeMutablePointer<UnsafeMutableRawPointer?>?.self) }
         _ = av_audio_fifo_read(fifo, planes, n)
+        if let gain { scale(c, by: gain) }
         c.pointee.pts = encoded
         encoded += Int64(n)
         r = avcodec_send_frame(enc, c)
         if r < 0 { throw SinkError.ffmpeg(input, "audio encoding failed", r) }
         try drain(into: muxer)
+    }
+
+    /// Scales the chunk's samples, which begin at output sample `encoded`, by `gain` at
+    /// each sample's time: to the sample, in whatever format the encoder takes.
+    private func scale(_ c: UnsafeMutablePointer<AVFrame>, by gain: (Double) -> Double) {
+        let n = Int(c.pointee.nb_samples), channels = Int(c.pointee.ch_layout.nb_channels)
+        let format = AVSampleFormat(rawValue: c.pointee.format)
+        let planar = av_sample_fmt_is_planar(format) != 0
+        let planes = planar ? channels : 1, perPlane = planar ? 1 : channels
+        let gains = (0..<n).map { gain(Double(encoded + Int64($0)) / Double(rate)) }
+        if gains.allSatisfy({ $0 == 1 }) { return }
+        let data = withUnsafeBytes(of: c.pointee.extended_data) { $0.load(as: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?.self) }
+        for plane in 0..<planes {
+            guard let base = data?[plane] else { continue }
+            func each<T>(_ type: T.Type, _ body: (UnsafeMutablePointer<T>, Double) -> Void) {
+                let samples = UnsafeMutableRawPointer(base).assumingMemoryBound(to: T.self)
+                for i in 0..<n { for k in 0..<perPlane { body(samples + i * perPlane + k, gains[i]) } }
+            }
+            switch av_get_packed_sample_fmt(format) {
+            case AV_SAMPLE_FMT_FLT: each(Float.self) { $0.pointee = Float(Double($0.pointee) * $1) }
+            case AV_SAMPLE_FMT_DBL: each(Double.self) { $0.pointee *= $1 }
+            case AV_SAMPLE_FMT_S16: each(Int16.self) { $0.pointee = Int16((Double($0.pointee) * $1).rounded()) }
+            case AV_SAMPLE_FMT_S32: each(Int32.self) { $0.pointee = Int32((Double($0.pointee) * $1).rounded()) }
+            default: break
+            }
+        }
     }
 
     private func drain(into muxer: UnsafeMutablePointer<AVFormatContext>) throws(SinkError) {

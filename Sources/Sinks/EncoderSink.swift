@@ -63,6 +63,9 @@ public final class EncoderSink: FrameSink {
         /// when the clip is trimmed or looped, transcoding gives sample-accurate seams; set
         /// this false then.
         public var audioCopyAllowed = true
+        /// The sound's gain at each time of the output, in seconds (a fade; see
+        /// `EffectChain.audioGain(at:)`): the audio is then transcoded. Nil: as it is.
+        public var audioGain: (@Sendable (Double) -> Double)?
         /// The frames have transparency to keep: written where the codec carries it
         /// (ProRes 4444 in .mov/.mkv, VP9 in .webm); otherwise composited over
         /// `background` (and a note says so).
@@ -376,7 +379,8 @@ public final class EncoderSink: FrameSink {
 
         if let input = settings.audioInput,
            let track = try AudioTrack.open(input, stop: settings.stop, start: settings.audioStart, duration: settings.audioDuration,
-                                           copyAllowed: settings.audioCopyAllowed, container: container, muxer: mux, output: path) {
+                                           copyAllowed: settings.audioCopyAllowed, container: container, muxer: mux, output: path,
+                                           gain: settings.audioGain) {
             audio = track.path
             audioDescription = track.description
             if let note = track.note { notes.append(note) }

@@ -104,6 +104,9 @@ struct Apply: ParsableCommand {
                                     render: Self.renderFingerprint(input: input, arguments: Array(CommandLine.arguments.dropFirst()))) }
         }
 
+        // The output's length, for effects that end somewhere (a fade out).
+        let ticks = span.map { Int($0.total) } ?? configuration.expectedTicks(for: source.info)
+        chain?.duration = ticks.map { Double($0) / configuration.frameRate.seconds }
         var settings = EncoderSink.Settings(output: output)
         settings.overwrite = render.yes
         let stop = StopSignal()
@@ -124,6 +127,7 @@ struct Apply: ParsableCommand {
             settings.audioStart = configuration.start
             settings.audioDuration = configuration.duration
             settings.audioCopyAllowed = configuration.loop == .once && configuration.start == Rational(0) && configuration.duration == nil
+            if let chain, chain.changesAudio { settings.audioGain = { chain.audioGain(at: $0) } }
         }
         let sink: EncoderSink
         sink = try EncoderSink(settings: settings)

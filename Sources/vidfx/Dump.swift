@@ -208,6 +208,9 @@ struct Dump: ParsableCommand {
         var dropped = 0
         var lastKept: PerceptualHash?
         var size: (Int, Int)?
+        // The output's length (the whole cadence's, also for stills at chosen times), for
+        // effects that end somewhere (a fade out).
+        chain?.duration = configuration.expectedTicks(for: info).map { Double($0) / configuration.frameRate.seconds }
         let renderer = Renderer(chain: chain, detection: stage, sink: writer)
         renderer.keepsStoppedOutput = false
         renderer.isStopped = { interruption.signal != nil }
