@@ -64,6 +64,7 @@ public final class ImageSequenceSink: FrameSink, @unchecked Sendable {
         switch format {
         case .png: fileExtension = "png"
         case .jpeg: fileExtension = "jpg"
+        case .webp: fileExtension = "webp"
         case .ppm: fileExtension = "ppm"
         case .bgra: fileExtension = "bgra"
         }

@@ -11,6 +11,8 @@ public enum ImageFormat: Sendable, Equatable {
     case png
     /// JPEG at a quality of 1 (worst) to 100 (best).
     case jpeg(quality: Int)
+    /// WebP (libwebp) at a quality of 0 to 100, with the frame's alpha.
+    case webp(quality: Int)
     /// Binary PPM (P6), RGB.
     case ppm
     /// Raw BGRA bytes, rows packed without padding.
@@ -18,6 +20,31 @@ public enum ImageFormat: Sendable, Equatable {
 }
 
 /// Why an image could not be written.
+extension ImageFormat {
+    /// The format a file name asks for by its extension (`.png`, `.jpg`/`.jpeg`, `.webp`,
+    /// `.ppm`; any case), with `quality` for the lossy ones; nil for any other name.
+    public init?(fileName: String, quality: Int) {
+        switch (fileName as NSString).pathExtension.lowercased() {
+        case "png": self = .png
+        case "jpg", "jpeg": self = .jpeg(quality: quality)
+        case "webp": self = .webp(quality: quality)
+        case "ppm": self = .ppm
+        default: return nil
+        }
+    }
+
+    /// The format's usual name (`png`, `jpeg`, `webp`, `ppm`, `bgra`).
+    public var name: String {
+        switch self {
+        case .png: "png"
+        case .jpeg: "jpeg"
+        case .webp: "webp"
+        case .ppm: "ppm"
+        case .bgra: "bgra"
+        }
+    }
+}
+
 public struct ImageWriteError: Error, Sendable, CustomStringConvertible {
     /// The target path.
     public let path: String
@@ -99,6 +126,8 @@ public final class ImageEncoder {
             return out
         case .jpeg(let quality):
             return try encodeWithFFmpeg(frame, codec: AV_CODEC_ID_MJPEG, pixelFormat: AV_PIX_FMT_YUVJ444P, quality: quality)
+        case .webp(let quality):
+            return try encodeWithFFmpeg(frame, codec: AV_CODEC_ID_WEBP, pixelFormat: AV_PIX_FMT_BGRA, quality: quality)
         }
     }
 
@@ -178,7 +207,9 @@ public final class ImageEncoder {
 
     private func setUp(_ key: Key, codec id: AVCodecID, pixelFormat: AVPixelFormat, quality: Int?) throws(ImageWriteError) {
         func fail(_ why: String) -> ImageWriteError { ImageWriteError(path: "image", reason: why) }
-        guard let codec = avcodec_find_encoder(id) else { throw fail("no encoder for \(String(cString: avcodec_get_name(id)))") }
+        // WebP by libwebp's still encoder (its animated one writes an animation container).
+        let found = id == AV_CODEC_ID_WEBP ? avcodec_find_encoder_by_name("libwebp") : avcodec_find_encoder(id)
+        guard let codec = found else { throw fail("no encoder for \(String(cString: avcodec_get_name(id))) in this FFmpeg build") }
         ctx = avcodec_alloc_context3(codec)
         picture = av_frame_alloc()
         packet = av_packet_alloc()
@@ -188,7 +219,11 @@ public final class ImageEncoder {
         ctx.pointee.pix_fmt = pixelFormat
         ctx.pointee.time_base = AVRational(num: 1, den: 1)  // required even for stills
         ctx.pointee.thread_count = 1  // parallelism comes from one encoder per thread
-        if let quality {
+        if let quality, id == AV_CODEC_ID_WEBP {
+            // libwebp reads its quality (0…100) from global_quality, in lambda units.
+            ctx.pointee.flags |= AV_CODEC_FLAG_QSCALE
+            ctx.pointee.global_quality = Int32(min(max(quality, 0), 100)) * FF_QP2LAMBDA
+        } else if let quality {
             // mjpeg quality: qscale 2 (best) … 31; map 100 → 2 and 1 → 31.
             let q = 2 + (100 - min(max(quality, 1), 100)) * 29 / 99
             ctx.pointee.flags |= AV_CODEC_FLAG_QSCALE
@@ -204,7 +239,7 @@ public final class ImageEncoder {
         sws = sws_getContext(Int32(key.width), Int32(key.height), AV_PIX_FMT_BGRA,
                              Int32(key.width), Int32(key.height), pixelFormat, SWS_POINT, nil, nil, nil)
         guard let sws else { throw fail("cannot convert BGRA for the encoder") }
-        if quality != nil {
+        if quality != nil && id == AV_CODEC_ID_MJPEG {
             // JPEG: full-range BT.601 YCbCr.
             sws_setColorspaceDetails(sws, sws_getCoefficients(SWS_CS_DEFAULT), 1, sws_getCoefficients(SWS_CS_ITU601), 1, 0, 1 << 16, 1 << 16)
         }

@@ -17,6 +17,7 @@ struct Apply: ParsableCommand {
         when it must be, or when --start/--duration/--loop cut it, so seams stay sample-accurate. \
         The output is written beside the target and renamed into place when complete; Ctrl-C finalizes \
         what was rendered into a playable file (exit 130). \
+        A photo in, a photo out: `vidfx apply photo.jpg -e faceblur -o redacted.jpg` (.jpg, .png, .webp, .ppm). \
         `-o -` streams to standard output (Matroska unless --container says otherwise; MP4 and MOV are \
         fragmented), e.g. `vidfx apply in.mp4 -e sepia -o - | ffplay -`.
         """
@@ -25,8 +26,11 @@ struct Apply: ParsableCommand {
     @Argument(help: "Video file, http(s) URL, or - for standard input.")
     var input: String
 
-    @Option(name: .shortAndLong, help: "Output video file, or - for standard output.")
+    @Option(name: .shortAndLong, help: "Output video file, or - for standard output; an image name (.jpg, .png, .webp) writes one picture from a photo.")
     var output: String
+
+    @Option(help: "JPEG or WebP quality of an image output, 1–100.")
+    var quality: Int = 90
 
     @Option(help: "Container: mp4, mov, mkv, webm or ts (default: from the extension; mkv for -).")
     var container: OutputContainer?
@@ -70,6 +74,9 @@ struct Apply: ParsableCommand {
             throw CommandFailure(message: "-: standard output is a terminal; pipe the video into a player or a file (| ffplay -)")
         }
         let chain = try EffectChainParsing.chain(render.effects)
+        if output != "-", container == nil, let format = ImageFormat(fileName: output, quality: quality) {
+            return try writePhoto(as: format, chain: chain)
+        }
         // Caught from before the input is opened: Ctrl-C must end a stalled open too.
         let interruption = Interruption()
         defer { interruption.end() }

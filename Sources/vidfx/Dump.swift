@@ -25,7 +25,7 @@ struct Dump: ParsableCommand {
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case png, jpg, ppm, bgra
+        case png, jpg, webp, ppm, bgra
     }
 
     @Argument(help: "Video or image file, http(s) URL, or - for standard input.")
@@ -37,7 +37,7 @@ struct Dump: ParsableCommand {
     @Option(help: "Image format.")
     var format: Format = .png
 
-    @Option(parsing: .unconditional, help: "JPEG quality, 1–100.")
+    @Option(parsing: .unconditional, help: "JPEG or WebP quality, 1–100.")
     var quality: Int = 90
 
     @Option(parsing: .unconditional, help: "Stop after this many frames.")
@@ -192,6 +192,7 @@ struct Dump: ParsableCommand {
                 let imageFormat: ImageFormat = switch format {
                 case .png: .png
                 case .jpg: .jpeg(quality: quality)
+                case .webp: .webp(quality: quality)
                 case .ppm: .ppm
                 case .bgra: .bgra
                 }
