@@ -1,5 +1,6 @@
 import CFFmpeg
 import FrameCore
+import MediaInput
 
 /// Deinterlaces decoded pictures with libavfilter's bwdif, one picture per picture
 /// (`mode=send_frame`), so a 30 fps interlaced stream stays 30 fps and the cadence

@@ -1,6 +1,7 @@
 import CFFmpeg
 import CFFmpegShim
 import Foundation
+import MediaInput
 
 /// Routes FFmpeg's log lines: the last error line on each thread is kept so that
 /// an error can say *why* (FFmpeg's "moov atom not found" beats "Invalid data"); the
@@ -8,7 +9,7 @@ import Foundation
 /// segment was skipped and why; and everything is echoed to stderr when
 /// `VIDFX_FFMPEG_LOG` is set (`error`, `warning`, `info`, `verbose` or `debug`).
 enum FFmpegLog {
-    private static let threadKey = "vidfx.ffmpeg.lastError"
+    private static let threadKey = FFmpegErrorText.threadKey
 
     /// Installs the sink once; later calls do nothing.
     static let installed: Void = {
@@ -95,9 +96,7 @@ enum FFmpegLog {
     }
 
     /// The calling thread's last FFmpeg error line since `clear()`, if any.
-    static func lastError() -> String? {
-        Thread.current.threadDictionary[threadKey] as? String
-    }
+    static func lastError() -> String? { FFmpegErrorText.last }
 
     /// The calling thread's last error line from a network protocol (resolver, TCP,
     /// TLS), if any: what a network failure was, where a demuxer's later complaint
@@ -107,13 +106,7 @@ enum FFmpegLog {
     }
 
     /// FFmpeg's text for an error code.
-    static func message(_ code: Int32) -> String {
-        var buffer = [UInt8](repeating: 0, count: 128)
-        buffer.withUnsafeMutableBufferPointer { b in
-            vfx_err2str(code, UnsafeMutableRawPointer(b.baseAddress!).assumingMemoryBound(to: CChar.self), b.count)
-        }
-        return String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
-    }
+    static func message(_ code: Int32) -> String { FFmpegErrorText.message(code) }
 }
 
 extension FrameSource {

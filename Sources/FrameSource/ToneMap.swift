@@ -3,6 +3,7 @@ import CFFmpegShim
 import CPixelKernels
 import Foundation
 import FrameCore
+import MediaInput
 
 extension FrameSource {
     /// What happens to HDR video (HLG or PQ transfer) when it becomes BGRA.

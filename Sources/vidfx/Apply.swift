@@ -18,6 +18,8 @@ struct Apply: ParsableCommand {
         The output is written beside the target and renamed into place when complete; Ctrl-C finalizes \
         what was rendered into a playable file (exit 130). \
         A photo in, a photo out: `vidfx apply photo.jpg -e faceblur -o redacted.jpg` (.jpg, .png, .webp, .ppm). \
+        `-o clip.gif` writes an animated GIF with one palette for the clip (ffmpeg's palettegen and paletteuse; \
+        --fps and --size make it smaller). \
         `-o -` streams to standard output (Matroska unless --container says otherwise; MP4 and MOV are \
         fragmented), e.g. `vidfx apply in.mp4 -e sepia -o - | ffplay -`.
         """
@@ -76,6 +78,9 @@ struct Apply: ParsableCommand {
         let chain = try EffectChainParsing.chain(render.effects)
         if output != "-", container == nil, let format = ImageFormat(fileName: output, quality: quality) {
             return try writePhoto(as: format, chain: chain)
+        }
+        if output != "-", container == nil, (output as NSString).pathExtension.lowercased() == "gif" {
+            return try writeGIF(chain: chain)
         }
         // Caught from before the input is opened: Ctrl-C must end a stalled open too.
         let interruption = Interruption()

@@ -3,11 +3,11 @@ import Foundation
 
 /// FFmpeg's filter and device libraries, which vidfx loads when a job first needs them
 /// (HDR, interlaced or captured input) rather than at start: see `vidfx_on_demand.h`.
-enum OnDemandLibrary {
+package enum OnDemandLibrary {
     case filters, devices
 
     /// Loads the library (once). Nil when it is there, otherwise why not, naming its file.
-    func load() -> String? {
+    package func load() -> String? {
         (self == .filters ? vfx_load_avfilter() : vfx_load_avdevice()).map { String(cString: $0) }
     }
 
@@ -15,7 +15,7 @@ enum OnDemandLibrary {
     /// soon: loading libavfilter and its dependencies takes tens of milliseconds, which
     /// then overlap the decoder's first pictures instead of delaying the first frame.
     /// ``load()`` waits for it to finish and reports its outcome.
-    func loadInBackground() {
+    package func loadInBackground() {
         let library = self
         Thread { _ = library.load() }.start()
     }

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Effects
+import Foundation
+import FrameSource
+import Render
+import Sinks
+
+extension Apply {
+    /// `apply clip.mp4 -o clip.gif`: ffmpeg's two-pass GIF, with the chain. The clip is
+    /// rendered twice, each time as the cadence gives it: first for its palette
+    /// (`palettegen`), then mapped to it (`paletteuse`, error diffusion) and encoded.
+    /// Twice the decoding rather than every frame kept: memory stays flat however long
+    /// the clip. `--size` scales (Lanczos) before both passes; there is no sound.
+    func writeGIF(chain: EffectChain?) throws {
+        let interruption = Interruption()
+        defer { interruption.end() }
+        var configuration = source.configuration(timeline: timeline, quiet: render.quiet)
+        configuration.prefetch = 0
+        let media = try source.input(input, access: .seekable)
+        let gifSize = try size.map { size throws -> (width: Int, height: Int) in
+            guard size.width > 0 && size.height > 0 else {
+                throw CommandFailure(message: "\(output): a GIF needs both sides of --size (WxH)")
+            }
+            return (size.width, size.height)
+        }
+        let reviewedFile = try reviewed.load(tickLimit: nil)
+        func pass(into sink: any FrameSink) throws -> Renderer.Outcome {
+            let frames = try FrameSource(input: media, configuration: configuration)
+            defer { frames.close() }
+            chain?.duration = frames.configuration.expectedTicks(for: frames.info).map { Double($0) / frames.configuration.frameRate.seconds }
+            let stage = try DetectionStage.make(chain: chain, settings: detection.settings, reviewed: reviewedFile,
+                                                frameRate: frames.configuration.frameRate.seconds, overwrite: render.yes)
+            interruption.arm { frames.stop() }
+            let renderer = Renderer(chain: chain, detection: stage, sink: sink)
+            renderer.keepsStoppedOutput = false
+            renderer.isStopped = { interruption.signal != nil }
+            return try renderer.run(frames)
+        }
+        let palette = GIFPaletteSink(size: gifSize)
+        var outcome = try pass(into: palette)
+        if let signal = interruption.signal { throw ExitCode(128 + signal) }
+        var settings = GIFSink.Settings(output: output, frameRate: configuration.frameRate)
+        settings.size = gifSize
+        settings.overwrite = render.yes
+        let gif = try GIFSink(settings: settings, palette: palette)
+        outcome = try pass(into: gif)
+        if let signal = interruption.signal {
+            Console.note("interrupted; nothing written to \(output)")
+            throw ExitCode(128 + signal)
+        }
+        _ = outcome
+        if !render.quiet, let written = gif.written {
+            let seconds = Double(written.frames) / configuration.frameRate.seconds
+            Console.note("wrote \(output): \(Console.count(written.frames, "frame")), \(written.width)x\(written.height) gif, "
+                         + String(format: "%.2f s", seconds) + ", one palette of 256 colours")
+        }
+    }
+}

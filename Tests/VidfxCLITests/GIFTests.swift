@@ -1,0 +1,66 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// GIF out (issue 48): ffmpeg's two-pass palette GIF (palettegen, then paletteuse),
+/// no larger and no worse, with the chain and --size; written atomically.
+@Suite struct GIFTests {
+    /// Every frame of `path` as RGB bytes, at `size`, by ffmpeg.
+    static func rgb(_ path: String, _ filter: [String] = []) async throws -> [UInt8] {
+        [UInt8](try await Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", path] + filter
+                                            + ["-pix_fmt", "rgb24", "-f", "rawvideo", "-"]))
+    }
+
+    static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+        var sum = 0.0
+        for i in 0..<min(a.count, b.count) { let d = Double(a[i]) - Double(b[i]); sum += d * d }
+        let mse = sum / Double(min(a.count, b.count))
+        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+    }
+
+    static func size(_ path: String) -> Int { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+
+    @Test func aGIFIsFfmpegsTwoPassGIFOrBetter() async throws {
+        let scratch = Scratch()
+        let input = CLI.directory.appendingPathComponent(CLI.media("h264-30fps.mp4")).path
+        let ours = scratch.path("ours.gif"), theirs = scratch.path("theirs.gif")
+        let r = try await CLI.run(["apply", input, "-o", ours])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("wrote \(ours): 90 frames, 320x240 gif"), "\(r.stderr)")
+        _ = try await Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", input, "-vf",
+                                                        "fps=30:round=up,split[a][b];[a]palettegen[p];[b][p]paletteuse", theirs])
+        let source = try await Self.rgb(input, ["-vf", "fps=30:round=up"])
+        let a = try await Self.rgb(ours), b = try await Self.rgb(theirs)
+        #expect(a.count == 90 * 320 * 240 * 3 && a.count == b.count)
+        let (p, q) = (Self.psnr(a, source), Self.psnr(b, source))
+        #expect(p >= q - 0.1, "PSNR \(p) dB against ffmpeg's \(q) dB")
+        #expect(Self.size(ours) <= Self.size(theirs) * 102 / 100, "\(Self.size(ours)) bytes against \(Self.size(theirs))")
+    }
+
+    @Test func theChainAndTheSizeApply() async throws {
+        let scratch = Scratch()
+        let out = scratch.path("small.gif")
+        let r = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", "fade:in=1", "--size", "160x160", "--fps", "10", "-o", out])
+        #expect(r.status == 0, "\(r.stderr)")
+        let probe = try await Subprocess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-count_frames", "-show_entries",
+                                                                "stream=width,height,nb_read_frames", "-of", "csv=p=0", out])
+        #expect(String(decoding: probe, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "160,120,30")
+        let frames = try await Self.rgb(out)
+        let first = frames.prefix(160 * 120 * 3), last = frames.suffix(160 * 120 * 3)
+        #expect(first.allSatisfy { $0 < 8 }, "the fade starts black")
+        #expect(last.reduce(0) { $0 + Int($1) } / last.count > 40, "and ends on the picture")
+        #expect(scratch.contents == ["small.gif"], "no work file left: \(scratch.contents)")
+    }
+
+    @Test func nothingIsReplacedOrLeftBehind() async throws {
+        let scratch = Scratch()
+        let out = scratch.path("mine.gif")
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: out))
+        var r = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-o", out])
+        #expect(r.status != 0 && r.stderr.contains("already exists"), "\(r.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data("mine".utf8))
+        r = try await CLI.run(["apply", CLI.media("garbage.mp4"), "-o", scratch.path("bad.gif")])
+        #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("garbage.mp4"), "\(r.stderr)")
+        #expect(scratch.contents == ["mine.gif"], "\(scratch.contents)")
+    }
+}
