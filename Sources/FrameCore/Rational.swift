@@ -81,6 +81,18 @@ public struct Rational: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// `a × k`, exact.
     public static func * (a: Rational, k: Int64) -> Rational { Rational(a.numerator * k, a.denominator) }
 
+    /// `a × b`, exact.
+    public static func * (a: Rational, b: Rational) -> Rational {
+        Rational(a.numerator * b.numerator, a.denominator * b.denominator)
+    }
+
+    /// `a / b`, exact.
+    /// - Precondition: `b ≠ 0`.
+    public static func / (a: Rational, b: Rational) -> Rational {
+        let sign: Int64 = b.numerator < 0 ? -1 : 1
+        return Rational(a.numerator * b.denominator * sign, a.denominator * b.numerator * sign)
+    }
+
     /// How many whole `unit`s fit in this value, rounded down: a time in seconds as a
     /// timestamp in a time base (`unit` = seconds per tick).
     /// - Precondition: `unit > 0`.

@@ -63,6 +63,11 @@ final class DecodeLoop: @unchecked Sendable {
         var cadence = Cadence(rate: rate, limit: configuration.outputLimit.map { Cadence(rate: rate).firstTick(atOrAfter: $0) })
         let still = decoder.info.isStillImage
         let live = decoder.media.isLive
+        // Source time to output time: a clip's seconds last 1/speed of a second.
+        let speed = configuration.speed
+        if live && speed != Rational(1) {
+            throw FrameSourceError(input: decoder.input, kind: .invalidConfiguration, reason: "a live input plays at its own speed")
+        }
         // A still has no timeline: it is shown for `duration`, or one tick.
         let start = still ? Rational(0) : configuration.start
         let stillLength = configuration.duration ?? rate.inverse
@@ -145,7 +150,7 @@ final class DecodeLoop: @unchecked Sendable {
                             ?? decoder.nominalDuration ?? rate.inverse
                         passEnd = still ? stillLength : t + length
                         if let segmentEnd, segmentEnd < passEnd! { passEnd = segmentEnd }
-                        let shownAt = offset + max(Rational(0), t - start)
+                        let shownAt = offset + max(Rational(0), t - start) / speed
                         if held == nil {
                             // Ticks before the very first picture show it: there is nothing earlier.
                             av_frame_move_ref(picture, next)
@@ -169,7 +174,7 @@ final class DecodeLoop: @unchecked Sendable {
                         }
                         if cadence.isExhausted {
                             // The output's end: its sound too, up to the source time shown there.
-                            if let limit = configuration.outputLimit { decoder.readAudio(through: start + (limit - offset)) }
+                            if let limit = configuration.outputLimit { decoder.readAudio(through: start + (limit - offset) * speed) }
                             return
                         }
                         picturesThisPass += 1
@@ -208,7 +213,7 @@ final class DecodeLoop: @unchecked Sendable {
                 warn("\(decoder.input): cannot rewind the input to loop; played it once")
                 return
             }
-            let length = max(Rational(0), (passEnd ?? start) - start)
+            let length = max(Rational(0), (passEnd ?? start) - start) / (still ? Rational(1) : speed)
             if length == Rational(0) {
                 if pass == 0 {
                     let end = passEnd.map { "\($0.seconds)" } ?? "?"

@@ -74,6 +74,10 @@ extension FrameSource {
         public var duration: Rational?
         /// How many times the clip (from `start`, `duration` long) plays.
         public var loop: Loop = .once
+        /// How fast the source plays, ``slowest``…``fastest`` (default 1): tick k shows
+        /// what is on screen at `start + speed·k/frameRate` of the source. `start` and
+        /// `duration` are source times; the output lasts `duration / speed`.
+        public var speed = Rational(1)
         /// Cap on the total output time in seconds, across loops; nil for none.
         public var outputLimit: Rational?
         /// YUV→RGB matrix (default: as tagged, BT.601 when untagged).
@@ -142,11 +146,22 @@ extension FrameSource.Configuration {
         if let outputLimit, outputLimit <= Rational(0) { throw bad("output limit must be positive (got \(outputLimit.seconds) s)") }
         if case .count(let n) = loop, n < 1 { throw bad("loop count must be at least 1 (got \(n))") }
         if keyFramesOnly && loop != .once { throw bad("key frames only cannot loop") }
+        guard speed >= Self.slowest && speed <= Self.fastest else {
+            throw bad("speed must be between \(Self.slowest.seconds) and \(Self.fastest.seconds) (got \(speed.seconds))")
+        }
+        if keyFramesOnly && speed != Rational(1) { throw bad("key frames only cannot change speed") }
         guard prefetch >= 0 else { throw bad("prefetch must be 0 or more") }
         if let peakNits, !(peakNits >= 100 && peakNits <= 10000) {
             throw bad("peak must be between 100 and 10000 nits (got \(peakNits))")
         }
     }
+}
+
+extension FrameSource.Configuration {
+    /// The slowest ``speed``: a quarter.
+    public static let slowest = Rational(1, 4)
+    /// The fastest ``speed``: eight times.
+    public static let fastest = Rational(8)
 }
 
 extension FrameSource.Configuration {
@@ -156,7 +171,7 @@ extension FrameSource.Configuration {
         guard let duration = info.duration, case .count(let passes) = loop else { return nil }
         var length = max(0, duration - start.seconds)
         if let d = self.duration { length = min(length, d.seconds) }
-        var ticks = Int((length * frameRate.seconds).rounded(.up)) * passes
+        var ticks = Int((length / speed.seconds * frameRate.seconds).rounded(.up)) * passes
         if let outputLimit { ticks = min(ticks, Int((outputLimit.seconds * frameRate.seconds).rounded(.up))) }
         return ticks
     }

@@ -22,8 +22,32 @@ package final class FilterGraph {
     /// Builds `chain`, whose inputs are labelled as `inputs` name them (`[in][pal]…`),
     /// each for pictures like its frame with timestamps counting its time base; the
     /// chain's output is labelled `out`.
-    package init(_ chain: String, inputs: [(label: String, frame: UnsafePointer<AVFrame>, timeBase: AVRational)],
-                 threads: Int32 = 1) throws(FilterGraphError) {
+    package convenience init(_ chain: String, inputs: [(label: String, frame: UnsafePointer<AVFrame>, timeBase: AVRational)],
+                             threads: Int32 = 1) throws(FilterGraphError) {
+        let sources = inputs.map { input in
+            let frame = input.frame, timeBase = input.timeBase
+            let sar = frame.pointee.sample_aspect_ratio
+            let args = "video_size=\(frame.pointee.width)x\(frame.pointee.height):pix_fmt=\(frame.pointee.format)"
+                + ":time_base=\(timeBase.num)/\(max(1, timeBase.den)):pixel_aspect=\(max(0, sar.num))/\(max(1, sar.den))"
+            return (label: input.label, args: args)
+        }
+        try self.init(chain, sources: sources, source: "buffer", sink: "buffersink", threads: threads)
+    }
+
+    /// Builds `chain` for sound of `format` (an `AVSampleFormat`'s value) at `sampleRate`
+    /// in `channels` channels (their default layout), from input `in` to output `out`.
+    package convenience init(audio chain: String, sampleRate: Int32, format: Int32, channels: Int32) throws(FilterGraphError) {
+        var layout = AVChannelLayout()
+        av_channel_layout_default(&layout, channels)
+        var name = [CChar](repeating: 0, count: 64)
+        av_channel_layout_describe(&layout, &name, name.count)
+        let args = "sample_rate=\(sampleRate):sample_fmt=\(String(cString: av_get_sample_fmt_name(AVSampleFormat(rawValue: format))))"
+            + ":channel_layout=\(String(cString: name)):time_base=1/\(sampleRate)"
+        try self.init(chain, sources: [("in", args)], source: "abuffer", sink: "abuffersink", threads: 1)
+    }
+
+    private init(_ chain: String, sources inputs: [(label: String, args: String)], source: String, sink sinkName: String,
+                 threads: Int32) throws(FilterGraphError) {
         description = chain
         if let failure = OnDemandLibrary.filters.load() { throw FilterGraphError(chain: chain, reason: failure) }
         guard let graph = avfilter_graph_alloc() else { throw FilterGraphError(chain: chain, reason: "out of memory") }
@@ -31,16 +55,12 @@ package final class FilterGraph {
         graph.pointee.nb_threads = threads
         var r: Int32 = 0
         for input in inputs {
-            let frame = input.frame, timeBase = input.timeBase
-            let sar = frame.pointee.sample_aspect_ratio
-            let args = "video_size=\(frame.pointee.width)x\(frame.pointee.height):pix_fmt=\(frame.pointee.format)"
-                + ":time_base=\(timeBase.num)/\(max(1, timeBase.den)):pixel_aspect=\(max(0, sar.num))/\(max(1, sar.den))"
-            var source: UnsafeMutablePointer<AVFilterContext>?
-            r = avfilter_graph_create_filter(&source, avfilter_get_by_name("buffer"), input.label, args, nil, graph)
+            var made: UnsafeMutablePointer<AVFilterContext>?
+            r = avfilter_graph_create_filter(&made, avfilter_get_by_name(source), input.label, input.args, nil, graph)
             guard r >= 0 else { throw FilterGraphError(chain: chain, code: r) }
-            sources.append(source)
+            sources.append(made)
         }
-        r = avfilter_graph_create_filter(&sink, avfilter_get_by_name("buffersink"), "out", nil, nil, graph)
+        r = avfilter_graph_create_filter(&sink, avfilter_get_by_name(sinkName), "out", nil, nil, graph)
         guard r >= 0 else { throw FilterGraphError(chain: chain, code: r) }
 
         // parse_ptr takes these over: what it links it frees, what is left it hands back.
@@ -57,12 +77,12 @@ package final class FilterGraph {
             o = entry
         }
         var i: UnsafeMutablePointer<AVFilterInOut>? = avfilter_inout_alloc()
-        guard let inputsList = i else {
+        guard let sinkEntry = i else {
             avfilter_inout_free(&o)
             throw FilterGraphError(chain: chain, reason: "out of memory")
         }
-        inputsList.pointee.name = av_strdup("out")
-        inputsList.pointee.filter_ctx = sink
+        sinkEntry.pointee.name = av_strdup("out")
+        sinkEntry.pointee.filter_ctx = sink
         r = avfilter_graph_parse_ptr(graph, chain, &i, &o, nil)
         self.leftover = (i, o)
         guard r >= 0 else { throw FilterGraphError(chain: chain, code: r) }

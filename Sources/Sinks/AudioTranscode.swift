@@ -22,7 +22,7 @@ enum AudioTrack {
     /// track is then transcoded.
     static func open(_ input: MediaInput, stop: StopSignal?, start: Rational, duration: Rational?, copyAllowed: Bool,
                      container: OutputContainer, muxer mux: UnsafeMutablePointer<AVFormatContext>, output path: String,
-                     gain: (@Sendable (Double) -> Double)? = nil)
+                     gain: (@Sendable (Double) -> Double)? = nil, speed: Rational = Rational(1))
         throws(SinkError) -> (path: any AudioPath, description: String, note: String?)? {
         guard let packets = try AudioInput.packets(of: input, stop: stop) else { return nil }
         let track = AudioCopy(input: input.location, packets: packets, start: start, duration: duration)
@@ -33,7 +33,7 @@ enum AudioTrack {
         let players = container.copiedAudio.map { $0.contains(name) } ?? true
         let muxerTakes = container == .ts || avformat_query_codec(mux.pointee.oformat, id, FF_COMPLIANCE_NORMAL) == 1
         let copyable = players && muxerTakes
-        if copyable && copyAllowed && gain == nil {
+        if copyable && copyAllowed && gain == nil && speed == Rational(1) {
             guard let ast = avformat_new_stream(mux, nil) else { throw SinkError(path: path, reason: "out of memory") }
             avcodec_parameters_copy(ast.pointee.codecpar, track.parameters)
             ast.pointee.codecpar.pointee.codec_tag = 0  // the container picks its own tag
@@ -43,13 +43,13 @@ enum AudioTrack {
             return (track, "\(name) copied", nil)
         }
         let transcode = try AudioTranscode(input: input.location, packets: packets, start: start, duration: duration,
-                                           container: mux.pointee.oformat, gain: gain)
+                                           container: mux.pointee.oformat, gain: gain, speed: speed)
         guard let aenc = transcode.encoder else { return nil }
         guard let ast = avformat_new_stream(mux, nil) else { throw SinkError(path: path, reason: "out of memory") }
         avcodec_parameters_from_context(ast.pointee.codecpar, aenc)
         ast.pointee.time_base = aenc.pointee.time_base
         transcode.outStream = ast
-        let note = gain != nil ? nil : copyable
+        let note = gain != nil || speed != Rational(1) ? nil : copyable
             ? "audio: \(name) transcoded to \(transcode.codecName) so that the trimmed or looped clip stays sample-accurate"
             : "audio: \(name) cannot go into \(container.displayName) as is; transcoded to \(transcode.codecName)"
         return (transcode, "\(name) transcoded to \(transcode.codecName)", note)
@@ -90,12 +90,16 @@ final class AudioTranscode: AudioPath {
     /// The gain at each time of the output, in seconds (a fade); nil for none.
     private let gain: (@Sendable (Double) -> Double)?
 
+    /// The sound's tempo change for `--speed` (nil at 1×): between the cut and the queue,
+    /// so the queue counts output samples.
+    private var tempo: AudioTempo?
+
     /// Name of the codec written (`aac`, `opus`).
     private(set) var codecName = ""
 
     /// Decodes the audio `packets` bring and opens an encoder suited to `container`.
     init(input: String, packets: any AudioPackets, start: Rational, duration: Rational?, container: UnsafePointer<AVOutputFormat>,
-         gain: (@Sendable (Double) -> Double)? = nil) throws(SinkError) {
+         gain: (@Sendable (Double) -> Double)? = nil, speed: Rational = Rational(1)) throws(SinkError) {
         self.input = input
         self.gain = gain
         self.packets = packets
@@ -142,6 +146,10 @@ final class AudioTranscode: AudioPath {
         if r >= 0 { r = swr_init(resampler) }
         guard r >= 0 else { throw SinkError.ffmpeg(input, "cannot set up audio resampling", r) }
         fifo = av_audio_fifo_alloc(enc.pointee.sample_fmt, enc.pointee.ch_layout.nb_channels, frameSize * 4)
+        if speed != Rational(1) {
+            tempo = try AudioTempo(speed: speed, sampleRate: outRate, format: enc.pointee.sample_fmt,
+                                   channels: enc.pointee.ch_layout.nb_channels, input: input)
+        }
         packet = av_packet_alloc()
         decoded = av_frame_alloc()
         chunk = av_frame_alloc()
@@ -239,6 +247,7 @@ final class AudioTranscode: AudioPath {
         exhausted = false
         draining = false
         packets.enter(pass: pass, start: start)
+        tempo?.reset()
         if pass == 0 && start == Rational(0) { return }
         avcodec_flush_buffers(dec)
         swr_close(resampler)
@@ -248,6 +257,8 @@ final class AudioTranscode: AudioPath {
     /// Decodes until the queue reaches `target` samples or the pass's input ends.
     private func feed(until target: Int64) throws(SinkError) {
         guard let dec = decoder, let pkt = packet, let frame = decoded else { return }
+        // The pass's end: what the tempo held back is the pass's last sound.
+        defer { if exhausted { try? tempo?.flush(into: fifo) } }
         while queued < target && !exhausted {
             let r = avcodec_receive_frame(dec, frame)
             if r == 0 {
@@ -304,7 +315,11 @@ final class AudioTranscode: AudioPath {
             let step = planar ? bytesPerSample : bytesPerSample * channels
             planes[i] = UnsafeMutableRawPointer(scratch![i]!) + Int(skip) * step
         }
-        planes.withUnsafeMutableBufferPointer { p in _ = av_audio_fifo_write(fifo, p.baseAddress, count) }
+        if let tempo {
+            try planes.withUnsafeMutableBufferPointer { p throws(SinkError) in try tempo.push(p.baseAddress!, count: count, into: fifo) }
+        } else {
+            planes.withUnsafeMutableBufferPointer { p in _ = av_audio_fifo_write(fifo, p.baseAddress, count) }
+        }
     }
 
     /// Encodes whole frames while they end at or before `target`.

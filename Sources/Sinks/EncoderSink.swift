@@ -66,6 +66,9 @@ public final class EncoderSink: FrameSink {
         /// The sound's gain at each time of the output, in seconds (a fade; see
         /// `EffectChain.audioGain(at:)`): the audio is then transcoded. Nil: as it is.
         public var audioGain: (@Sendable (Double) -> Double)?
+        /// How fast the audio plays (`--speed`, as the frames' `FrameSource` speed), at
+        /// its own pitch (atempo): it is then transcoded. 1 by default.
+        public var audioSpeed = Rational(1)
         /// The frames have transparency to keep: written where the codec carries it
         /// (ProRes 4444 in .mov/.mkv, VP9 in .webm); otherwise composited over
         /// `background` (and a note says so).
@@ -380,7 +383,7 @@ public final class EncoderSink: FrameSink {
         if let input = settings.audioInput,
            let track = try AudioTrack.open(input, stop: settings.stop, start: settings.audioStart, duration: settings.audioDuration,
                                            copyAllowed: settings.audioCopyAllowed, container: container, muxer: mux, output: path,
-                                           gain: settings.audioGain) {
+                                           gain: settings.audioGain, speed: settings.audioSpeed) {
             audio = track.path
             audioDescription = track.description
             if let note = track.note { notes.append(note) }

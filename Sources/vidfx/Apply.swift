@@ -140,6 +140,7 @@ struct Apply: ParsableCommand {
             settings.audioDuration = configuration.duration
             settings.audioCopyAllowed = configuration.loop == .once && configuration.start == Rational(0) && configuration.duration == nil
             if let chain, chain.changesAudio { settings.audioGain = { chain.audioGain(at: $0) } }
+            settings.audioSpeed = configuration.speed
         }
         let sink: EncoderSink
         sink = try EncoderSink(settings: settings)

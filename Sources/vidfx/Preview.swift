@@ -55,6 +55,9 @@ struct Preview: ParsableCommand {
     @Option(parsing: .unconditional, help: "Stop after this many seconds of playback (loops included).")
     var duration: TimeArgument?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Play the source F times as fast, 0.25–8 (0.5 is slow motion).", valueName: "F"))
+    var speed: RateArgument?
+
     @Option(help: "Window size, or the y4m stream's size (WxH or 720p…). Default: the video's.")
     var size: SizeArgument?
 
@@ -90,6 +93,12 @@ struct Preview: ParsableCommand {
         configuration.frameRate = fps.value
         if let start { configuration.start = start.value }
         configuration.outputLimit = duration?.value
+        if let speed {
+            guard speed.value >= FrameSource.Configuration.slowest && speed.value <= FrameSource.Configuration.fastest else {
+                throw ValidationError("--speed must be between 0.25 and 8 (got \(speed.value.seconds))")
+            }
+            configuration.speed = speed.value
+        }
         let media = try self.source.input(input, access: .stream)
         if media.isLive && loop != nil {
             throw CommandFailure(message: "\(input): a live capture cannot loop (it has no end to loop from)")

@@ -208,8 +208,14 @@ struct TimelineOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Play the clip this many times in all.")
     var loop: Int?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Play the source F times as fast, 0.25–8 (0.5 is slow motion, 4 a time-lapse); the sound keeps its pitch. --start and --duration are the source's times.", valueName: "F"))
+    var speed: RateArgument?
+
     func validate() throws {
         try InputLimits.checkCount(loop, option: "--loop")
+        if let speed, speed.value < FrameSource.Configuration.slowest || speed.value > FrameSource.Configuration.fastest {
+            throw ValidationError("--speed must be between 0.25 and 8 (got \(speed.value.seconds))")
+        }
     }
 
     func apply(to configuration: inout FrameSource.Configuration) {
@@ -217,6 +223,7 @@ struct TimelineOptions: ParsableArguments {
         if let start { configuration.start = start.value }
         configuration.duration = duration?.value
         if let loop { configuration.loop = .count(loop) }
+        if let speed { configuration.speed = speed.value }
     }
 }
 
