@@ -184,13 +184,7 @@ struct Apply: ParsableCommand {
         case .stopped, .complete:
             break
         }
-        render.reportPasses(of: chain)
-        if let stage, DetectionStage.redacts(chain) {
-            let report = RedactionReport(tally: stage.tally, input: input, output: output, fromFile: reviewed.path,
-                                             foundOnRecheck: stage.recheckFinds)
-            if let reportPath { try report.write(to: reportPath, overwrite: render.yes) }
-            if !render.quiet { Console.note(report.line + (reportPath.map { "; report \($0)" } ?? "")) }
-        }
+        try reportRender(chain: chain, stage: stage, reportPath: reportPath)
         if !render.quiet { for note in sink.notes { Console.note(note) } }
         let encoded = sink.encodedFrames
         let seconds = Double(encoded) / configuration.frameRate.seconds
@@ -206,6 +200,17 @@ struct Apply: ParsableCommand {
 }
 
 extension Apply {
+    /// After a render: the chain's passes (with --verbose), and the redaction's report,
+    /// written to `reportPath` and summed up in a line, when the chain redacts.
+    func reportRender(chain: EffectChain?, stage: DetectionStage?, reportPath: String?) throws {
+        render.reportPasses(of: chain)
+        guard let stage, DetectionStage.redacts(chain) else { return }
+        let report = RedactionReport(tally: stage.tally, input: input, output: output, fromFile: reviewed.path,
+                                     foundOnRecheck: stage.recheckFinds)
+        if let reportPath { try report.write(to: reportPath, overwrite: render.yes) }
+        if !render.quiet { Console.note(report.line + (reportPath.map { "; report \($0)" } ?? "")) }
+    }
+
     /// Options that may differ between the machines rendering one render's segments,
     /// with whether each takes a value: left out of its fingerprint.
     static let perMachineOptions: [String: Bool] = ["-o": true, "--output": true, "--segment": true, "--progress": true,

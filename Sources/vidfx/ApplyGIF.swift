@@ -24,12 +24,18 @@ extension Apply {
             return (size.width, size.height)
         }
         let reviewedFile = try reviewed.load(tickLimit: nil)
-        func pass(into sink: any FrameSink) throws -> Renderer.Outcome {
+        let reportPath = DetectionStage.redacts(chain) ? RedactionReport.path(for: output, folder: false) : nil
+        try RedactionReport.check(reportPath, overwrite: render.yes)
+        var stage: DetectionStage?
+        func pass(into sink: any FrameSink, last: Bool) throws -> Renderer.Outcome {
             let frames = try FrameSource(input: media, configuration: configuration)
             defer { frames.close() }
             chain?.duration = frames.configuration.expectedTicks(for: frames.info).map { Double($0) / frames.configuration.frameRate.seconds }
-            let stage = try DetectionStage.make(chain: chain, settings: detection.settings, reviewed: reviewedFile,
-                                                frameRate: frames.configuration.frameRate.seconds, overwrite: render.yes)
+            // The second pass's detections are the GIF's (its log's and its report's).
+            var settings = detection.settings
+            if !last { settings.logPath = nil }
+            stage = try DetectionStage.make(chain: chain, settings: settings, reviewed: reviewedFile,
+                                            frameRate: frames.configuration.frameRate.seconds, overwrite: render.yes)
             interruption.arm { frames.stop() }
             let renderer = Renderer(chain: chain, detection: stage, sink: sink)
             renderer.keepsStoppedOutput = false
@@ -37,18 +43,19 @@ extension Apply {
             return try renderer.run(frames)
         }
         let palette = GIFPaletteSink(size: gifSize)
-        var outcome = try pass(into: palette)
+        var outcome = try pass(into: palette, last: false)
         if let signal = interruption.signal { throw ExitCode(128 + signal) }
         var settings = GIFSink.Settings(output: output, frameRate: configuration.frameRate)
         settings.size = gifSize
         settings.overwrite = render.yes
         let gif = try GIFSink(settings: settings, palette: palette)
-        outcome = try pass(into: gif)
+        outcome = try pass(into: gif, last: true)
         if let signal = interruption.signal {
             Console.note("interrupted; nothing written to \(output)")
             throw ExitCode(128 + signal)
         }
         _ = outcome
+        try reportRender(chain: chain, stage: stage, reportPath: reportPath)
         if !render.quiet, let written = gif.written {
             let seconds = Double(written.frames) / configuration.frameRate.seconds
             Console.note("wrote \(output): \(Console.count(written.frames, "frame")), \(written.width)x\(written.height) gif, "

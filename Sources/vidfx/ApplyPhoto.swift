@@ -33,13 +33,7 @@ extension Apply {
         var given = false
         renderer.keep = { _ in defer { given = true }; return !given }
         _ = try renderer.run(frames)
-        render.reportPasses(of: chain)
-        if let stage, DetectionStage.redacts(chain) {
-            let report = RedactionReport(tally: stage.tally, input: input, output: output, fromFile: reviewed.path,
-                                         foundOnRecheck: stage.recheckFinds)
-            if let reportPath { try report.write(to: reportPath, overwrite: render.yes) }
-            if !render.quiet { Console.note(report.line + (reportPath.map { "; report \($0)" } ?? "")) }
-        }
+        try reportRender(chain: chain, stage: stage, reportPath: reportPath)
         if !render.quiet, let size = sink.written {
             Console.note("wrote \(output): \(size.width)x\(size.height) \(format.name)")
         }

@@ -52,6 +52,16 @@ import Testing
         #expect(scratch.contents == ["small.gif"], "no work file left: \(scratch.contents)")
     }
 
+    @Test func aRedactedGIFHasItsReport() async throws {
+        let scratch = Scratch()
+        let out = scratch.path("crowd.gif")
+        let r = try await CLI.run(["apply", CLI.media("crowd.mp4"), "--duration", "0.5", "--size", "320x320", "-e", "faceblur",
+                                   "--detections", scratch.path("faces.jsonl"), "-o", out])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("redaction:") && r.stderr.contains("report"), "\(r.stderr)")
+        #expect(scratch.contents == ["crowd.gif", "crowd.redaction.json", "faces.jsonl"], "\(scratch.contents)")
+    }
+
     @Test func nothingIsReplacedOrLeftBehind() async throws {
         let scratch = Scratch()
         let out = scratch.path("mine.gif")
