@@ -164,6 +164,7 @@ test-load: setup-test
 bench: setup-test
 	python3 bench/decode.py
 	python3 bench/effects.py
+	python3 bench/gif.py
 	python3 bench/apply.py
 	python3 bench/preview.py
 	python3 bench/hdr.py
