@@ -57,16 +57,16 @@ public final class EffectChain: Sendable {
         set { length.withLock { $0 = newValue } }
     }
 
-    /// The gain of the sound at `time` seconds of the output, from the effects that
-    /// change it (``Fade``): 1 when none does. Each effect's enable range is ignored: the
-    /// sound follows the whole chain.
-    public func audioGain(at time: Double) -> Double {
+    /// The sound's gain at each time of the output, in seconds, from the effects that
+    /// change it (``Fade``); nil when none does. Built once, for the ``duration`` set
+    /// now: the encoder calls it for every sample, so it takes no lock and looks
+    /// nothing up. Each effect's enable range is ignored: the sound follows the whole chain.
+    public var audioGain: (@Sendable (Double) -> Double)? {
+        let fades = entries.compactMap { $0.effect as? Fade }
+        guard !fades.isEmpty else { return nil }
         let duration = self.duration
-        return entries.reduce(1) { gain, entry in (entry.effect as? Fade).map { gain * $0.audioGain(at: time, duration: duration) } ?? gain }
+        return { time in fades.reduce(1) { $0 * $1.audioGain(at: time, duration: duration) } }
     }
-
-    /// Whether any effect changes the sound (``audioGain(at:)`` is not always 1).
-    public var changesAudio: Bool { entries.contains { $0.effect is Fade } }
 
     /// Colour passes rendered so far, in place and into a new frame.
     private let inPlacePasses = Atomic<Int>(0)

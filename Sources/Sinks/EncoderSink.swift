@@ -64,7 +64,7 @@ public final class EncoderSink: FrameSink {
         /// this false then.
         public var audioCopyAllowed = true
         /// The sound's gain at each time of the output, in seconds (a fade; see
-        /// `EffectChain.audioGain(at:)`): the audio is then transcoded. Nil: as it is.
+        /// `EffectChain.audioGain`): the audio is then transcoded. Nil: as it is.
         public var audioGain: (@Sendable (Double) -> Double)?
         /// How fast the audio plays (`--speed`, as the frames' `FrameSource` speed), at
         /// its own pitch (atempo): it is then transcoded. 1 by default.

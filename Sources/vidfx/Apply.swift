@@ -31,7 +31,7 @@ struct Apply: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output video file, or - for standard output; an image name (.jpg, .png, .webp) writes one picture from a photo.")
     var output: String
 
-    @Option(help: "JPEG or WebP quality of an image output, 1–100.")
+    @Option(parsing: .unconditional, help: "JPEG or WebP quality of an image output, 1–100.")
     var quality: Int = 90
 
     @Option(help: "Container: mp4, mov, mkv, webm or ts (default: from the extension; mkv for -).")
@@ -139,7 +139,7 @@ struct Apply: ParsableCommand {
             settings.audioStart = configuration.start
             settings.audioDuration = configuration.duration
             settings.audioCopyAllowed = configuration.loop == .once && configuration.start == Rational(0) && configuration.duration == nil
-            if let chain, chain.changesAudio { settings.audioGain = { chain.audioGain(at: $0) } }
+            settings.audioGain = chain?.audioGain
             settings.audioSpeed = configuration.speed
         }
         let sink: EncoderSink

@@ -43,18 +43,17 @@ extension Apply {
             return try renderer.run(frames)
         }
         let palette = GIFPaletteSink(size: gifSize)
-        var outcome = try pass(into: palette, last: false)
+        _ = try pass(into: palette, last: false)
         if let signal = interruption.signal { throw ExitCode(128 + signal) }
         var settings = GIFSink.Settings(output: output, frameRate: configuration.frameRate)
         settings.size = gifSize
         settings.overwrite = render.yes
         let gif = try GIFSink(settings: settings, palette: palette)
-        outcome = try pass(into: gif, last: true)
+        _ = try pass(into: gif, last: true)
         if let signal = interruption.signal {
             Console.note("interrupted; nothing written to \(output)")
             throw ExitCode(128 + signal)
         }
-        _ = outcome
         try reportRender(chain: chain, stage: stage, reportPath: reportPath)
         if !render.quiet, let written = gif.written {
             let seconds = Double(written.frames) / configuration.frameRate.seconds

@@ -54,6 +54,14 @@ import Testing
         #expect(size("q20.jpg") > 0 && size("q20.jpg") * 2 < size("q95.jpg"), "\(size("q20.jpg")) vs \(size("q95.jpg"))")
     }
 
+    @Test(arguments: ["0", "101", "-5"])
+    func aQualityOutOfRangeIsOneLine(quality: String) async throws {
+        let scratch = Scratch()
+        let r = try await CLI.run(["apply", CLI.media("still.jpg"), "--quality", quality, "-o", scratch.path("q.jpg")])
+        #expect(r.status != 0 && r.stderr.contains("--quality must be 1…100"), "\(r.stderr)")
+        #expect(scratch.contents.isEmpty)
+    }
+
     @Test func aVideoIntoAnImageIsOneLineAndNothingWritten() async throws {
         let scratch = Scratch()
         let out = scratch.path("frame.png")
