@@ -76,8 +76,13 @@ let package = Package(
         // colour kernels, BGRA → 4:2:0, the HDR table lookup, the field measure.
         .target(name: "CPixelKernels", cSettings: kernelOptimisation),
         .target(name: "FrameSource", dependencies: ["FrameCore", "MediaInput", "CFFmpeg", "CFFmpegShim", "CPixelKernels"], swiftSettings: strict),
+        // The text stack (FreeType, HarfBuzz, fontconfig) behind a small C API, loaded when a
+        // text is first drawn. CFreeType, a system library, names the apt packages; its folder
+        // links FreeType's headers and is CTextStack's header search path (as COpenCV below).
+        .systemLibrary(name: "CFreeType", providers: [.apt(["libfreetype-dev", "libharfbuzz-dev", "libfontconfig-dev", "fonts-dejavu-core"])]),
+        .target(name: "CTextStack", dependencies: ["COnDemand", "CFreeType"], cSettings: [.headerSearchPath("../CFreeType")]),
         // The software shader engine and the effects; knows nothing of FFmpeg.
-        .target(name: "Effects", dependencies: ["FrameCore", "CPixelKernels"], swiftSettings: strict + tuning),
+        .target(name: "Effects", dependencies: ["FrameCore", "CPixelKernels", "CTextStack"], swiftSettings: strict + tuning),
         // zlib, for PNG frames streamed straight to their files.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Where frames go (one FrameSink protocol): the encoder with the input's audio,

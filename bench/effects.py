@@ -85,6 +85,9 @@ CASES = [
     ("sharpen rgb (ffmpeg: unsharp)", "sharpen:amount=1:radius=2:channels=rgb", "unsharp=5:5:1:5:5:1", False),
     ("sharpen luma", "sharpen:amount=1:radius=2", None, False),
     ("vignette", "vignette", None, True),
+    ("text timecode (ffmpeg: drawtext)", "text:text={{timecode}}:size=54:box=#00000099",
+     "drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:timecode='00\\:00\\:00\\:00':rate=30"
+     ":fontsize=54:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=14:x=27:y=27", False),
     ("oldtimes", "oldtimes", None, False),
     ("chain sepia,posterize,threshold", "sepia,posterize=6,threshold", None, True),
 ]

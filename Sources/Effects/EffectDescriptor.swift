@@ -36,6 +36,9 @@ public enum ParameterType: Sendable, Equatable {
     case choice([String])
     /// A file path (LUTs, images).
     case file
+    /// Free text (a caption). In the chain syntax a value holding `:` or `,` is quoted:
+    /// `text='Take 2: the pier'`.
+    case text
     /// A colour: `#RRGGBB[AA]` or `r,g,b[,a]` with components in 0…1; held as (r, g, b, a).
     case color
     /// A fixed number of reals: `x,y` or `a,b,c,d,tx,ty`.
@@ -48,6 +51,7 @@ public enum ParameterType: Sendable, Equatable {
         case .int: "int"
         case .choice: "choice"
         case .file: "file"
+        case .text: "text"
         case .color: "color"
         case .vector: "vector"
         }
@@ -101,7 +105,7 @@ public struct ParameterSpec: Sendable {
     public var isAnimatable: Bool {
         switch type {
         case .float, .int, .color, .vector: true
-        case .choice, .file: false
+        case .choice, .file, .text: false
         }
     }
 
@@ -145,11 +149,18 @@ public struct ParameterSpec: Sendable {
                       sliderMin: nil, sliderMax: nil, unit: nil, help: help)
     }
 
+    /// Free text, empty by default unless given.
+    public static func text(_ name: String, default value: String = "", help: String) -> ParameterSpec {
+        ParameterSpec(name: name, type: .text, defaultValue: .text(value), min: nil, max: nil,
+                      sliderMin: nil, sliderMax: nil, unit: nil, help: help)
+    }
+
     /// `0…1`, `≥ 2`, `topLeft|topRight…` or `path`: the valid values, for messages and tables.
     public var rangeDescription: String {
         switch type {
         case .choice(let options): return options.joined(separator: "|")
         case .file: return "path"
+        case .text: return "text"
         case .color: return "#RRGGBB[AA]|r,g,b[,a]"
         case .vector(let n):
             let shape = (0..<n).map { _ in "n" }.joined(separator: ",")

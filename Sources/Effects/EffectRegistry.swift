@@ -31,6 +31,7 @@ public enum EffectRegistry {
         ColorThreshold.self,
         Noir.self,
         Vignette.self,
+        Text.self,
         Kaleidoscope.self,
         Affine.self,
         Straighten.self,

@@ -12,7 +12,7 @@ enum ForeignEffectNames {
     private static let gaussian = "use 'blur:sigma=…' (a Gaussian, sigma in pixels)"
     private static let box = "use 'blur:mode=box:radius=…'"
     private static let motion = "use 'blur:mode=motion:length=…:angle=…'"
-    private static let noText = "vidfx draws no text yet: 'overlay' lays a picture over the frame (a PNG of your title)"
+    private static let text = "use 'text:text=…' (templates such as {timecode} are filled in per frame)"
     private static let size = "scaling is an option, not an effect: --size WxH or 720p, with --fit fit|fill|stretch"
     private static let grey = "use 'monochrome' (a tint of the luminance) or 'noir' (black and white with contrast)"
 
@@ -21,7 +21,8 @@ enum ForeignEffectNames {
         "boxblur": box, "avgblur": box, "ciboxblur": box, "motionblur": motion, "cimotionblur": motion, "cizoomblur": "use 'zoomblur'",
         "unsharp": "use 'sharpen'", "unsharpmask": "use 'sharpen'", "ciunsharpmask": "use 'sharpen'",
         "cisharpenluminance": "use 'sharpen'", "civignette": "use 'vignette'",
-        "drawtext": noText, "text": noText, "subtitles": noText, "caption": noText, "title": noText,
+        "drawtext": text, "subtitles": text, "caption": text, "title": text, "timecode": "use 'text:text={timecode}'",
+        "citextimagegenerator": text,
         "eq": "use 'colorcontrols' (brightness, contrast, saturation) or 'gamma'",
         "brightness": "use 'colorcontrols:brightness=…' or 'exposure:ev=…'",
         "contrast": "use 'colorcontrols:contrast=…'", "saturation": "use 'colorcontrols:saturation=…'",

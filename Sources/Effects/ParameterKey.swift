@@ -61,4 +61,9 @@ extension ParameterSpec {
     public static func file(_ key: ParameterKey<String>, required: Bool, help: String) -> ParameterSpec {
         file(key.name, required: required, help: help)
     }
+
+    /// Free text, named by its key.
+    public static func text(_ key: ParameterKey<String>, default value: String = "", help: String) -> ParameterSpec {
+        text(key.name, default: value, help: help)
+    }
 }

@@ -118,7 +118,7 @@ public struct Parameters: Sendable {
                 throw EffectError("\(effect): \(name) must be a number (\(spec.rangeDescription)), not '\(text)'")
             }
             return .number(parsed * scale)
-        case .choice, .file:
+        case .choice, .file, .text:
             return .text(text)
         case .color:
             return .vector(try Parameters.parseColor(text, name: name, effect: effect))
@@ -149,6 +149,12 @@ public struct Parameters: Sendable {
             }
             return .text(match)
         case (.file, .text):
+            return value
+        case (.text, .text(let t)):
+            // Control characters have no place on a picture (a newline is written `\n`).
+            if let bad = t.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+                throw EffectError("\(effect): \(spec.name) holds the control character U+\(String(bad.value, radix: 16, uppercase: true)); write a new line as \\n")
+            }
             return value
         case (.color, .vector(let v)):
             guard v.count == 4 || v.count == 3, v.allSatisfy({ $0 >= 0 && $0 <= 1 }) else {
@@ -221,7 +227,9 @@ public struct Parameters: Sendable {
             if let track = tracks[spec.name] {
                 return "\(spec.name)=" + track.keys.map { "\($0.value)@\(ParameterValue.number($0.time))" }.joined(separator: ",")
             }
-            return "\(spec.name)=\(values[spec.name]!.description)"
+            let value = values[spec.name]!.description
+            if case .text = spec.type { return "\(spec.name)=\(ChainSyntax.quoted(value))" }
+            return "\(spec.name)=\(value)"
         }.joined(separator: ":")
     }
 }

@@ -34,7 +34,7 @@ public struct LiveChain: Sendable {
             for spec in d.parameters {
                 switch spec.type {
                 case .float, .int: values[spec.name] = .number(entry.parameters.double(spec.name))
-                case .choice, .file: values[spec.name] = .text(entry.parameters.text(spec.name))
+                case .choice, .file, .text: values[spec.name] = .text(entry.parameters.text(spec.name))
                 case .color, .vector: values[spec.name] = .vector(entry.parameters.vector(spec.name))
                 }
             }
@@ -100,7 +100,7 @@ public struct LiveChain: Sendable {
         case .choice(let options):
             guard case .text(let t)? = currentValue, let i = options.firstIndex(of: t) else { return }
             newValue = .text(options[(i + delta + options.count) % options.count])
-        case .file, .color, .vector:
+        case .file, .text, .color, .vector:
             return
         }
         items[index].values[spec.name] = newValue

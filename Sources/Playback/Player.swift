@@ -138,6 +138,7 @@ public final class Player: @unchecked Sendable {
             lastSource = frame
             if visible {
                 options.annotate?(&frame)
+                describe(live.chain)
                 live.chain?.apply(to: &frame)
                 // What rendering costs, smoothed (1/8 of each new sample).
                 renderCost = (renderCost * 7 + (clock.now() - now)) / 8
@@ -233,10 +234,18 @@ public final class Player: @unchecked Sendable {
         return time < captionUntil ? caption : nil
     }
 
+    /// Tells a chain not yet told the cadence and the input (a caption's timecode and name);
+    /// a live preview's length is not known.
+    private func describe(_ chain: EffectChain?) {
+        guard let chain, chain.frameRate == nil else { return }
+        chain.describeOutput(frameRate: options.frameRate, ticks: nil, input: source.input)
+    }
+
     /// While paused, a changed effect is shown on the paused picture at once.
     private func redrawPaused() throws {
         guard var frame = lastSource else { return }
         options.annotate?(&frame)
+        describe(live.chain)
         live.chain?.apply(to: &frame)
         for sink in sinks where sink.isVisible { _ = try sink.show(frame, caption: captionText(at: options.clock.now())) }
     }

@@ -174,6 +174,10 @@ extension Renderer {
                              chain: EffectChain?, detection: DetectionStage? = nil) throws -> Frame {
         let source = try FrameSource(input: media, configuration: Stills.configuration(configuration, at: time))
         defer { source.close() }
+        // A caption's timecode counts the cadence's frames (a caller may have said more).
+        if let chain, chain.frameRate == nil {
+            chain.describeOutput(frameRate: configuration.frameRate, ticks: nil, input: media.location)
+        }
         try checkStill(at: time, duration: source.info.duration, input: media.location)
         return try still(Stills(media: media, configuration: configuration, times: [time], first: source), at: time,
                          chain: chain, detection: detection, input: media.location)

@@ -124,13 +124,60 @@ function defaultText(p) {
   return typeof p.default === 'number' ? fmt(p.default) : String(p.default);
 }
 
+// Quoting, as the command line's (ChainSyntax): inside single quotes every character
+// stands for itself; outside, a backslash makes the next separator or quote literal.
+const SPECIAL = new Set([':', ',', "'", '\\', '=', '@']);
+
+function splitOutside(text, separator) {
+  const pieces = [];
+  let current = '', quoted = false, escaped = false;
+  for (const c of text) {
+    if (escaped) { current += c; escaped = false; }
+    else if (c === "'") { quoted = !quoted; current += c; }
+    else if (c === '\\' && !quoted) { escaped = true; current += c; }
+    else if (c === separator && !quoted) { pieces.push(current); current = ''; }
+    else current += c;
+  }
+  pieces.push(current);
+  return pieces;
+}
+
+function firstEquals(piece) {
+  let quoted = false, escaped = false;
+  for (let i = 0; i < piece.length; i++) {
+    const c = piece[i];
+    if (escaped) escaped = false;
+    else if (c === "'") quoted = !quoted;
+    else if (c === '\\' && !quoted) escaped = true;
+    else if (c === '=' && !quoted) return i;
+  }
+  return -1;
+}
+
+function unquoted(raw) {
+  let out = '', quoted = false, pending = false;
+  for (const c of raw) {
+    if (pending) { if (!SPECIAL.has(c)) out += '\\'; out += c; pending = false; }
+    else if (c === "'") quoted = !quoted;
+    else if (c === '\\' && !quoted) pending = true;
+    else out += c;
+  }
+  return pending ? out + '\\' : out;
+}
+
+function quoted(value) {
+  const s = String(value);
+  if (![...s].some((c) => SPECIAL.has(c)) && !s.startsWith(' ') && !s.endsWith(' ')) return s;
+  return "'" + s.split("'").join("'\\''") + "'";
+}
+
 function effectText(item) {
   const d = state.byName[item.name];
   const parts = [item.name];
   for (const p of d.parameters) {
     const v = item.values[p.name];
     if (v === undefined || v === null || v === '' || v === defaultText(p)) continue;
-    parts.push(`${p.name}=${v}`);
+    parts.push(`${p.name}=${p.type === 'text' ? quoted(v) : v}`);
   }
   if (item.ease) parts.push(`ease=${item.ease}`);
   if (item.enable) parts.push(`enable=${item.enable}`);
@@ -144,7 +191,7 @@ function parseChain(text) {
   // A comma piece that does not start with a letter continues the effect before it
   // (colour components, keyframes).
   const items = [];
-  for (const piece of text.split(',')) {
+  for (const piece of splitOutside(text, ',')) {
     const t = piece.trim();
     if (t && !/^\p{L}/u.test(t) && items.length) items[items.length - 1] += ',' + t;
     else items.push(piece);
@@ -153,7 +200,7 @@ function parseChain(text) {
     const item = raw.trim();
     if (!item) throw new Error(`empty effect in chain '${text}'`);
     const parts = [];
-    for (const piece of item.split(':')) {
+    for (const piece of splitOutside(item, ':')) {
       // Times hold colons too (enable=0:10-0:20, 2@1:30).
       const last = parts[parts.length - 1];
       if (/^\p{N}/u.test(piece) && !piece.includes('=') && last !== undefined && last.includes('=')
@@ -162,22 +209,22 @@ function parseChain(text) {
     }
     let head = parts.shift();
     let positional = null;
-    const eq = head.indexOf('=');
-    if (eq >= 0) { positional = head.slice(eq + 1); head = head.slice(0, eq); }
+    const eq = firstEquals(head);
+    if (eq >= 0) { positional = unquoted(head.slice(eq + 1)); head = head.slice(0, eq); }
     const d = state.byName[head];
     if (!d) throw new Error(`unknown effect '${head}'`);
     const out = { name: head, values: {}, enable: null, ease: null };
     const own = (k) => d.parameters.some((p) => p.name === k);
     parts.forEach((part, i) => {
-      const e = part.indexOf('=');
+      const e = firstEquals(part);
       if (e >= 0) {
-        const k = part.slice(0, e), v = part.slice(e + 1);
+        const k = part.slice(0, e), v = unquoted(part.slice(e + 1));
         if (k === 'enable' && !own(k)) out.enable = v;
         else if (k === 'ease' && !own(k)) out.ease = v;
         else if (!own(k)) throw new Error(`${head}: no parameter '${k}'`);
         else out.values[k] = v;
       } else if (i === 0 && positional === null) {
-        positional = part;
+        positional = unquoted(part);
       } else {
         throw new Error(`${head}: '${part}' is not name=value`);
       }
@@ -285,6 +332,11 @@ function control(item, index, p) {
     });
     vector.append(...inputs);
     box.append(vector);
+  } else if (p.type === 'text') {
+    const input = attrs(document.createElement('input'));
+    input.type = 'text'; input.value = current;
+    input.addEventListener('change', () => set(input.value));
+    box.append(input);
   } else if (p.type === 'file') {
     const select = attrs(document.createElement('select'));
     select.append(new Option('(choose a file in the outputs folder)', ''));

@@ -118,7 +118,7 @@ struct Apply: ParsableCommand {
 
         // The output's length, for effects that end somewhere (a fade out).
         let ticks = span.map { Int($0.total) } ?? configuration.expectedTicks(for: source.info)
-        chain?.duration = ticks.map { Double($0) / configuration.frameRate.seconds }
+        chain?.describeOutput(frameRate: configuration.frameRate, ticks: ticks, input: input)
         var settings = EncoderSink.Settings(output: output)
         settings.overwrite = render.yes
         let stop = StopSignal()

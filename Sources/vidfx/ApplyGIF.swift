@@ -30,7 +30,7 @@ extension Apply {
         func pass(into sink: any FrameSink, last: Bool) throws -> Renderer.Outcome {
             let frames = try FrameSource(input: media, configuration: configuration)
             defer { frames.close() }
-            chain?.duration = frames.configuration.expectedTicks(for: frames.info).map { Double($0) / frames.configuration.frameRate.seconds }
+            chain?.describeOutput(frameRate: frames.configuration.frameRate, ticks: frames.configuration.expectedTicks(for: frames.info), input: input)
             // The second pass's detections are the GIF's (its log's and its report's).
             var settings = detection.settings
             if !last { settings.logPath = nil }

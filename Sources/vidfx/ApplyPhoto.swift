@@ -21,7 +21,7 @@ extension Apply {
                                  + "at the cadence: name a video (.mp4) to render it, or take stills with "
                                  + "`vidfx dump \(input) --at TIME -o FOLDER`")
         }
-        chain?.duration = 1 / frames.configuration.frameRate.seconds
+        chain?.describeOutput(frameRate: frames.configuration.frameRate, ticks: 1, input: input)
         let reviewedFile = try reviewed.load(tickLimit: 1)
         let stage = try DetectionStage.make(chain: chain, settings: detection.settings, reviewed: reviewedFile,
                                             frameRate: frames.configuration.frameRate.seconds, overwrite: render.yes)

@@ -211,7 +211,7 @@ struct Dump: ParsableCommand {
         var size: (Int, Int)?
         // The output's length (the whole cadence's, also for stills at chosen times), for
         // effects that end somewhere (a fade out).
-        chain?.duration = configuration.expectedTicks(for: info).map { Double($0) / configuration.frameRate.seconds }
+        chain?.describeOutput(frameRate: configuration.frameRate, ticks: configuration.expectedTicks(for: info), input: input)
         let renderer = Renderer(chain: chain, detection: stage, sink: writer)
         renderer.keepsStoppedOutput = false
         renderer.isStopped = { interruption.signal != nil }

@@ -109,7 +109,7 @@ import Testing
         ("boxblur", "'blur:mode=box"),
         ("civignette", "use 'vignette'"),
         ("unsharp", "use 'sharpen'"),
-        ("drawtext", "draws no text yet"),
+        ("drawtext", "use 'text:text=…'"),
         ("eq", "'colorcontrols'"),
         ("scale", "--size"),
         ("lut3d", "'lut:file="),
