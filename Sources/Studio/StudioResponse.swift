@@ -12,6 +12,11 @@ enum StudioResponse {
         json(["error": message], status: status)
     }
 
+    /// `{"error": message}` as bytes, for answers written below the router.
+    static func errorBody(_ message: String) -> [UInt8] {
+        Array((try? JSONSerialization.data(withJSONObject: ["error": message], options: [.withoutEscapingSlashes])) ?? Data("{}".utf8))
+    }
+
     static func bytes(_ data: some Sequence<UInt8>, type: String, status: HTTPResponse.Status = .ok) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = type

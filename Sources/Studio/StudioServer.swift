@@ -7,6 +7,7 @@ import Detection
 import Render
 import Sinks
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -126,7 +127,7 @@ public final class StudioServer: Sendable {
         logger.logLevel = .critical
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: sockets, configuration: .init(ws: .init(maxFrameSize: 1 << 20))),
+            server: Self.server(sockets: sockets.buildResponder(), access: access),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vidfx studio"),
             onServerRunning: { [self] channel in ready(address(port: channel.localAddress?.port ?? configuration.port)) },
             logger: logger
@@ -230,6 +231,17 @@ public final class StudioServer: Sendable {
         }
     }
 
+    /// HTTP/1.1 with the WebSocket upgrade, behind a ``RequestHeadGuard``: long lines and
+    /// heads, slow heads and WebSocket requests without the token are answered before the
+    /// parser and the upgrade see them.
+    static func server(sockets: some HTTPResponder<BasicWebSocketRequestContext>, access: StudioAccess) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            GuardedChildChannel(base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: sockets,
+                                                                   configuration: .init(ws: .init(maxFrameSize: 1 << 20))),
+                                access: access, headTimeout: .seconds(10))
+        }
+    }
+
     /// Runs a handler, turning a refusal into its status and message.
     func answer(_ body: () async throws -> Response) async -> Response {
         do { return try await body() } catch let error as StudioRequestError {
@@ -237,8 +249,11 @@ public final class StudioServer: Sendable {
         } catch let error as any UserFacingError {
             // The library's one line: the same message the command line prints.
             return StudioResponse.error(.badRequest, error.message)
+        } catch is NIOTooManyBytesError {
+            return StudioResponse.error(.contentTooLarge, "the request's body is larger than this route takes")
         } catch {
-            return StudioResponse.error(.internalServerError, "\(error)")
+            // What went wrong inside is no business of the page's: no type names, no paths.
+            return StudioResponse.error(.internalServerError, "the studio could not answer this request")
         }
     }
 
