@@ -127,7 +127,7 @@ let package = Package(
         .target(
             name: "Studio",
             dependencies: [
-                "Playback", "Render", "FrameSource", "MediaInput", "Effects", "Sinks", "FrameCore", "Detection",
+                "Playback", "Render", "FrameSource", "MediaInput", "Effects", "Sinks", "FrameCore", "Detection", "Scenes",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ],

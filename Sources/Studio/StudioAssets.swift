@@ -26,6 +26,7 @@ enum StudioAssets {
       <input id="scrub" type="range" min="0" max="0" step="1" value="0" aria-label="Frame">
       <span id="counter">0 / 0</span>
     </div>
+    <canvas id="strip" width="960" height="54" title="The clip: thumbnails, scene cuts (yellow) and where you are; click or drag to go there. ←/→ a frame, Shift+←/→ the previous or next cut, space play or pause"></canvas>
     <div class="transport">
       <label><input id="split-on" type="checkbox"> before / after</label>
       <input id="split" type="range" min="0" max="1" step="0.01" value="0.5" aria-label="Wipe position" disabled>
@@ -523,7 +524,84 @@ function noteTracks(header) {
 function showTick() {
   if (!state.scrubbing) $('scrub').value = state.tick;
   $('counter').textContent = `${state.tick + 1} / ${state.ticks}`;
+  drawStrip();
   commands();
+}
+
+// MARK: the timeline strip (thumbnails and cuts from /api/timeline, made once by the server)
+
+// The first tick showing the picture on screen at `seconds`: k/N ≥ seconds.
+function tickAt(seconds) {
+  const [n, d] = state.rate;
+  return Math.min(state.ticks - 1, Math.max(0, Math.ceil((seconds * n) / d - 1e-6)));
+}
+
+async function loadTimeline() {
+  for (let wait = 250; ; wait = Math.min(wait * 2, 4000)) {
+    const t = await (await fetch('/api/timeline')).json();
+    if (t.state === 'failed') { $('strip').title = `No timeline: ${t.error}`; return; }
+    if (t.state === 'ready') {
+      const image = new Image();
+      image.src = t.image;
+      await image.decode();
+      state.timeline = { ...t, image, cutTicks: t.cuts.map(tickAt) };
+      document.body.dataset.timeline = 'ready';
+      drawStrip();
+      return;
+    }
+    await new Promise((r) => setTimeout(r, wait));
+  }
+}
+
+function drawStrip() {
+  const strip = $('strip');
+  const g = strip.getContext('2d');
+  g.clearRect(0, 0, strip.width, strip.height);
+  const t = state.timeline;
+  const x = (tick) => (tick / state.ticks) * strip.width;
+  if (t) {
+    // A film strip: slots of the thumbnails' shape side by side, each showing the
+    // thumbnail of the time at its middle (the last one made at or before it).
+    const slot = Math.max(8, (strip.height * t.width) / t.height);
+    for (let left = 0; left < strip.width; left += slot) {
+      const middle = ((left + slot / 2) / strip.width) * state.ticks;
+      let i = 0;
+      while (i + 1 < t.times.length && tickAt(t.times[i + 1]) <= middle) i++;
+      g.drawImage(t.image, i * t.width, 0, t.width, t.height, left, 0, slot, strip.height);
+    }
+    g.fillStyle = '#ffd23c';
+    for (const tick of t.cutTicks) g.fillRect(Math.round(x(tick)) - 1, 0, 2, strip.height);
+  }
+  g.fillStyle = '#6cb4ff';
+  g.fillRect(Math.round(x(state.tick)), 0, 2, strip.height);
+}
+
+// Goes to `tick`, paused: its exact still now, and the player waiting there.
+function goTo(tick) {
+  if (state.playing) setPlaying(false);
+  state.tick = Math.min(state.ticks - 1, Math.max(0, tick));
+  showTick();
+  requestStill();
+  send({ seek: state.tick });
+}
+
+function stripTick(e) {
+  const box = $('strip').getBoundingClientRect();
+  return Math.floor(((e.clientX - box.left) / box.width) * state.ticks);
+}
+$('strip').addEventListener('pointerdown', (e) => {
+  $('strip').setPointerCapture(e.pointerId);
+  state.stripDrag = true;
+  goTo(stripTick(e));
+});
+$('strip').addEventListener('pointermove', (e) => { if (state.stripDrag) goTo(stripTick(e)); });
+$('strip').addEventListener('pointerup', () => { state.stripDrag = false; });
+
+// The cut before or after the current tick (the clip's start and end when there is none).
+function neighbourCut(direction) {
+  const cuts = state.timeline ? state.timeline.cutTicks : [];
+  if (direction < 0) return [0, ...cuts].filter((c) => c < state.tick).pop() ?? 0;
+  return [...cuts, state.ticks - 1].find((c) => c > state.tick) ?? state.ticks - 1;
 }
 
 function setStatus(text) { $('status').textContent = text; }
@@ -539,7 +617,13 @@ function setPlaying(playing) {
 
 $('play').addEventListener('click', () => setPlaying(!state.playing));
 document.addEventListener('keydown', (e) => {
-  if (e.key === ' ' && e.target === document.body) { e.preventDefault(); setPlaying(!state.playing); }
+  if (e.target !== document.body) return;  // keys typed into a control are the control's
+  if (e.key === ' ') { e.preventDefault(); setPlaying(!state.playing); }
+  else if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
+    e.preventDefault();
+    const direction = e.key === 'ArrowLeft' ? -1 : 1;
+    goTo(e.shiftKey ? neighbourCut(direction) : state.tick + direction);
+  }
 });
 $('scrub').addEventListener('input', () => {
   state.scrubbing = true;
@@ -960,6 +1044,7 @@ async function start() {
   commands();
   showTick();
   connect();
+  loadTimeline();
   document.body.dataset.ready = 'true';
 }
 window.studio.ready = start();
@@ -1002,6 +1087,7 @@ select { max-width: 100%; }
 .param > input[type=text] { grid-column: 2 / 5; }
 #review-name, #export-name { flex: 1; }
 #lanes { background: #111; cursor: pointer; margin: 0.4em 0; }
+#strip { background: #111; cursor: pointer; margin: 0.2em 0 0.4em; }
 #review-tracks li { display: flex; gap: 0.5em; align-items: center; margin: 0.2em 0; }
 #review-tracks li.hidden-track { opacity: 0.5; }
 #review-tracks canvas { width: 40px; height: 40px; flex: none; }

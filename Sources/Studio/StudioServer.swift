@@ -94,6 +94,8 @@ public final class StudioServer: Sendable {
     /// Whether a detections file is being received (one at a time).
     let detectionUploads = Mutex(false)
     private let stillInput: StillInput
+    /// Thumbnails and cuts along the scrub bar, made once in the background.
+    private let timeline = StudioTimeline()
 
     /// - Parameter configuration: what to serve.
     public init(configuration: Configuration) {
@@ -133,6 +135,8 @@ public final class StudioServer: Sendable {
             logger: logger
         )
         playback.start()
+        timeline.start(media: configuration.media, configuration: configuration.stillConfiguration, duration: configuration.duration,
+                       folder: configuration.folder)
         do {
             // Ctrl-C or SIGTERM: stop accepting, then end renders and playback below.
             try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
@@ -172,6 +176,19 @@ public final class StudioServer: Sendable {
                 info["ticks"] = max(1, Int((d * configuration.frameRate.seconds - 1e-9).rounded(.up)))
             }
             return StudioResponse.json(info)
+        }
+        router.get("/api/timeline") { [self] _, _ in
+            switch timeline.current {
+            case .working: return StudioResponse.json(["state": "working"])
+            case .failed(let why): return StudioResponse.json(["state": "failed", "error": why])
+            case .ready(let strip, _):
+                return StudioResponse.json(["state": "ready", "count": strip.count, "width": strip.width, "height": strip.height,
+                                            "times": strip.times, "cuts": strip.cuts, "image": "/api/timeline.jpg"])
+            }
+        }
+        router.get("/api/timeline.jpg") { [self] _, _ in
+            guard case .ready(_, let jpeg) = timeline.current else { return StudioResponse.error(.notFound, "the timeline is not ready") }
+            return StudioResponse.bytes(jpeg, type: "image/jpeg")
         }
         router.get("/api/outputs") { [self] _, _ in
             StudioResponse.json(configuration.folder.listing().map { ["name": $0.name, "size": $0.size] })

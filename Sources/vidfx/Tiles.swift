@@ -21,14 +21,7 @@ enum Tiles {
 
     /// Copies `tile` into `sheet` with its top-left corner at (`x`, `y`); it must fit.
     static func place(_ tile: Frame, into sheet: inout Frame, x: Int, y: Int) {
-        let (dstStride, srcStride, rowBytes) = (sheet.bytesPerRow, tile.bytesPerRow, tile.width * 4)
-        tile.withUnsafeBytes { src in
-            sheet.withUnsafeMutableBytes { dst in
-                for row in 0..<tile.height {
-                    (dst.baseAddress! + (y + row) * dstStride + x * 4).copyMemory(from: src.baseAddress! + row * srcStride, byteCount: rowBytes)
-                }
-            }
-        }
+        sheet.place(tile, x: x, y: y)
     }
 
     /// The top `height` rows of `frame`.

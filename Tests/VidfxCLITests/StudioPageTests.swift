@@ -134,6 +134,48 @@ import Testing
         #expect(reloaded[1] as? [String] == ["sepia", "pixelate"])
     }
 
+    /// JavaScript: presses `key` on the page (as a hand does, on the page itself, not a control) and
+    /// resolves with the still it brings.
+    static func press(_ key: String, shift: Bool = false) -> String {
+        "(() => { const shown = studio.nextStill(); document.body.dispatchEvent(new KeyboardEvent('keydown', "
+            + "{key: '\(key)', shiftKey: \(shift), bubbles: true})); return shown; })()"
+    }
+
+    @Test func theTimelineShowsThumbnailsAndCutsAndTheKeysStepThroughThem() async throws {
+        let studio = try await StudioProcess.start("cuts.mp4")
+        defer { Task { await studio.stop() } }
+        let shot = ProcessInfo.processInfo.environment["VIDFX_STUDIO_TIMELINE_SCREENSHOT"]
+        let results = try await Self.drive(studio.page, [
+            // 0: once live and the strip is made, the cuts the page marks.
+            "new Promise(r => { const check = () => studio.state.ws && document.body.dataset.timeline === 'ready' "
+                + "? r(studio.state.timeline.cutTicks) : setTimeout(check, 50); check(); })",
+            // 1: pause.
+            "(() => { const shown = studio.nextStill(); document.getElementById('play').click(); return shown; })()",
+            // 2–6: the next cut, a frame on, back to that cut, the cut before it (the start), and a frame back from there.
+            Self.press("ArrowRight", shift: true), Self.press("ArrowRight"), Self.press("ArrowLeft", shift: true),
+            Self.press("ArrowLeft", shift: true), Self.press("ArrowRight"),
+            // 7: the strip's pixels: a cut mark's colour at the first cut, thumbnails elsewhere.
+            """
+            (() => { const c = document.getElementById('strip'); const g = c.getContext('2d');
+            const at = (x) => Array.from(g.getImageData(x, c.height / 2, 1, 1).data);
+            const x = Math.round(studio.state.timeline.cutTicks[0] / studio.state.ticks * c.width);
+            const row = g.getImageData(0, c.height / 2, c.width, 1).data; let lit = 0;
+            for (let i = 0; i < row.length; i += 4) if (row[i] + row[i + 1] + row[i + 2] > 60) lit++;
+            return {mark: at(x), lit, width: c.width}; })()
+            """,
+        ], screenshot: shot)
+        let cuts = try await StudioTimelineTests.sceneCuts("cuts.mp4")
+        let cutTicks = try #require(results[0] as? [Int])
+        // The first tick showing each cut's picture: k/30 ≥ its time.
+        #expect(cutTicks == cuts.map { Int(($0 * 30 - 1e-6).rounded(.up)) }, "\(cutTicks) against \(cuts)")
+        let ticks = results[2...6].map { ($0 as? [String: Any])?["tick"] as? Int ?? -1 }
+        #expect(ticks == [cutTicks[0], cutTicks[0] + 1, cutTicks[0], 0, 1], "\(ticks)")
+        let strip = try #require(results[7] as? [String: Any])
+        let mark = strip["mark"] as? [Int] ?? []
+        #expect(mark.count == 4 && mark[0] > 200 && mark[1] > 170 && mark[2] < 110, "the cut mark is yellow: \(mark)")
+        #expect((strip["lit"] as? Int ?? 0) > (strip["width"] as? Int ?? 0) / 2, "thumbnails fill the strip: \(strip)")
+    }
+
     @Test func aRenderFromThePageCompletesAndACancelLeavesNothing() async throws {
         let studio = try await StudioProcess.start("crowd.mp4")
         defer { Task { await studio.stop() } }

@@ -87,8 +87,11 @@ final class StudioProcess: Sendable {
         }
     }
 
-    /// The visible and hidden files in the outputs folder.
-    var outputFiles: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: outputs.url.path)) ?? []).sorted() }
+    /// The visible and hidden files in the outputs folder, but the timeline strip kept there.
+    var outputFiles: [String] { allOutputFiles.filter { !$0.hasPrefix(".vidfx-timeline-") } }
+
+    /// Every file in the outputs folder.
+    var allOutputFiles: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: outputs.url.path)) ?? []).sorted() }
 }
 
 struct StudioTestError: Error, CustomStringConvertible {

@@ -1,0 +1,111 @@
+import Foundation
+import FrameCore
+import FrameSource
+import MediaInput
+import Render
+import Scenes
+import Sinks
+import Synchronization
+
+/// The clip along the scrub bar: a strip of thumbnails, each the exact picture at its
+/// time (as `storyboard` makes them), and the scene cuts `scenes` finds with its
+/// defaults. Made once, on a thread of its own, when the studio starts, and kept in the
+/// outputs folder under a hidden name (never listed or served as an output), so the next
+/// studio on the same clip has it at once.
+final class StudioTimeline: Sendable {
+    /// What the page draws.
+    struct Strip: Codable, Equatable, Sendable {
+        /// How many thumbnails, side by side in one JPEG.
+        var count: Int
+        /// Each thumbnail's size in pixels.
+        var width: Int
+        var height: Int
+        /// The time each thumbnail shows, in seconds.
+        var times: [Double]
+        /// The times the scenes after the first begin, in seconds.
+        var cuts: [Double]
+    }
+
+    enum State: Sendable {
+        case working
+        case ready(Strip, jpeg: [UInt8])
+        case failed(String)
+    }
+
+    /// The most thumbnails in a strip, and each one's width.
+    static let most = 48
+    static let thumbnailWidth = 160
+
+    private let state = Mutex<State>(.working)
+
+    /// Where the strip is kept for the input `identity` names (its path, size and change time).
+    static func cacheNames(folder: OutputFolder, identity: String) -> (json: String, jpeg: String) {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in identity.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0100_0000_01b3 }
+        let stem = ".vidfx-timeline-" + String(hash, radix: 16)
+        return (folder.file(stem + ".json"), folder.file(stem + ".jpg"))
+    }
+
+    /// What the page asks for now.
+    var current: State { state.withLock { $0 } }
+
+    /// Starts making the strip of `media` (`duration` seconds), or takes it from the folder.
+    func start(media: MediaInput, configuration: FrameSource.Configuration, duration: Double?, folder: OutputFolder) {
+        let thread = Thread { [self] in
+            do {
+                let made = try make(media: media, configuration: configuration, duration: duration, folder: folder)
+                state.withLock { $0 = .ready(made.strip, jpeg: made.jpeg) }
+            } catch {
+                state.withLock { $0 = .failed("\(error)") }
+            }
+        }
+        thread.name = "vidfx studio timeline"
+        thread.qualityOfService = .utility
+        thread.start()
+    }
+
+    private func make(media: MediaInput, configuration: FrameSource.Configuration, duration: Double?,
+                      folder: OutputFolder) throws -> (strip: Strip, jpeg: [UInt8]) {
+        guard let duration, duration > 0 else { throw RenderError("\(media.location): its length is unknown, so it has no timeline") }
+        var identity = media.location
+        var info = stat()
+        if stat(media.location, &info) == 0 { identity += ":\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)" }
+        identity += ":\(Self.most):\(Self.thumbnailWidth)"
+        let names = Self.cacheNames(folder: folder, identity: identity)
+        if let data = FileManager.default.contents(atPath: names.json), let strip = try? JSONDecoder().decode(Strip.self, from: data),
+           let jpeg = FileManager.default.contents(atPath: names.jpeg) {
+            return (strip, [UInt8](jpeg))
+        }
+
+        // Thumbnails: the picture on screen at the start of each of `count` equal parts.
+        let ticks = Int((duration * configuration.frameRate.seconds).rounded(.up))
+        let count = max(1, min(Self.most, ticks))
+        let reader = try StillReader(input: media, configuration: configuration)
+        var times: [Double] = []
+        var sheet: Frame?
+        var height = 0
+        for k in 0..<count {
+            let time = Rational(Int64(k) * Int64(ticks) / Int64(count), 1) / configuration.frameRate
+            guard let picture = try reader.picture(at: time) else { break }
+            if sheet == nil {
+                height = max(2, Int((Double(Self.thumbnailWidth) * Double(picture.height) / Double(max(1, picture.width))).rounded()))
+                sheet = Frame(width: Self.thumbnailWidth * count, height: height)
+            }
+            sheet!.place(FrameScaler.resize(picture, width: Self.thumbnailWidth, height: height), x: k * Self.thumbnailWidth, y: 0)
+            times.append(time.seconds)
+        }
+        guard let sheet, !times.isEmpty else { throw RenderError("\(media.location): no pictures for the timeline") }
+
+        // Cuts: `scenes` with its defaults (the content detector, PySceneDetect's settings).
+        let scan = try SceneScan(media: media, options: PictureScanner.Options(), minimumLength: .seconds(0.6)) { length in
+            NamedDetector(name: "content", ContentDetector(minSceneLength: length))
+        }
+        let strip = Strip(count: times.count, width: Self.thumbnailWidth, height: height, times: times,
+                          cuts: scan.list.cuts.map(\.time.seconds))
+        let jpeg = try ImageEncoder().encode(sheet, as: .jpeg(quality: 80))
+        // Kept for the next studio; a folder that cannot take it only costs the next one this work.
+        try? AtomicOutput.write(Data(jpeg), to: names.jpeg, overwrite: true)
+        if let json = try? JSONEncoder().encode(strip) { try? AtomicOutput.write(json, to: names.json, overwrite: true) }
+        return (strip, jpeg)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The studio's timeline (issue 46): thumbnails along the scrub bar and the scene cuts
+/// `scenes` finds, made once in the background and kept in the outputs folder.
+@Suite struct StudioTimelineTests {
+    /// The cut times `vidfx scenes` finds in a testmedia clip.
+    static func sceneCuts(_ clip: String) async throws -> [Double] {
+        let r = try await CLI.run(["scenes", CLI.media(clip), "--json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        return (list["cuts"] as? [[String: Any]] ?? []).compactMap { $0["time"] as? Double }
+    }
+
+    /// Polls `/api/timeline` until it is no longer being made (each poll a loopback request).
+    static func timeline(_ studio: StudioProcess) async throws -> [String: Any] {
+        while true {
+            let t = try #require(try await studio.request("/api/timeline").json)
+            if t["state"] as? String != "working" { return t }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    @Test func theStripHasAThumbnailPerPartAndTheScenesCuts() async throws {
+        let studio = try await StudioProcess.start("cuts.mp4")
+        defer { Task { await studio.stop() } }
+        let t = try await Self.timeline(studio)
+        #expect(t["state"] as? String == "ready", "\(t)")
+        let cuts = try await Self.sceneCuts("cuts.mp4")
+        #expect(cuts.count == 7)
+        let served = t["cuts"] as? [Double] ?? []
+        #expect(served.count == cuts.count && zip(served, cuts).allSatisfy { abs($0 - $1) < 1e-5 }, "\(served) against \(cuts)")
+        // 288 ticks in 48 parts: a thumbnail every 6 ticks, from 0.
+        let times = t["times"] as? [Double] ?? []
+        #expect(times.count == 48 && t["count"] as? Int == 48)
+        #expect(times.enumerated().allSatisfy { abs($0.element - Double($0.offset * 6) / 30) < 1e-9 })
+        let jpeg = try await studio.request("/api/timeline.jpg")
+        #expect(jpeg.status == 200)
+        let file = studio.outputs.path("strip.jpg")
+        try jpeg.body.write(to: URL(fileURLWithPath: file))
+        let probe = try await Subprocess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", file])
+        #expect(String(decoding: probe, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "7680,90")
+        // Kept in the folder under hidden names: not listed, not served as outputs.
+        let kept = studio.allOutputFiles.filter { $0.hasPrefix(".vidfx-timeline-") }
+        #expect(kept.count == 2, "\(studio.allOutputFiles)")
+        let listing = try await studio.request("/api/outputs")
+        #expect(!listing.text.contains(".vidfx-timeline"))
+        if let name = kept.first { #expect(try await studio.request("/outputs/\(name)").status == 400) }
+        #expect(await studio.stop() == 0)
+    }
+}
