@@ -8,6 +8,8 @@ public final class ImageFileSink: FrameSink {
     public let path: String
     /// Its format.
     public let format: ImageFormat
+    /// The size it is written at (nil: the picture's own).
+    public var size: PhotoSize?
     /// The picture written, once ``finish()`` has run.
     public private(set) var written: (width: Int, height: Int)?
     private var frame: Frame?
@@ -30,7 +32,8 @@ public final class ImageFileSink: FrameSink {
 
     /// Writes the image.
     public func finish() throws(SinkError) {
-        guard let frame else { throw SinkError(path: path, reason: "the input gave no picture to write") }
+        guard var frame else { throw SinkError(path: path, reason: "the input gave no picture to write") }
+        if let size { frame = try size.apply(to: frame) }
         do { try ImageWriter.write(frame, to: path, as: format) } catch { throw SinkError(path: path, reason: error.reason) }
         written = (frame.width, frame.height)
         self.frame = nil

@@ -52,7 +52,7 @@ struct Apply: ParsableCommand {
     @Option(help: "Output size: WxH, 480p, 720p, 1080p or 2160p (default: the input's).")
     var size: SizeArgument?
 
-    @Option(help: "How the picture fits --size: fit (letterbox), fill (crop) or stretch.")
+    @Option(help: "How the picture fits --size: fit (letterbox; a photo or GIF: its shape inside, no bars), fill (crop) or stretch.")
     var fit: EncoderSink.Fit = .fit
 
     @Option(help: ArgumentHelp("Colour a transparent input is composited over when the output cannot keep alpha (H.264, HEVC, AV1; ProRes 4:2:2): #RRGGBB or black, white, grey, green, blue, red (default black).", valueName: "colour"))

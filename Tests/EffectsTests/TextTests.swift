@@ -47,6 +47,26 @@ import Testing
         #expect(try EffectChain(parsing: #"text:text=a\nb"#).entries[0].parameters.text("text") == #"a\nb"#)
     }
 
+    /// Random chains of the syntax's special characters: parsing never traps, and what
+    /// parses prints as a chain that parses back to itself (quotes and all).
+    @Test func randomChainsParseOrFailCleanlyAndRoundTrip() throws {
+        let pieces = ["text", "text=", ":", ",", "'", "\\", "=", "a", " ", "{{", "}}", "@", "sepia", "0", ":size=9", "n", "é", "{tick}"]
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next() -> Int {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            return Int(state % UInt64(pieces.count))
+        }
+        var parsed = 0
+        for _ in 0..<3000 {
+            let text = (0..<(1 + next() % 12)).map { _ in pieces[next()] }.joined()
+            guard let chain = try? EffectChain(parsing: text) else { continue }
+            parsed += 1
+            let again = try EffectChain(parsing: chain.description)
+            #expect(again.description == chain.description, "'\(text)' → '\(chain.description)' → '\(again.description)'")
+        }
+        #expect(parsed > 50, "enough of them parse to test the round trip: \(parsed)")
+    }
+
     /// A frame of one opaque colour.
     static func plain(width: Int, height: Int, _ pixel: UInt32) -> Frame {
         var f = Frame(width: width, height: height)

@@ -44,6 +44,28 @@ import Testing
         #expect(scratch.contents == ["sepia.\(ext)"], "no work file is left: \(scratch.contents)")
     }
 
+    /// `--size` on a photo: Lanczos by libavfilter's `scale`; fit keeps the shape inside the
+    /// box with no bars, fill covers it and crops the middle, stretch gives the box. Each
+    /// against ffmpeg's own scale of dump's picture.
+    @Test(arguments: [("fit", "320x226", "scale=320:240:force_original_aspect_ratio=decrease:flags=lanczos"),
+                      ("fill", "320x240", "scale=320:240:force_original_aspect_ratio=increase:flags=lanczos,crop=320:240"),
+                      ("stretch", "320x240", "scale=320:240:flags=lanczos")])
+    func sizeScalesAPhotoAsFfmpegsScaleDoes(fit: String, size: String, filter: String) async throws {
+        let scratch = Scratch()
+        let photo = scratch.path("small.png"), folder = scratch.path("frames"), theirs = scratch.path("theirs.png")
+        var r = try await CLI.run(["apply", CLI.media("crowd.jpg"), "--size", "320x240", "--fit", fit, "-o", photo])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("wrote \(photo): \(size) png"), "\(r.stderr)")
+        r = try await CLI.run(["dump", CLI.media("crowd.jpg"), "-o", folder])
+        #expect(r.status == 0, "\(r.stderr)")
+        _ = try await Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", folder + "/frame_000000.png",
+                                                        "-vf", "format=bgra,\(filter)", theirs])
+        let a = try await Self.pixels(photo), b = try await Self.pixels(theirs)
+        #expect(a.count == b.count && !a.isEmpty, "\(a.count) against \(b.count) bytes")
+        let worst = zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? 255
+        #expect(worst <= 1, "largest difference from ffmpeg's scale: \(worst)")
+    }
+
     @Test func qualityChangesTheSize() async throws {
         let scratch = Scratch()
         for q in ["20", "95"] {
