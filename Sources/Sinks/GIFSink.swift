@@ -19,6 +19,8 @@ public final class GIFSink: FrameSink {
         public var size: (width: Int, height: Int)?
         /// Replace an existing file.
         public var overwrite = false
+        /// How many times the animation plays in all; nil: for ever (what GIFs usually do).
+        public var plays: Int?
 
         /// Settings for `output` at `frameRate`.
         public init(output: String, frameRate: Rational) {
@@ -137,8 +139,12 @@ public final class GIFSink: FrameSink {
         st.pointee.time_base = enc.pointee.time_base
         r = avio_open(&mux.pointee.pb, work, AVIO_FLAG_WRITE)
         if r < 0 { throw SinkError.ffmpeg(path, "cannot create the output", r) }
-        // The GIF muxer's default loop count, 0, plays the animation for ever.
-        r = avformat_write_header(mux, nil)
+        // The GIF muxer's loop count: 0 (its default) plays for ever, -1 once (no loop
+        // extension), N plays N + 1 times (the first play, then N repeats).
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        if let plays = settings.plays { av_dict_set(&options, "loop", String(plays <= 1 ? -1 : plays - 1), 0) }
+        r = avformat_write_header(mux, &options)
         if r < 0 { throw SinkError.ffmpeg(path, "cannot write the GIF header", r) }
     }
 

@@ -19,7 +19,7 @@ struct Apply: ParsableCommand {
         what was rendered into a playable file (exit 130). \
         A photo in, a photo out: `vidfx apply photo.jpg -e faceblur -o redacted.jpg` (.jpg, .png, .webp, .ppm). \
         `-o clip.gif` writes an animated GIF with one palette for the clip (ffmpeg's palettegen and paletteuse; \
-        --fps and --size make it smaller). \
+        --fps and --size make it smaller; it plays for ever, or --loop N times). \
         `-o -` streams to standard output (Matroska unless --container says otherwise; MP4 and MOV are \
         fragmented), e.g. `vidfx apply in.mp4 -e sepia -o - | ffplay -`.
         """

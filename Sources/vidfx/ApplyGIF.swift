@@ -10,12 +10,15 @@ extension Apply {
     /// rendered twice, each time as the cadence gives it: first for its palette
     /// (`palettegen`), then mapped to it (`paletteuse`, error diffusion) and encoded.
     /// Twice the decoding rather than every frame kept: memory stays flat however long
-    /// the clip. `--size` scales (Lanczos) before both passes; there is no sound.
+    /// the clip. `--size` scales (Lanczos) before both passes; there is no sound. `--loop N`
+    /// is the GIF's play count (the clip is in the file once); without it, it plays for ever.
     func writeGIF(chain: EffectChain?) throws {
         let interruption = Interruption()
         defer { interruption.end() }
         var configuration = source.configuration(timeline: timeline, quiet: render.quiet)
         configuration.prefetch = 0
+        // --loop N is the GIF's own play count: the clip is in the file once.
+        configuration.loop = .once
         let media = try source.input(input, access: .seekable)
         let gifSize = try size.map { size throws -> (width: Int, height: Int) in
             guard size.width > 0 && size.height > 0 else {
@@ -48,6 +51,7 @@ extension Apply {
         var settings = GIFSink.Settings(output: output, frameRate: configuration.frameRate)
         settings.size = gifSize
         settings.overwrite = render.yes
+        settings.plays = timeline.loop
         let gif = try GIFSink(settings: settings, palette: palette)
         _ = try pass(into: gif, last: true)
         if let signal = interruption.signal {
@@ -58,7 +62,8 @@ extension Apply {
         if !render.quiet, let written = gif.written {
             let seconds = Double(written.frames) / configuration.frameRate.seconds
             Console.note("wrote \(output): \(Console.count(written.frames, "frame")), \(written.width)x\(written.height) gif, "
-                         + String(format: "%.2f s", seconds) + ", one palette of 256 colours")
+                         + String(format: "%.2f s", seconds) + ", one palette of 256 colours"
+                         + (timeline.loop.map { ", plays \($0 == 1 ? "once" : "\($0) times")" } ?? ""))
         }
     }
 }

@@ -52,6 +52,35 @@ import Testing
         #expect(scratch.contents == ["small.gif"], "no work file left: \(scratch.contents)")
     }
 
+    /// The NETSCAPE2.0 loop count of a GIF, nil when it has no such block (it plays once).
+    static func loopCount(_ path: String) throws -> Int? {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let tag = Array("NETSCAPE2.0".utf8)
+        guard let i = (0...(bytes.count - tag.count)).first(where: { Array(bytes[$0..<($0 + tag.count)]) == tag }),
+              i + 15 <= bytes.count else { return nil }
+        // Sub-block: size 3, id 1, then the count (little-endian).
+        #expect(bytes[i + 11] == 3 && bytes[i + 12] == 1)
+        return Int(bytes[i + 13]) | Int(bytes[i + 14]) << 8
+    }
+
+    @Test func loopIsTheGIFsPlayCountAndTheClipIsInItOnce() async throws {
+        let scratch = Scratch()
+        var frames: [String: Int] = [:]
+        for (name, options) in [("ever", [String]()), ("once", ["--loop", "1"]), ("thrice", ["--loop", "3"])] {
+            let out = scratch.path("\(name).gif")
+            let r = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "--size", "80x60", "--fps", "5", "-o", out] + options)
+            #expect(r.status == 0, "\(r.stderr)")
+            let counted = try await Subprocess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-count_frames", "-show_entries",
+                                                                      "stream=nb_read_frames", "-of", "csv=p=0", out])
+            frames[name] = Int(String(decoding: counted, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        #expect(frames == ["ever": 15, "once": 15, "thrice": 15], "the clip once in each file: \(frames)")
+        // 0 plays for ever; no block plays once; 2 plays the first time and twice more.
+        #expect(try Self.loopCount(scratch.path("ever.gif")) == 0)
+        #expect(try Self.loopCount(scratch.path("once.gif")) == nil)
+        #expect(try Self.loopCount(scratch.path("thrice.gif")) == 2)
+    }
+
     @Test func aRedactedGIFHasItsReport() async throws {
         let scratch = Scratch()
         let out = scratch.path("crowd.gif")
