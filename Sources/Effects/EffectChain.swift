@@ -122,14 +122,15 @@ public final class EffectChain: Sendable {
     /// Effects grouped into passes: runs of colour effects fused, each layer its own.
     private static func stages(_ effects: [any Effect], fuse: Bool) -> [Stage] {
         var stages: [Stage] = []
+        // The colour effects since the last layer, fused into one pass when they end: built
+        // in place, so a chain of n effects costs n steps (a copy per effect was n²).
+        var run: [any ColorEffect] = []
         for effect in effects {
             if let c = effect as? any ColorEffect {
-                if fuse, case .color(let run)? = stages.last {
-                    stages[stages.count - 1] = .color(run + [c])
-                } else {
-                    stages.append(.color([c]))
-                }
+                if !fuse && !run.isEmpty { stages.append(.color(run)); run = [] }
+                run.append(c)
             } else if let l = effect as? any LayerEffect {
+                if !run.isEmpty { stages.append(.color(run)); run = [] }
                 stages.append(.layer(l))
             } else {
                 // An effect must be one of the two: dropping one silently would render
@@ -137,6 +138,7 @@ public final class EffectChain: Sendable {
                 preconditionFailure("\(type(of: effect)) is neither a ColorEffect nor a LayerEffect")
             }
         }
+        if !run.isEmpty { stages.append(.color(run)) }
         return stages
     }
 
