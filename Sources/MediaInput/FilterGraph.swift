@@ -42,7 +42,7 @@ package final class FilterGraph {
         var name = [CChar](repeating: 0, count: 64)
         av_channel_layout_describe(&layout, &name, name.count)
         let args = "sample_rate=\(sampleRate):sample_fmt=\(String(cString: av_get_sample_fmt_name(AVSampleFormat(rawValue: format))))"
-            + ":channel_layout=\(String(cString: name)):time_base=1/\(sampleRate)"
+            + ":channel_layout=\(String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)):time_base=1/\(sampleRate)"
         try self.init(chain, sources: [("in", args)], source: "abuffer", sink: "abuffersink", threads: 1)
     }
 

@@ -30,6 +30,8 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
     private var head: [UInt8] = []
     private var finished = false
     private var timer: Scheduled<Void>?
+    /// Whether the connection was refused (its answer written, its input being drained).
+    private var refused = false
 
     init(access: StudioAccess, headTimeout: TimeAmount) {
         self.access = access
@@ -59,6 +61,10 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // After a refusal, what the client still sends is read and dropped until it closes:
+        // closing with unread bytes would reset the connection, and the reset can reach
+        // the client before the answer it was sent.
+        if refused { return }
         guard !finished else { context.fireChannelRead(data); return }
         let buffer = unwrapInboundIn(data)
         head += buffer.readableBytesView
@@ -125,16 +131,26 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// Answers `status` with `{"error": message}` and closes the connection.
+    /// Answers `status` with `{"error": message}`, then ends the connection: its output is
+    /// closed once the answer is out, its input drained for up to 2 s, then it is closed.
     private func refuse(_ context: ChannelHandlerContext, status: String, _ message: String) {
+        refused = true
         let body = StudioResponse.errorBody(message)
         let head = "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n"
             + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         var buffer = context.channel.allocator.buffer(capacity: head.utf8.count + body.count)
         buffer.writeString(head)
         buffer.writeBytes(body)
-        context.writeAndFlush(wrapOutboundOut(buffer)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(buffer)).assumeIsolated().whenComplete { _ in
+            context.close(mode: .output, promise: nil)
+            context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(2)) { context.close(promise: nil) }
+        }
         self.head = []
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timer?.cancel()
+        context.fireChannelInactive()
     }
 }
 

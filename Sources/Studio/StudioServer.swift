@@ -255,7 +255,7 @@ public final class StudioServer: Sendable {
         HTTPServerBuilder { responder in
             GuardedChildChannel(base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: sockets,
                                                                    configuration: .init(ws: .init(maxFrameSize: 1 << 20))),
-                                access: access, headTimeout: .seconds(10))
+                                access: access, headTimeout: .seconds(30))
         }
     }
 

@@ -98,7 +98,8 @@ import Testing
     @Test func slowHeadsAreClosedAndTheStudioKeepsAnswering() async throws {
         let studio = try await StudioProcess.start()
         defer { Task { await studio.stop() } }
-        // 40 connections each send half a head and stop; meanwhile a whole request is answered.
+        // 40 connections each send half a head and stop (each closed after 30 s); meanwhile a
+        // whole request is answered.
         let answers = try await Self.raw(studio, ["GET /api/info?token=TOKEN HTTP/1.1\r\n\(Self.head)Connection: close\r\n\r\n"], slow: 40)
         #expect(answers.count == 41)
         #expect(answers[0].hasPrefix("HTTP/1.1 200 "), "\(answers[0])")
