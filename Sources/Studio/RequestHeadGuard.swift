@@ -30,6 +30,8 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
     private var head: [UInt8] = []
     private var finished = false
     private var timer: Scheduled<Void>?
+    /// Where the request line ends, once its newline has arrived.
+    private var lineEnd: Int?
     /// Whether the connection was refused (its answer written, its input being drained).
     private var refused = false
 
@@ -67,8 +69,12 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
         if refused { return }
         guard !finished else { context.fireChannelRead(data); return }
         let buffer = unwrapInboundIn(data)
+        // Only the new bytes are searched (and the three before them, where a blank line
+        // may begin): a client trickling its head a byte at a time costs linear time.
+        let searchFrom = max(head.count - 3, 0)
         head += buffer.readableBytesView
-        if let end = Self.endOfHead(head) {
+        if lineEnd == nil { lineEnd = head[searchFrom...].firstIndex(of: UInt8(ascii: "\n")) }
+        if let end = Self.endOfHead(head, from: searchFrom) {
             let text = String(decoding: head[..<end], as: UTF8.self)
             finished = true
             timer?.cancel()
@@ -81,8 +87,7 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             return
         }
-        let lineLength = head.firstIndex(of: UInt8(ascii: "\n")) ?? head.count
-        if lineLength > Self.longestLine {
+        if (lineEnd ?? head.count) > Self.longestLine {
             finished = true
             refuse(context, status: "414 URI Too Long", "the request line is longer than \(Self.longestLine >> 10) KiB")
         } else if head.count > Self.longestHead {
@@ -93,9 +98,9 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// Where the head ends (after its blank line), if it has.
-    static func endOfHead(_ bytes: [UInt8]) -> Int? {
-        for i in bytes.indices.dropFirst() where bytes[i] == 10 {
+    /// Where the head ends (after its blank line), if it has, looking from `start` on.
+    static func endOfHead(_ bytes: [UInt8], from start: Int = 0) -> Int? {
+        for i in bytes.indices.dropFirst(max(start, 1)) where bytes[i] == 10 {
             if bytes[i - 1] == 10 { return i + 1 }
             if i >= 3, bytes[i - 1] == 13, bytes[i - 2] == 10 { return i + 1 }
         }

@@ -57,7 +57,7 @@ final class StillInput: @unchecked Sendable {
     }
 
     /// A file's path, size and change time: a file saved again under its name is another file.
-    private static func identity(of path: String) -> String {
+    static func identity(of path: String) -> String {
         var info = stat()
         guard stat(path, &info) == 0 else { return path }
         return "\(path):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"

@@ -67,10 +67,7 @@ final class StudioTimeline: Sendable {
     private func make(media: MediaInput, configuration: FrameSource.Configuration, duration: Double?,
                       folder: OutputFolder) throws -> (strip: Strip, jpeg: [UInt8]) {
         guard let duration, duration > 0 else { throw RenderError("\(media.location): its length is unknown, so it has no timeline") }
-        var identity = media.location
-        var info = stat()
-        if stat(media.location, &info) == 0 { identity += ":\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)" }
-        identity += ":\(Self.most):\(Self.thumbnailWidth)"
+        let identity = StillInput.identity(of: media.location) + ":\(Self.most):\(Self.thumbnailWidth)"
         let names = Self.cacheNames(folder: folder, identity: identity)
         if let data = FileManager.default.contents(atPath: names.json), let strip = try? JSONDecoder().decode(Strip.self, from: data),
            let jpeg = FileManager.default.contents(atPath: names.jpeg) {
