@@ -153,6 +153,7 @@ public final class StudioServer: Sendable {
     private func shutDown() async {
         await renders.cancelAll()
         await playback.stop()
+        await timeline.stop()
     }
 
     // MARK: Routes

@@ -37,6 +37,10 @@ final class StudioTimeline: Sendable {
     static let thumbnailWidth = 160
 
     private let state = Mutex<State>(.working)
+    /// Whether ``stop()`` was called, and the running scene scan's stop action.
+    private let stopping = Mutex<(stopped: Bool, scan: (@Sendable () -> Void)?)>((false, nil))
+    /// Whether the thread has ended, and who waits for it to.
+    private let ending = Mutex<(ended: Bool, waiting: [CheckedContinuation<Void, Never>])>((true, []))
 
     /// Where the strip is kept for the input `identity` names (its path, size and change time).
     static func cacheNames(folder: OutputFolder, identity: String) -> (json: String, jpeg: String) {
@@ -51,6 +55,7 @@ final class StudioTimeline: Sendable {
 
     /// Starts making the strip of `media` (`duration` seconds), or takes it from the folder.
     func start(media: MediaInput, configuration: FrameSource.Configuration, duration: Double?, folder: OutputFolder) {
+        ending.withLock { $0.ended = false }
         let thread = Thread { [self] in
             do {
                 let made = try make(media: media, configuration: configuration, duration: duration, folder: folder)
@@ -58,11 +63,27 @@ final class StudioTimeline: Sendable {
             } catch {
                 state.withLock { $0 = .failed("\(error)") }
             }
+            for waiting in ending.withLock({ e in e.ended = true; defer { e.waiting = [] }; return e.waiting }) { waiting.resume() }
         }
         thread.name = "vidfx studio timeline"
         thread.qualityOfService = .utility
         thread.start()
     }
+
+    /// Stops the strip's work and returns when its thread has ended: a process that
+    /// exits under a thread still decoding can crash in its exit handlers.
+    func stop() async {
+        stopping.withLock { $0.stopped = true; return $0.scan }?()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ended = ending.withLock { e in
+                if !e.ended { e.waiting.append(continuation) }
+                return e.ended
+            }
+            if ended { continuation.resume() }
+        }
+    }
+
+    private var stopped: Bool { stopping.withLock { $0.stopped } }
 
     private func make(media: MediaInput, configuration: FrameSource.Configuration, duration: Double?,
                       folder: OutputFolder) throws -> (strip: Strip, jpeg: [UInt8]) {
@@ -82,6 +103,7 @@ final class StudioTimeline: Sendable {
         var sheet: Frame?
         var height = 0
         for k in 0..<count {
+            if stopped { throw RenderError("the timeline was stopped") }
             let time = Rational(Int64(k) * Int64(ticks) / Int64(count), 1) / configuration.frameRate
             guard let picture = try reader.picture(at: time) else { break }
             if sheet == nil {
@@ -94,9 +116,16 @@ final class StudioTimeline: Sendable {
         guard let sheet, !times.isEmpty else { throw RenderError("\(media.location): no pictures for the timeline") }
 
         // Cuts: `scenes` with its defaults (the content detector, PySceneDetect's settings).
-        let scan = try SceneScan(media: media, options: PictureScanner.Options(), minimumLength: .seconds(0.6)) { length in
+        let scan = try SceneScan(media: media, options: PictureScanner.Options(), minimumLength: .seconds(0.6), watch: { [self] action in
+            let stoppedAlready = stopping.withLock { s in
+                s.scan = action
+                return s.stopped
+            }
+            if stoppedAlready { action() }
+        }) { length in
             NamedDetector(name: "content", ContentDetector(minSceneLength: length))
         }
+        if stopped { throw RenderError("the timeline was stopped") }
         let strip = Strip(count: times.count, width: Self.thumbnailWidth, height: height, times: times,
                           cuts: scan.list.cuts.map(\.time.seconds))
         let jpeg = try ImageEncoder().encode(sheet, as: .jpeg(quality: 80))

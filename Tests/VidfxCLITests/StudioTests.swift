@@ -12,26 +12,32 @@ final class StudioProcess: Sendable {
     let token: String
     let outputs: ScratchDirectory
     let page: String
+    /// Holds the studio's stderr, shown when it ends with a status other than 0.
+    private let log: ScratchDirectory
 
-    private init(running: Subprocess.Running, page: String, outputs: ScratchDirectory) {
+    private init(running: Subprocess.Running, page: String, outputs: ScratchDirectory, log: ScratchDirectory) {
         self.running = running
         self.page = page
         self.outputs = outputs
+        self.log = log
         base = String(page[..<page.range(of: "/?token=")!.lowerBound])
         token = String(page[page.range(of: "token=")!.upperBound...].prefix { $0.isHexDigit })
     }
 
-    /// Starts the studio on `input` (a testmedia file) and waits for its address.
+    /// Starts the studio on `input` (a testmedia file, or an absolute path) and waits for its address.
     static func start(_ input: String = "h264-30fps.mp4", options: [String] = []) async throws -> StudioProcess {
         let outputs = try ScratchDirectory("vidfx-studio")
+        let log = try ScratchDirectory("vidfx-studio-log")
+        _ = FileManager.default.createFile(atPath: log.path("stderr"), contents: nil)
         let process = Process()
         process.executableURL = CLI.executable
-        process.arguments = ["studio", CLI.testmedia.appendingPathComponent(input).path, "--outputs", outputs.url.path, "--no-browser"] + options
+        let path = input.hasPrefix("/") ? input : CLI.testmedia.appendingPathComponent(input).path
+        process.arguments = ["studio", path, "--outputs", outputs.url.path, "--no-browser"] + options
         process.currentDirectoryURL = CLI.directory
         process.standardInput = FileHandle.nullDevice
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: log.url.appendingPathComponent("stderr"))
         let running = try Subprocess.Running(process)
         var text = ""
         for await chunk in Subprocess.chunks(out.fileHandleForReading) {
@@ -43,14 +49,20 @@ final class StudioProcess: Sendable {
             _ = await running.exit()
             throw StudioTestError("vidfx studio printed no address: '\(text)'")
         }
-        return StudioProcess(running: running, page: String(line.dropFirst("vidfx studio: ".count)), outputs: outputs)
+        return StudioProcess(running: running, page: String(line.dropFirst("vidfx studio: ".count)), outputs: outputs, log: log)
     }
 
     /// Ends it as Ctrl-C would; its exit status.
     @discardableResult
     func stop() async -> Int32 {
         running.signal(SIGTERM)
-        return await running.exit().status
+        let status = await running.exit().status
+        if status != 0 {
+            // What the studio said is the only clue to an exit that load or a sanitizer caused.
+            let said = String(decoding: FileManager.default.contents(atPath: log.path("stderr")) ?? Data(), as: UTF8.self)
+            FileHandle.standardError.write(Data("vidfx studio ended with status \(status); its stderr:\n\(said.suffix(8000))\n".utf8))
+        }
+        return status
     }
 
     struct Answer {

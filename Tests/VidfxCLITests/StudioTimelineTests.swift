@@ -48,4 +48,19 @@ import Testing
         if let name = kept.first { #expect(try await studio.request("/outputs/\(name)").status == 400) }
         #expect(await studio.stop() == 0)
     }
+
+    /// SIGTERM while the strip is being made: the studio stops its thread before it exits
+    /// (a process ending under a decoding thread can crash in its exit handlers), and the
+    /// folder holds the whole cached pair or nothing of it.
+    @Test func aStudioStoppedWhileMakingItsTimelineEndsCleanly() async throws {
+        let scratch = try ScratchDirectory("vidfx-timeline-long")
+        let clip = scratch.path("long.mp4")
+        _ = try await Subprocess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=120",
+                                                         "-c:v", "libx264", "-preset", "ultrafast", "-g", "600", clip])
+        let studio = try await StudioProcess.start(clip)
+        let status = await studio.stop()
+        #expect(status == 0)
+        let left = studio.allOutputFiles
+        #expect(left.isEmpty || (left.count == 2 && left.allSatisfy { $0.hasPrefix(".vidfx-timeline-") && !$0.hasSuffix(".part") }), "\(left)")
+    }
 }
