@@ -78,6 +78,7 @@ CASES = [
     ("warhol", "warhol", None, False),
     ("zoomblur", "zoomblur", None, False),
     ("blur sigma=4 (ffmpeg: gblur, 1 step)", "blur:sigma=4", "gblur=sigma=4", False),
+    ("blur sigma=16 (ffmpeg: gblur, 1 step)", "blur:sigma=16", "gblur=sigma=16", False),
     ("blur sigma=32 (ffmpeg: gblur, 1 step)", "blur:sigma=32", "gblur=sigma=32", False),
     ("blur sigma=2 (ffmpeg: gblur, 1 step)", "blur:sigma=2", "gblur=sigma=2", False),
     ("blur box radius=8", "blur:mode=box:radius=8", "avgblur=sizeX=8", False),

@@ -101,9 +101,12 @@ KERNEL_TARGET static inline void K(store)(const float *e, uint32_t *d, int n, co
             d[x] = K(encoded)(p[0], encode) | K(encoded)(p[1], encode) << 8 | K(encoded)(p[2], encode) << 16 | K(byte)(p[3]) << 24;
         }
     } else {
-        for (int x = 0; x < n; x++) {
-            const float *p = e + 4 * x;
-            d[x] = K(byte)(p[0]) | K(byte)(p[1]) << 8 | K(byte)(p[2]) << 16 | K(byte)(p[3]) << 24;
+        // Byte by byte, as the pixels lie in memory (B, G, R, A): a loop that vectorises.
+        uint8_t *restrict bytes = (uint8_t *)d;
+        for (int i = 0; i < 4 * n; i++) {
+            float v = e[i];
+            v = v < 0 ? 0 : (v > 255 ? 255 : v);
+            bytes[i] = (uint8_t)(int)(v + 0.5f);
         }
     }
 }
@@ -150,5 +153,129 @@ KERNEL_TARGET static void K(columns)(const vfx_blur_axis *axis, const float *src
             const float *e = out + (size_t)(reach + i) * lanes;
             K(store)(e, dst + (ptrdiff_t)(row_begin + i) * dst_stride + c0, cw, encode);
         }
+    }
+}
+
+/// Rows [row_begin, row_end) of the float picture `src` (`width` pixels of 4 floats)
+/// blurred horizontally into `dst`: the float twin of K(rows), for a reduced picture.
+KERNEL_TARGET static void K(rows_float)(const vfx_blur_axis *axis, const float *src, ptrdiff_t src_stride, float *dst,
+                                        ptrdiff_t dst_stride, int width, int row_begin, int row_end, float *scratch) {
+    const int reach = vfx_blur_reach(axis), count = width + 2 * reach;
+    float *a = scratch, *b = scratch + (size_t)count * 4;
+    float acc[4];
+    for (int y = row_begin; y < row_end; y++) {
+        const float *s = src + (ptrdiff_t)y * src_stride;
+        for (int j = 0; j < reach; j++) memcpy(a + (size_t)j * 4, s, 4 * sizeof(float));
+        memcpy(a + (size_t)reach * 4, s, (size_t)width * 4 * sizeof(float));
+        for (int j = reach + width; j < count; j++) memcpy(a + (size_t)j * 4, s + (size_t)(width - 1) * 4, 4 * sizeof(float));
+        const float *out = K(line)(axis, a, b, count, 4, acc);
+        memcpy(dst + (ptrdiff_t)y * dst_stride, out + (size_t)reach * 4, (size_t)width * 4 * sizeof(float));
+    }
+}
+
+/// Columns [col_begin, col_end) of the float picture `src` blurred vertically, output rows
+/// [row_begin, row_end) written as floats to `dst`: the float twin of K(columns).
+KERNEL_TARGET static void K(columns_float)(const vfx_blur_axis *axis, const float *src, ptrdiff_t src_stride, int height,
+                                           float *dst, ptrdiff_t dst_stride, int col_begin, int col_end, int row_begin,
+                                           int row_end, float *scratch) {
+    const int reach = vfx_blur_reach(axis), rows = row_end - row_begin, count = rows + 2 * reach;
+    float acc[4 * VFX_BLUR_STRIP];
+    for (int c0 = col_begin; c0 < col_end; c0 += VFX_BLUR_STRIP) {
+        const int cw = col_end - c0 < VFX_BLUR_STRIP ? col_end - c0 : VFX_BLUR_STRIP, lanes = 4 * cw;
+        float *a = scratch, *b = scratch + (size_t)count * lanes;
+        for (int j = 0; j < count; j++) {
+            int y = row_begin - reach + j;
+            y = y < 0 ? 0 : (y >= height ? height - 1 : y);
+            memcpy(a + (size_t)j * lanes, src + (ptrdiff_t)y * src_stride + (ptrdiff_t)c0 * 4, (size_t)lanes * sizeof(float));
+        }
+        const float *out = K(line)(axis, a, b, count, lanes, acc);
+        for (int i = 0; i < rows; i++)
+            memcpy(dst + (ptrdiff_t)(row_begin + i) * dst_stride + (ptrdiff_t)c0 * 4, out + (size_t)(reach + i) * lanes,
+                   (size_t)lanes * sizeof(float));
+    }
+}
+
+/// Rows [row_begin, row_end) of the reduced picture, written from `dst` on (row
+/// `row_begin` first): each pixel the mean of a 2^shift-square block of `src` (BGRA),
+/// through `decode` when it is not NULL, as 4 floats. Reduced pixel (i, j) is the block
+/// from ((i − 1)·2^shift, (j − 1)·2^shift): a margin of one block around the picture, so
+/// the blocks past an edge hold its pixels repeated (as the full picture's blur would
+/// read them), not the mean of the block at the edge.
+KERNEL_TARGET static void K(shrink)(const uint32_t *src, ptrdiff_t src_stride, int width, int height, int shift, float *dst,
+                                    ptrdiff_t dst_stride, int row_begin, int row_end, const float *decode, float *restrict column) {
+    const int factor = 1 << shift, reduced = vfx_blur_reduced_size(width, shift), whole = width >> shift;
+    const float scale = 1.0f / (float)(factor * factor);
+    for (int sy = row_begin; sy < row_end; sy++) {
+        // The block's rows summed down each column (bytes as they lie: B, G, R, A), then
+        // each block's columns summed across.
+        for (int i = 0; i < 4 * width; i++) column[i] = 0;
+        for (int j = 0; j < factor; j++) {
+            int y = ((sy - 1) << shift) + j;
+            y = y < 0 ? 0 : (y >= height ? height - 1 : y);
+            const uint8_t *restrict bytes = (const uint8_t *)(src + (ptrdiff_t)y * src_stride);
+            if (decode) {
+                for (int i = 0; i < 4 * width; i += 4) {
+                    column[i] += decode[bytes[i]]; column[i + 1] += decode[bytes[i + 1]];
+                    column[i + 2] += decode[bytes[i + 2]]; column[i + 3] += (float)bytes[i + 3];
+                }
+            } else {
+                for (int i = 0; i < 4 * width; i++) column[i] += (float)bytes[i];
+            }
+        }
+        float *o = dst + (ptrdiff_t)(sy - row_begin) * dst_stride;
+        for (int sx = 0; sx < reduced; sx++) {
+            float sum[4] = {0, 0, 0, 0};
+            if (sx >= 1 && sx <= whole) {
+                const float *c = column + (size_t)((sx - 1) << shift) * 4;
+                for (int k = 0; k < 4 * factor; k += 4)
+                    for (int l = 0; l < 4; l++) sum[l] += c[k + l];
+            } else {
+                // Blocks past an edge, or over it: its last column repeated.
+                for (int k = 0; k < factor; k++) {
+                    int x = ((sx - 1) << shift) + k;
+                    x = x < 0 ? 0 : (x >= width ? width - 1 : x);
+                    for (int l = 0; l < 4; l++) sum[l] += column[4 * x + l];
+                }
+            }
+            for (int l = 0; l < 4; l++) o[4 * sx + l] = sum[l] * scale;
+        }
+    }
+}
+
+/// Output rows [row_begin, row_end) of a `width`-pixel picture interpolated (bilinear)
+/// from its reduced float picture (as K(shrink) lays it out: reduced pixel i stands at
+/// (i − ½)·2^shift − ½). `small` holds the reduced rows from `small_first` on;
+/// `small_height` is the whole reduced picture's height. Written as K(store) writes.
+/// `scratch` holds vfx_blur_expand_scratch floats.
+KERNEL_TARGET static void K(expand)(const float *small, ptrdiff_t small_stride, int small_first, int small_height, int shift,
+                                    uint32_t *dst, ptrdiff_t dst_stride, int width, int row_begin, int row_end,
+                                    const uint8_t *encode, float *scratch) {
+    const int factor = 1 << shift, reduced = vfx_blur_reduced_size(width, shift);
+    const float inverse = 1.0f / (float)factor;
+    float *line = scratch, *out = line + 4 * (size_t)reduced, *fraction = out + 4 * (size_t)width;
+    int *left = (int *)(fraction + width), *right = left + width;
+    for (int x = 0; x < width; x++) {
+        const float at = ((float)x + 0.5f) * inverse + 0.5f;
+        const int x0 = (int)floorf(at);
+        fraction[x] = at - (float)x0;
+        left[x] = x0 >= reduced ? reduced - 1 : x0;
+        right[x] = x0 + 1 >= reduced ? reduced - 1 : x0 + 1;
+    }
+    for (int y = row_begin; y < row_end; y++) {
+        const float at = ((float)y + 0.5f) * inverse + 0.5f;
+        const int y0 = (int)floorf(at);
+        const float t = at - (float)y0;
+        const int ya = y0 >= small_height ? small_height - 1 : y0;
+        const int yb = y0 + 1 >= small_height ? small_height - 1 : y0 + 1;
+        const float *restrict a = small + (ptrdiff_t)(ya - small_first) * small_stride;
+        const float *restrict b = small + (ptrdiff_t)(yb - small_first) * small_stride;
+        for (int i = 0; i < 4 * reduced; i++) line[i] = a[i] + t * (b[i] - a[i]);
+        for (int x = 0; x < width; x++) {
+            const float *l = line + 4 * left[x], *r = line + 4 * right[x];
+            const float s = fraction[x];
+            float *o = out + 4 * x;
+            for (int c = 0; c < 4; c++) o[c] = l[c] + s * (r[c] - l[c]);
+        }
+        K(store)(out, dst + (ptrdiff_t)y * dst_stride, width, encode);
     }
 }

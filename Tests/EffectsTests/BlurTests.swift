@@ -103,9 +103,31 @@ import Testing
         #expect(Fixture.difference(ours, source) > 20, "it blurs")
     }
 
+    /// Large sigmas blur a reduced picture; the pixels past each edge are still the edge
+    /// pixel repeated, not the mean of the block at the edge: a one-pixel white frame
+    /// around a dark picture (a block's mean would hold a quarter of its light or less)
+    /// blurs as OpenCV blurs it. Odd sizes leave a part block at the right and the bottom.
+    @Test(arguments: [9.0, 16, 40])
+    func edgesRepeatTheirOwnPixels(sigma: Double) async throws {
+        var source = SharpenTests.scene(width: 203, height: 117)
+        let stride = source.bytesPerRow
+        source.withUnsafeMutableBytes { b in
+            for y in 0..<117 {
+                for x in 0..<203 where x == 0 || y == 0 || x == 202 || y == 116 {
+                    for c in 0..<3 { b[y * stride + x * 4 + c] = 255 }
+                }
+            }
+        }
+        let ours = try Fixture.apply("blur:sigma=\(sigma)", to: source)
+        let theirs = try await Self.openCV(source, sigma: sigma)
+        let psnr = SharpenTests.psnr(ours, theirs)
+        #expect(psnr >= 45 && Fixture.difference(ours, theirs) <= 3,
+                "sigma \(sigma): PSNR \(psnr) dB, largest difference \(Fixture.difference(ours, theirs))")
+    }
+
     /// A band rendered alone (rows and the rows its columns reach) gives the whole
     /// picture's pixels: the running sums start elsewhere, so within a level.
-    @Test(arguments: ["blur:sigma=2", "blur:sigma=9", "blur:mode=box:radius=5", "blur:sigma=5:space=linear",
+    @Test(arguments: ["blur:sigma=2", "blur:sigma=9", "blur:sigma=40", "blur:mode=box:radius=5", "blur:sigma=5:space=linear",
                       "blur:mode=motion:length=9:angle=20"])
     func aBandAloneIsTheWholePicturesBand(chain: String) throws {
         let source = SharpenTests.scene(width: 120, height: 90)

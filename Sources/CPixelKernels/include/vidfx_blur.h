@@ -54,4 +54,26 @@ void vfx_blur_sparse(const float *src, ptrdiff_t src_stride, int width, int heig
                      int row_begin, int row_end, int count, const int *dx, const int *dy, const float *weights,
                      const uint8_t *encode, float *acc);
 
+/// Reduced pictures, for large sigmas: a blur of σ is a blur of about σ/2^shift on a
+/// picture 2^shift times smaller, interpolated back. The reduced picture is
+/// `vfx_blur_reduced_size` pixels each way: a pixel for each block of 2^shift, and one
+/// more each side holding the edge's pixels repeated. `vfx_blur_shrink` averages blocks
+/// into its rows [row_begin, row_end), written from `dst` on (`dst_stride` floats a row;
+/// `scratch` holds 4 × width floats);
+/// `vfx_blur_rows_float` and `vfx_blur_columns_float` blur it as `vfx_blur_rows` and
+/// `vfx_blur_columns` do, float to float; `vfx_blur_expand` interpolates output rows
+/// [row_begin, row_end) of the full picture from the reduced rows `small` holds (from
+/// reduced row `small_first` on, of `small_height` in all) and writes them as
+/// `vfx_blur_columns` does, with `vfx_blur_expand_scratch(width, shift)` floats of scratch.
+int vfx_blur_reduced_size(int size, int shift);
+void vfx_blur_shrink(const uint32_t *src, ptrdiff_t src_stride, int width, int height, int shift, float *dst,
+                     ptrdiff_t dst_stride, int row_begin, int row_end, const float *decode, float *scratch);
+void vfx_blur_rows_float(const vfx_blur_axis *axis, const float *src, ptrdiff_t src_stride, float *dst, ptrdiff_t dst_stride,
+                         int width, int row_begin, int row_end, float *scratch);
+void vfx_blur_columns_float(const vfx_blur_axis *axis, const float *src, ptrdiff_t src_stride, int height, float *dst,
+                            ptrdiff_t dst_stride, int col_begin, int col_end, int row_begin, int row_end, float *scratch);
+size_t vfx_blur_expand_scratch(int width, int shift);
+void vfx_blur_expand(const float *small, ptrdiff_t small_stride, int small_first, int small_height, int shift, uint32_t *dst,
+                     ptrdiff_t dst_stride, int width, int row_begin, int row_end, const uint8_t *encode, float *scratch);
+
 #endif
