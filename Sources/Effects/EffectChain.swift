@@ -99,8 +99,8 @@ public final class EffectChain: Sendable {
     private let inPlacePasses = Atomic<Int>(0)
     private let copiedPasses = Atomic<Int>(0)
 
-    /// How many colour passes rendered in place (into the only reference to a frame's
-    /// pixels) and how many into a new frame, since the chain was made. A caller that
+    /// How many colour (and overlay) passes rendered in place (into the only reference to
+    /// a frame's pixels) and how many colour passes into a new frame, since the chain was made. A caller that
     /// hands its frames over should see no copies: each one is a frame's worth of memory
     /// written and one more frame alive (8 MB at 1080p).
     public var colorPasses: (inPlace: Int, copied: Int) {
@@ -294,9 +294,9 @@ public final class EffectChain: Sendable {
         return current
     }
 
-    /// Renders the chain over `frame`, replacing it. Colour passes write in place when
-    /// no other frame shares the pixels (one 1080p frame, 8 MB, less in flight);
-    /// layer passes need the whole source, so they render into a new frame.
+    /// Renders the chain over `frame`, replacing it. Colour and overlay passes write in
+    /// place when no other frame shares the pixels (one 1080p frame, 8 MB, less in
+    /// flight); other layer passes need the whole source, so they render into a new frame.
     public func apply(to frame: inout Frame, time: Double? = nil) {
         let time = time ?? frame.time.seconds
         let facts = output.withLock { $0 }
@@ -312,6 +312,15 @@ public final class EffectChain: Sendable {
                 frame.withUnsafeMutableBytes { d in
                     renderColor(effects, from: UnsafePointer(d.baseAddress!.assumingMemoryBound(to: UInt32.self)), stride: stride,
                                 into: d.baseAddress!.assumingMemoryBound(to: UInt32.self), stride: stride, context: context)
+                }
+                inPlacePasses.add(1, ordering: .relaxed)
+                continue
+            }
+            if case .layer(let effect) = stage, let overlay = effect as? any OverlayEffect, frame.isUniquelyReferenced() {
+                overlay.prepare(width: frame.width, height: frame.height)
+                let stride = frame.bytesPerRow / 4
+                frame.withUnsafeMutableBytes { d in
+                    overlay.draw(onto: d.baseAddress!.assumingMemoryBound(to: UInt32.self), stride: stride, context: context)
                 }
                 inPlacePasses.add(1, ordering: .relaxed)
                 continue

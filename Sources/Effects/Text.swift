@@ -16,7 +16,7 @@ import Synchronization
 ///
 /// Drawn over the frame with straight-alpha *over* on the encoded values, as ffmpeg's
 /// `drawtext` blends: the box first, then the shadow, the outline and the text.
-public struct Text: LayerEffect {
+public struct Text: OverlayEffect {
     public static let descriptor = EffectDescriptor(
         name: "text", category: .composite, summary: "Draw text on the picture: a caption, a title, a burnt-in timecode.",
         parameters: [
@@ -223,8 +223,12 @@ public struct Text: LayerEffect {
     public func render(_ source: SourceImage, into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
                        context: RenderContext) {
         renderInBands(source, into: destination, destinationStride: destinationStride, context: context)
+        draw(onto: destination, stride: destinationStride, context: context)
+    }
+
+    public func draw(onto frame: UnsafeMutablePointer<UInt32>, stride: Int, context: RenderContext) {
         guard let font = try? fonts.font(pixels: pixels(height: context.height)) else { return }
-        let canvas = Canvas(base: destination, width: context.width, height: context.height, stride: destinationStride)
+        let canvas = Canvas(base: frame, width: context.width, height: context.height, stride: stride)
         draw(lines(for: context), font: font, on: canvas)
     }
 

@@ -146,6 +146,25 @@ import Testing
         #expect(outputs.count == 3, "the same tick draws the same picture; others differ")
     }
 
+    /// Text draws in place on a frame handed over (no copy of the whole frame first), with
+    /// the same pixels as into a new frame, between colour passes too; a frame someone
+    /// else still holds is left as it was.
+    @Test func aFrameHandedOverIsDrawnInPlaceWithTheSamePixels() throws {
+        for chain in ["text:text={timecode}:size=30:box=#00000099", "sepia,text:text=A\\nB:outline=2,posterize=5"] {
+            let source = SharpenTests.scene(width: 320, height: 180)
+            let effects = try EffectChain(parsing: chain)
+            let copied = effects.apply(to: source, time: 1.5)
+            var handed = source
+            handed.withUnsafeMutableBytes { _ in }  // pixels of its own
+            let before = effects.colorPasses.inPlace
+            effects.apply(to: &handed, time: 1.5)
+            #expect(Fixture.sameBytes(handed, copied), "\(chain)")
+            #expect(effects.colorPasses.inPlace - before == (chain.hasPrefix("sepia") ? 3 : 1), "\(chain): \(effects.colorPasses)")
+            #expect(!Fixture.sameBytes(copied, source), "it drew")
+            #expect(Fixture.sameBytes(source, SharpenTests.scene(width: 320, height: 180)), "the shared frame is as it was")
+        }
+    }
+
     /// The oracle venv's python (make setup-test), which has OpenCV.
     static let python = BlurTests.python
 
