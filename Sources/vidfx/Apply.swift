@@ -18,7 +18,7 @@ struct Apply: ParsableCommand {
         The output is written beside the target and renamed into place when complete; Ctrl-C finalizes \
         what was rendered into a playable file (exit 130). \
         A photo in, a photo out: `vidfx apply photo.jpg -e faceblur -o redacted.jpg` (.jpg, .png, .webp, .ppm). \
-        `-o clip.gif` writes an animated GIF with one palette for the clip (ffmpeg's palettegen and paletteuse; \
+        `-o clip.gif` (or --codec gif) writes an animated GIF with one palette for the clip (ffmpeg's palettegen and paletteuse; \
         --fps and --size make it smaller; it plays for ever, or --loop N times). \
         `-o -` streams to standard output (Matroska unless --container says otherwise; MP4 and MOV are \
         fragmented), e.g. `vidfx apply in.mp4 -e sepia -o - | ffplay -`.
@@ -37,8 +37,8 @@ struct Apply: ParsableCommand {
     @Option(help: "Container: mp4, mov, mkv, webm or ts (default: from the extension; mkv for -).")
     var container: OutputContainer?
 
-    @Option(help: "Video codec: h264, hevc, vp9, av1 or prores (default: from the extension).")
-    var codec: VideoCodec?
+    @Option(help: "Video codec: h264, hevc, vp9, av1, prores, or gif for an animated GIF whatever the output's name (default: from the extension).")
+    var codec: OutputCodec?
 
     @Option(parsing: .unconditional, help: "Quality: constant rate factor (lower is better; x264 default 23).")
     var crf: Int?
@@ -79,9 +79,7 @@ struct Apply: ParsableCommand {
         if output != "-", container == nil, let format = ImageFormat(fileName: output, quality: quality) {
             return try writePhoto(as: format, chain: chain)
         }
-        if output != "-", container == nil, (output as NSString).pathExtension.lowercased() == "gif" {
-            return try writeGIF(chain: chain)
-        }
+        if try writesGIF() { return try writeGIF(chain: chain) }
         // Caught from before the input is opened: Ctrl-C must end a stalled open too.
         let interruption = Interruption()
         defer { interruption.end() }
@@ -124,7 +122,7 @@ struct Apply: ParsableCommand {
         let stop = StopSignal()
         settings.stop = stop
         settings.container = container
-        settings.codec = codec
+        settings.codec = codec?.video
         settings.crf = crf
         settings.preset = preset
         settings.bitrate = bitrate?.bitsPerSecond
@@ -318,3 +316,31 @@ enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
     var style: ProgressLine.Style { ProgressLine.Style(rawValue: rawValue) ?? .auto }
 }
 
+/// What `apply --codec` takes: a video codec, or `gif` for the GIF writer.
+enum OutputCodec: String, ExpressibleByArgument, CaseIterable {
+    case h264, hevc, vp9, av1, prores, gif
+
+    /// The video encoder's codec; nil for a GIF.
+    var video: VideoCodec? { VideoCodec(rawValue: rawValue) }
+}
+
+extension Apply {
+    /// Whether the output is an animated GIF: named .gif, or `--codec gif`. A GIF is a
+    /// file of its own, so a container, standard output or a video codec with it is refused.
+    func writesGIF() throws -> Bool {
+        let ext = (output as NSString).pathExtension.lowercased()
+        if codec == .gif {
+            if output == "-" { throw CommandFailure(message: "-: a GIF is written to a file (it takes two passes over the clip); name one with -o") }
+            if let container { throw CommandFailure(message: "\(output): a GIF is a file format of its own; drop --container \(container.rawValue)") }
+            if let video = OutputContainer(extension: ext) {
+                throw CommandFailure(message: "\(output): --codec gif writes a GIF, but the name says \(video.rawValue); name the output .gif")
+            }
+            return true
+        }
+        guard ext == "gif", output != "-", container == nil else { return false }
+        if let codec {
+            throw CommandFailure(message: "\(output): a .gif holds a GIF, not \(codec.rawValue); name the output .mp4 for \(codec.rawValue), or drop --codec")
+        }
+        return true
+    }
+}

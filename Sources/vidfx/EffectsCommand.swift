@@ -37,6 +37,9 @@ struct EffectsCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Time of the --gallery frame in the input, seconds.")
     var at: TimeArgument?
 
+    @Option(help: ArgumentHelp("Only these effects in the --gallery, in this order (default: every effect).", valueName: "NAME,NAME…"))
+    var only: String?
+
     @Flag(name: .shortAndLong, help: "Overwrite an existing --gallery file.")
     var yes = false
 
@@ -91,7 +94,16 @@ extension EffectsCommand {
             }
             frame = first
         }
-        let sheet = try Gallery.render(frame, time: time)
+        let types = try only.map { list in
+            try list.split(separator: ",").map { name in
+                let name = name.trimmingCharacters(in: .whitespaces)
+                guard let type = EffectRegistry.effect(named: name) else {
+                    throw CommandFailure(message: "--only: " + EffectChainParsing.unknownEffectMessage(name))
+                }
+                return type
+            }
+        }
+        let sheet = try Gallery.render(frame, time: time, effects: types ?? EffectRegistry.all)
         try ImageWriter.write(sheet, to: path, as: .png)
         Console.note("wrote \(path) (\(sheet.width)x\(sheet.height))")
     }

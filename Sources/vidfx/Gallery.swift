@@ -12,8 +12,8 @@ enum Gallery {
     static let labelHeight = 20
     static let columns = 4
 
-    /// Renders the sheet from `frame` at time `time`.
-    static func render(_ frame: Frame, time: Double) throws -> Frame {
+    /// Renders the sheet of `effects` (each with its example) from `frame` at time `time`.
+    static func render(_ frame: Frame, time: Double, effects: [any Effect.Type] = EffectRegistry.all) throws -> Frame {
         var frame = frame
         // What the detection effects draw and redact: the frame's codes and faces (when
         // the face model is installed; without it those tiles show the frame as it is).
@@ -28,7 +28,7 @@ enum Gallery {
         // Effects that need a file get a demo one: a teal-and-orange grade, a badge with alpha.
         let demoFiles = ["lut": demoCube, "overlay": demoBadge]
         let resources = EffectChainParsing.resources
-        for type in EffectRegistry.all {
+        for type in effects {
             let d = type.descriptor
             var chain = d.example ?? d.name
             if let file = d.parameters.first(where: { $0.type == .file && $0.defaultValue == nil }) {
@@ -55,6 +55,8 @@ enum Gallery {
             tiles.append((d.name.uppercased(), shown))
         }
         let tileHeight = max(1, tileWidth * frame.height / frame.width)
+        // A short sheet (a few effects) in three columns, so that it is not mostly empty.
+        let columns = tiles.count <= 6 ? min(3, tiles.count) : Self.columns
         let rows = (tiles.count + columns - 1) / columns
         let cellHeight = tileHeight + labelHeight
         var sheet = Frame(width: columns * tileWidth, height: rows * cellHeight)

@@ -219,6 +219,21 @@ struct CLI {
         #expect(Array(head) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
     }
 
+    /// `--only` picks the gallery's effects and their order: three tiles (the original
+    /// and two effects) in one row of three; a name that is not an effect is refused.
+    @Test func galleryOnlyShowsTheNamedEffects() async throws {
+        let scratch = try ScratchDirectory("vidfx-gallery")
+        let out = scratch.path("few.png")
+        let r = try await CLI.run(["effects", "--gallery", out, "--only", "text,blur", "--input", CLI.media("h264-30fps.mp4")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let probe = try await Subprocess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", out])
+        // Tiles 320 wide; 320x240 frames make tiles 240 high under a 20-pixel label.
+        #expect(String(decoding: probe, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "960,260")
+        let bad = try await CLI.run(["effects", "--gallery", scratch.path("bad.png"), "--only", "blur,blurry"])
+        #expect(bad.status != 0 && bad.stderr.split(separator: "\n").count == 1 && bad.stderr.contains("'blurry'"), "\(bad.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("bad.png")))
+    }
+
     @Test func dumpAppliesTheChain() async throws {
         let plain = try await CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", "-", "-q"])
         let inked = try await CLI.run(["dump", CLI.media("one-frame.mp4"), "--format", "bgra", "-o", "-", "-q", "-e", "threshold=0.5"])

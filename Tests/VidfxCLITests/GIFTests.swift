@@ -102,4 +102,65 @@ import Testing
         #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("garbage.mp4"), "\(r.stderr)")
         #expect(scratch.contents == ["mine.gif"], "\(scratch.contents)")
     }
+
+    /// `--codec gif` writes a GIF whatever the output's name; a name, a container or
+    /// standard output that cannot hold one is refused in one line, writing nothing.
+    @Test func codecGIFWritesAGIFAndRefusesWhatCannotHoldOne() async throws {
+        let scratch = Scratch()
+        let out = scratch.path("preview")
+        let r = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "--codec", "gif", "--duration", "1", "--size", "80x60", "-o", out])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)).prefix(6) == Data("GIF89a".utf8))
+        for (arguments, says) in [(["--codec", "gif", "-o", scratch.path("x.mp4")], "name the output .gif"),
+                                  (["--codec", "h264", "-o", scratch.path("x.gif")], "a .gif holds a GIF, not h264"),
+                                  (["--codec", "gif", "--container", "mkv", "-o", scratch.path("y")], "drop --container mkv"),
+                                  (["--codec", "gif", "-o", "-"], "a GIF is written to a file")] {
+            let refused = try await CLI.run(["apply", CLI.media("h264-30fps.mp4")] + arguments)
+            #expect(refused.status != 0 && refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains(says), "\(refused.stderr)")
+        }
+        #expect(scratch.contents == ["preview"], "\(scratch.contents)")
+    }
+
+    /// The GIF plays in Chromium: its decoder (WebCodecs' ImageDecoder, what an <img>
+    /// uses) finds every frame, the loop for ever, and each frame's picture as ffmpeg
+    /// decodes it.
+    @Test func chromiumPlaysEveryFrame() async throws {
+        let scratch = Scratch()
+        let gif = scratch.path("clip.gif")
+        let r = try await CLI.run(["apply", CLI.media("cuts.mp4"), "--duration", "2", "--fps", "10", "--size", "160x90", "-e", "sepia",
+                                   "-o", gif])
+        #expect(r.status == 0, "\(r.stderr)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: gif))
+        let page = scratch.path("gif.html")
+        try Data("""
+            <!doctype html><img id="g" src="data:image/gif;base64,\(data.base64EncodedString())"><script>
+            window.studio = {ready: new Promise(r => { const i = document.getElementById('g'); if (i.complete) r(); else i.onload = r; })};
+            </script>
+            """.utf8).write(to: URL(fileURLWithPath: page))
+        let step = """
+            (async () => { const img = document.getElementById('g');
+            const d = new ImageDecoder({data: await (await fetch(img.src)).arrayBuffer(), type: 'image/gif'});
+            await d.tracks.ready; await d.completed; const t = d.tracks.selectedTrack; const means = [];
+            for (let k = 0; k < t.frameCount; k++) { const f = (await d.decode({frameIndex: k})).image;
+              const c = new OffscreenCanvas(f.displayWidth, f.displayHeight); const g = c.getContext('2d'); g.drawImage(f, 0, 0);
+              const p = g.getImageData(0, 0, c.width, c.height).data; let s = [0, 0, 0];
+              for (let i = 0; i < p.length; i += 4) { s[0] += p[i]; s[1] += p[i + 1]; s[2] += p[i + 2]; }
+              means.push(s.map(v => v / (p.length / 4))); f.close(); }
+            return {width: img.naturalWidth, height: img.naturalHeight, frames: t.frameCount, animated: t.animated,
+                    forever: t.repetitionCount === Infinity, means}; })()
+            """
+        let results = try await StudioPageRealClockTests.drive("file://" + page, [step])
+        let seen = try #require(results.first as? [String: Any], "\(results)")
+        #expect(seen["width"] as? Int == 160 && seen["height"] as? Int == 90, "\(seen)")
+        #expect(seen["frames"] as? Int == 20 && seen["animated"] as? Bool == true && seen["forever"] as? Bool == true, "\(seen)")
+        let rgb = try await Self.rgb(gif)
+        let means = seen["means"] as? [[Double]] ?? []
+        #expect(means.count == 20 && rgb.count == 20 * 160 * 90 * 3)
+        for (k, mean) in means.enumerated() where rgb.count == 20 * 160 * 90 * 3 {
+            var sum = [0.0, 0, 0]
+            for i in stride(from: k * 160 * 90 * 3, to: (k + 1) * 160 * 90 * 3, by: 3) { for c in 0..<3 { sum[c] += Double(rgb[i + c]) } }
+            let theirs = sum.map { $0 / (160 * 90) }
+            #expect(zip(mean, theirs).allSatisfy { abs($0 - $1) < 1 }, "frame \(k): Chromium \(mean), ffmpeg \(theirs)")
+        }
+    }
 }
