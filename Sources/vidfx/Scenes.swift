@@ -1,9 +1,9 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import FrameCore
 import FrameSource
 import MediaInput
-import Scenes
+public import Scenes
 import Render
 import Sinks
 
@@ -42,6 +42,9 @@ struct ScenesCommand: ParsableCommand {
     @Flag(help: "Print the CSV of `scenedetect list-scenes`.")
     var csv = false
 
+    @Option(help: "text, csv, json, edl (CMX 3600), otio (OpenTimelineIO), fcpxml (Final Cut Pro) or html (default: from the -o name's extension, else text).")
+    var format: SceneListFormat?
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Decoders reading the clip at once, each a piece from a key frame on (whole local files of 20 s or more; the cuts and scores are those of one decoder). Default: one per core.", valueName: "n"))
     var decoders: Int = ProcessInfo.processInfo.activeProcessorCount
 
@@ -65,7 +68,7 @@ struct ScenesCommand: ParsableCommand {
     @OptionGroup var network: NetworkOptions
 
     func validate() throws {
-        if json && csv { throw ValidationError("--json and --csv: choose one") }
+        if [json, csv, format != nil].filter({ $0 }).count > 1 { throw ValidationError("--json, --csv and --format: choose one") }
         if let threshold, !threshold.isFinite || threshold < 0 { throw ValidationError("--threshold must be a number ≥ 0") }
         if let analysisWidth, !(16...4096).contains(analysisWidth) { throw ValidationError("--analysis-width must be 16…4096") }
         if !(1...64).contains(decoders) { throw ValidationError("--decoders must be 1…64") }
@@ -98,7 +101,8 @@ struct ScenesCommand: ParsableCommand {
             "\($0.frame),\(String(format: "%.6f", $0.time.seconds)),\(String(format: "%.6f", $0.score))"
         }
 
-        let text = json ? list.json() : csv ? list.csv(rate: rate) : list.text()
+        let format = self.format ?? (json ? .json : csv ? .csv : output.flatMap(SceneListFormat.init(fileName:)) ?? .text)
+        let text = list.written(as: format, source: SceneListSource(location: input, rate: rate))
         if let stats { try write(statsLines.joined(separator: "\n") + "\n", to: stats, what: "the scores") }
         if let output {
             try write(text, to: output, what: "the scene list")
@@ -153,3 +157,5 @@ extension SceneScan {
         }
     }
 }
+
+extension SceneListFormat: ExpressibleByArgument {}
