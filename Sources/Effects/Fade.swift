@@ -57,6 +57,9 @@ public struct Fade: ColorEffect {
         return level
     }
 
+    /// Whether it fades out: it needs the output's length then.
+    public var fadesOut: Bool { fadeOut > 0 }
+
     /// The sound's gain at `time` seconds of the output, `duration` long (nil: not
     /// known, so no fade out): `afade`'s linear ramps over the picture's times, as a
     /// fraction in 0…1, to the sample.

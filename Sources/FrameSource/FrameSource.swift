@@ -115,9 +115,11 @@ public final class FrameSource: Sendable {
             var shift: Int64 = 0
             if configuration.loop == .once {
                 // Tick j of the shorter clip shows what tick first + j of the whole one shows
-                // (the same picture rule).
-                configuration.start = configuration.start + rate.inverse * ticks.lowerBound
-                configuration.duration = rate.inverse * (ticks.upperBound - ticks.lowerBound)
+                // (the same picture rule). Start and duration are source times: a tick
+                // covers `speed` of the source's seconds for each of the output's.
+                let speed = configuration.speed
+                configuration.start = configuration.start + rate.inverse * ticks.lowerBound * speed
+                configuration.duration = rate.inverse * (ticks.upperBound - ticks.lowerBound) * speed
                 shift = ticks.lowerBound
             } else {
                 configuration.outputLimit = rate.inverse * ticks.upperBound

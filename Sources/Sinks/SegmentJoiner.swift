@@ -35,6 +35,10 @@ public final class SegmentJoiner {
         /// The length of one pass when the render looped the clip (`--loop`): the audio
         /// starts again with each pass, as in the whole render. Nil for no loops.
         public var passLength: Rational?
+        /// The render's speed (`--speed`): the audio goes through the same tempo change.
+        public var audioSpeed = Rational(1)
+        /// The sound's gain at each output time, from the render's fades; nil for none.
+        public var audioGain: (@Sendable (Double) -> Double)?
 
         /// Settings for an output path.
         public init(output: String) { self.output = output }
@@ -96,7 +100,8 @@ public final class SegmentJoiner {
         if let input = settings.audioInput {
             audio = try AudioTrack.open(input, stop: settings.stop, start: settings.audioStart, duration: settings.audioDuration,
                                         copyAllowed: settings.audioStart == Rational(0) && settings.audioDuration == nil && settings.passLength == nil,
-                                        container: container, muxer: out, output: path)
+                                        container: container, muxer: out, output: path, gain: settings.audioGain,
+                                        speed: settings.audioSpeed)
         }
         r = avio_open(&out.pointee.pb, work, AVIO_FLAG_WRITE)
         if r < 0 { throw SinkError.ffmpeg(path, "cannot create the output", r) }

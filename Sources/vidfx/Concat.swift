@@ -1,4 +1,5 @@
 import ArgumentParser
+import Effects
 import Foundation
 import FrameCore
 import FrameSource
@@ -44,6 +45,12 @@ struct Concat: ParsableCommand {
     @Option(parsing: .unconditional, help: "The render's --loop, for the audio.")
     var loop: Int?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("The render's --speed, for the audio (its pitch kept, as apply keeps it).", valueName: "F"))
+    var speed: RateArgument?
+
+    @Option(name: [.customShort("e"), .customLong("effects")], help: "The render's chain, for the audio: its fades act on the sound as in the whole render.")
+    var effects: String?
+
     @Option(help: "Container: mp4, mov, mkv, webm or ts (default: from the extension).")
     var container: OutputContainer?
 
@@ -61,6 +68,12 @@ struct Concat: ParsableCommand {
     func validate() throws {
         guard !segments.isEmpty else { throw ValidationError("no segments given") }
         try InputLimits.checkCount(loop, option: "--loop")
+        if let speed, speed.value < FrameSource.Configuration.slowest || speed.value > FrameSource.Configuration.fastest {
+            throw ValidationError("--speed must be between 0.25 and 8 (got \(speed.value.seconds))")
+        }
+        if let speed, speed.value != Rational(1), let loop, loop > 1 {
+            throw ValidationError("--speed and --loop together are not joined yet: render those in one piece")
+        }
     }
 
     func run() throws {
@@ -101,6 +114,16 @@ struct Concat: ParsableCommand {
                 }
                 settings.passLength = length
             }
+        }
+        if let speed { settings.audioSpeed = speed.value }
+        if let chain = try EffectChainParsing.chain(effects) {
+            // A fade out needs the render's length: the last segment's label says it.
+            let total = force ? nil : segments.last.flatMap { try? SegmentLabel.read(from: $0) }.map { Int($0.endTick) }
+            if total == nil, chain.entries.contains(where: { ($0.effect as? Fade)?.fadesOut == true }) {
+                throw CommandFailure(message: "-e: a fade out needs the render's length, which unlabelled segments (--force) do not say")
+            }
+            chain.describeOutput(frameRate: fps.value, ticks: total, input: audioFrom ?? "")
+            settings.audioGain = chain.audioGain
         }
         interruption.arm { stop.request() }
         let summary: SegmentJoiner.Summary

@@ -66,6 +66,21 @@ import TestSupport
         try await CLIProcess.expectInSync(joined)
     }
 
+    /// --speed and fades across segments: each segment samples the source at the render's
+    /// speed (its ticks are output ticks), and concat's --speed and -e give the sound the
+    /// whole render's tempo and fades: the same frames and the same samples.
+    @Test func speedAndFadesSplitAndJoinAsOneRender() async throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let chain = "fade:in=0.5:out=0.5"
+        let (whole, joined) = try await render(["--speed", "2", "--crf", "0"], segments: 3, chain: chain,
+                                               joinArgs: ["--speed", "2", "-e", chain])
+        let a = try await frameHashes(whole), b = try await frameHashes(joined)
+        #expect(a.count == 45 && a == b, "\(a.count) and \(b.count) frames")
+        let (sound, reference) = await (try audio(joined), try audio(whole))
+        #expect(sound.count > 100_000 && sound == reference)
+        try await CLIProcess.expectInSync(joined)
+    }
+
     @Test func loopsAndTrimsSplitOnTicksToo() async throws {
         defer { try? FileManager.default.removeItem(at: dir) }
         // 0.5 s from 1 s, three times: 45 ticks split 2 ways (22 + 23), across a pass boundary.
