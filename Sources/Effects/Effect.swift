@@ -89,7 +89,7 @@ public protocol LayerEffect: Effect {
 /// than a timecode's shaping and blending).
 public protocol OverlayEffect: LayerEffect {
     /// Draws over `pixels` (the frame, `stride` pixels a row, the context's size) in
-    /// place, using every core it needs. Called after ``prepare(width:height:)``.
+    /// place, using every core it needs. Called after ``LayerEffect/prepare(width:height:)``.
     func draw(onto pixels: UnsafeMutablePointer<UInt32>, stride: Int, context: RenderContext)
 }
 
