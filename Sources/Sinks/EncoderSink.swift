@@ -80,6 +80,9 @@ public final class EncoderSink: FrameSink {
         /// MOV keep keys of their own only with `use_metadata_tags`, which is then set;
         /// MPEG-TS keeps none.
         public var metadata: [String: String] = [:]
+        /// Ticks that must be key frames (IDR for H.264 and HEVC): a copy of the file cut
+        /// there (`split` by stream copy, an editor's cut) starts with a whole picture.
+        public var keyFrames: Set<Int64> = []
 
         /// Settings for an output path.
         public init(output: String) { self.output = output }
@@ -257,6 +260,7 @@ public final class EncoderSink: FrameSink {
         if r < 0 { throw SinkError.ffmpeg(settings.output, "out of memory", r) }
         try convert(frame, into: pic)
         pic.pointee.pts = frame.tick
+        if settings.keyFrames.contains(frame.tick) { pic.pointee.pict_type = AV_PICTURE_TYPE_I }
         return picture
     }
 
@@ -365,6 +369,8 @@ public final class EncoderSink: FrameSink {
         for (k, v) in try codec.options(crf: settings.crf, preset: settings.preset, bitrate: settings.bitrate, alpha: keepsAlpha) {
             av_dict_set(&options, k, v, 0)
         }
+        // A picture asked to be an I frame is an IDR one, which a decoder can start at.
+        if !settings.keyFrames.isEmpty && (codec == .h264 || codec == .hevc) { av_dict_set(&options, "forced-idr", "1", 0) }
         r = avcodec_open2(enc, encoderCodec, &options)
         if r < 0 { throw SinkError.ffmpeg(path, "cannot open the \(codec.rawValue) encoder", r) }
         stream = avformat_new_stream(mux, nil)

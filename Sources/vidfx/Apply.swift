@@ -61,6 +61,9 @@ struct Apply: ParsableCommand {
     @Flag(name: .customLong("no-audio"), help: "Drop the audio.")
     var noAudio = false
 
+    @Option(name: .customLong("keyframes-at"), help: ArgumentHelp("Make a key frame (IDR) of the first picture of each cut: 'scenes' finds them as `vidfx scenes` does; a FILE lists them (`vidfx scenes --json`, PySceneDetect's CSV, or times). A split by stream copy there is then exact.", valueName: "scenes|FILE"))
+    var keyframesAt: String?
+
     @Option(help: ArgumentHelp("Render only segment I of N (1…N) of the ticks, video only, for `vidfx concat` to join: one render across machines.", valueName: "I/N"))
     var segment: SegmentArgument?
 
@@ -84,6 +87,7 @@ struct Apply: ParsableCommand {
         let interruption = Interruption()
         defer { interruption.end() }
         var configuration = self.source.configuration(timeline: timeline, quiet: render.quiet)
+        let cuts = try keyframesAt.map { try cutTimes($0, configuration: configuration) }
         // Demand-driven: a frame is converted to BGRA only when this loop asks for the
         // next one, so a single 8 MB BGRA frame is alive. Decoding (FFmpeg's threads) and
         // encoding (its own thread, behind a queue of YUV pictures) still overlap, and
@@ -107,6 +111,7 @@ struct Apply: ParsableCommand {
             }
         } ?? FrameSource(input: media, configuration: configuration)
         defer { source.close() }
+        let requested = configuration  // the whole render's range, before a segment's own
         configuration = source.configuration
         let span = source.span
         let label = segment.flatMap { segment in
@@ -132,6 +137,9 @@ struct Apply: ParsableCommand {
         settings.alpha = source.info.video.hasAlpha
         settings.background = (background.red, background.green, background.blue)
         if let label { settings.metadata = label.metadata }
+        if let cuts {
+            settings.keyFrames = keyFrameTicks(cuts, configuration: requested, info: source.info, total: ticks.map(Int64.init))
+        }
         if !noAudio && !source.info.audio.isEmpty {
             settings.audioInput = media
             settings.audioStart = configuration.start

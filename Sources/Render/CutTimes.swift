@@ -1,0 +1,88 @@
+import Foundation
+public import FrameCore
+
+/// Times in the source where a picture must begin anew (scene cuts, an editor's cuts),
+/// and the output ticks they fall on: what `apply --keyframes-at` makes key frames of.
+public struct CutTimes: Sendable, Equatable {
+    /// Source times in seconds, ascending, without repeats.
+    public let seconds: [Rational]
+
+    /// The times `seconds`, sorted and without repeats.
+    public init(_ seconds: [Rational]) {
+        seconds.isEmpty ? (self.seconds = []) : (self.seconds = Array(Set(seconds)).sorted())
+    }
+
+    /// Reads a cut list: `vidfx scenes --json` (its cuts' times), PySceneDetect's
+    /// `list-scenes` CSV (its `Timecode List:` row), or times separated by commas, spaces
+    /// or lines, each seconds (`2.5`) or a clock time (`1:02:03.5`, `00:00:02.000`).
+    /// - Throws: ``RenderError`` naming the file and, for a word that is not a time, the word.
+    public static func parse(_ text: String, file: String) throws(RenderError) -> CutTimes {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix("{") {
+            guard let data = trimmed.data(using: .utf8),
+                  let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  let cuts = document["cuts"] as? [[String: Any]] else {
+                throw RenderError("\(file): not a cut list (JSON without a \"cuts\" list, as `vidfx scenes --json` writes)", exitCode: 2)
+            }
+            var times: [Rational] = []
+            for cut in cuts {
+                guard let t = cut["time"] as? Double, t.isFinite, t >= 0 else { throw RenderError("\(file): a cut without a time", exitCode: 2) }
+                times.append(Rational(Int64((t * 1_000_000).rounded()), 1_000_000))
+            }
+            return CutTimes(times)
+        }
+        var words: [Substring]
+        if let first = trimmed.split(separator: "\n", maxSplits: 1).first, first.hasPrefix("Timecode List:") {
+            words = first.dropFirst("Timecode List:".count).split(separator: ",")
+        } else {
+            words = trimmed.split(whereSeparator: { $0 == "," || $0.isWhitespace })
+        }
+        var times: [Rational] = []
+        for word in words where !word.isEmpty {
+            guard let t = time(String(word)) else {
+                throw RenderError("\(file): '\(word.prefix(40))' is not a time (seconds, or h:m:s)", exitCode: 2)
+            }
+            times.append(t)
+        }
+        return CutTimes(times)
+    }
+
+    /// `2.5`, `1/3`, `90`, `1:02:03.5` or `00:00:02.000` as seconds; nil for anything else.
+    static func time(_ text: String) -> Rational? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count) else { return nil }
+        var total = Rational(0)
+        for (i, part) in parts.enumerated() {
+            guard let v = Rational(String(part)), v >= Rational(0), v.denominator <= 1_000_000, v.numerator < 1 << 40 else { return nil }
+            if i < parts.count - 1 {
+                guard v.denominator == 1 else { return nil }
+                total = (total + v) * 60
+            } else {
+                total = total + v
+            }
+        }
+        return total
+    }
+
+    /// The ticks of an output at `frameRate` that first show each cut: tick k shows the
+    /// source at `start + speed·k/frameRate` (plus `passLength` for each earlier pass of a
+    /// loop), so a cut at t is on screen from the first tick at or after it. Cuts outside
+    /// `start ..< start + length` (`length` nil: to the end) and tick 0 (a key frame
+    /// anyway) are left out; so are ticks from `total` on.
+    public func ticks(start: Rational, length: Rational?, speed: Rational, frameRate: Rational, passes: Int = 1,
+                      total: Int64? = nil) -> Set<Int64> {
+        var ticks = Set<Int64>()
+        for pass in 0..<max(1, passes) {
+            for t in seconds where t >= start {
+                if let length, t >= start + length { continue }
+                // Output seconds from the start of the output to where the cut shows.
+                var at = (t - start) / speed
+                if pass > 0, let length { at = at + length / speed * Int64(pass) }
+                let scaled = at * frameRate
+                let k = (scaled.numerator + scaled.denominator - 1) / scaled.denominator  // ceiling, numerator ≥ 0
+                if k > 0 && (total.map { k < $0 } ?? true) { ticks.insert(k) }
+            }
+        }
+        return ticks
+    }
+}

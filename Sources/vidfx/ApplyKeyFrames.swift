@@ -1,0 +1,45 @@
+import Foundation
+import FrameCore
+import FrameSource
+import Render
+import Scenes
+
+extension Apply {
+    /// The source times `--keyframes-at` names: the cuts `vidfx scenes` finds (its
+    /// defaults, over the render's range), or those a file lists.
+    func cutTimes(_ argument: String, configuration: FrameSource.Configuration) throws -> CutTimes {
+        guard argument == "scenes" else {
+            let data: Data
+            do { data = try TextFile.data(argument) } catch {
+                throw CommandFailure(message: "--keyframes-at: \(argument): cannot read the cut list (\((error as NSError).localizedDescription))", code: 2)
+            }
+            guard data.count <= 16 << 20, let text = String(data: data, encoding: .utf8) else {
+                throw CommandFailure(message: "--keyframes-at: \(argument): not a cut list (text of at most 16 MB)", code: 2)
+            }
+            return try CutTimes.parse(text, file: argument)
+        }
+        if input == "-" {
+            throw CommandFailure(message: "-: --keyframes-at scenes reads the clip twice, and standard input once; give a file, or a cut list", code: 2)
+        }
+        let media = try source.input(input, access: .seekable)
+        var options = PictureScanner.Options()
+        options.start = configuration.start
+        options.duration = configuration.duration
+        let scan = try SceneScan(media: media, options: options, minimumLength: .seconds(0.6)) { length in
+            ScenesCommand.defaultDetector(minLength: length)
+        }
+        return CutTimes(scan.list.cuts.map { $0.time })
+    }
+
+    /// The ticks of the whole render (`total` of them) that first show each cut.
+    func keyFrameTicks(_ cuts: CutTimes, configuration: FrameSource.Configuration, info: MediaInfo, total: Int64?) -> Set<Int64> {
+        var passes = 1
+        if case .count(let n) = configuration.loop { passes = n }
+        var length = configuration.duration
+        if length == nil, passes > 1, let seconds = info.duration {
+            length = Rational(Int64((seconds * 1_000_000).rounded()), 1_000_000) - configuration.start
+        }
+        return cuts.ticks(start: configuration.start, length: length, speed: configuration.speed, frameRate: configuration.frameRate,
+                          passes: passes, total: total)
+    }
+}

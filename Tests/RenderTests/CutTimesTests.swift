@@ -1,0 +1,42 @@
+import FrameCore
+import Render
+import Testing
+
+/// `apply --keyframes-at` (issue 49): cut lists in every form `scenes` and PySceneDetect
+/// write, and the output ticks a cut first shows at.
+@Suite struct CutTimesTests {
+    @Test func everyFormReadsTheSameTimes() throws {
+        let want = [Rational(2), Rational(7, 2), Rational(47, 10)]
+        let json = #"{"cuts": [{"frame": 60, "time": 2, "score": 40.1}, {"frame": 105, "time": 3.5, "score": 30}, {"frame": 141, "time": 4.7, "score": 28}], "scenes": []}"#
+        let csv = "Timecode List:,00:00:02.000,00:00:03.500,00:00:04.700\nScene Number,Start Frame\n1,1\n"
+        for text in [json, csv, "2, 3.5\n0:04.7", "4.7 2 3.5 2"] {
+            #expect(try CutTimes.parse(text, file: "cuts.txt").seconds == want, "\(text)")
+        }
+        #expect(try CutTimes.parse("", file: "empty.txt").seconds.isEmpty)
+    }
+
+    @Test func aWordThatIsNotATimeIsNamed() {
+        for (text, word) in [("2, soon, 4", "soon"), ("1:2:3:4", "1:2:3:4"), ("-2", "-2")] {
+            #expect {
+                try CutTimes.parse(text, file: "cuts.txt")
+            } throws: { error in
+                (error as? RenderError)?.message.contains("cuts.txt: '\(word)' is not a time") == true
+            }
+        }
+        #expect(throws: RenderError.self) { try CutTimes.parse(#"{"scenes": []}"#, file: "x.json") }
+    }
+
+    /// Tick k shows the source at start + speed·k/rate: a cut shows from the first tick at
+    /// or after it; ranges, speed and loops move it, tick 0 and ticks past the end are dropped.
+    @Test func ticksAreWhereTheCutsFirstShow() {
+        let cuts = CutTimes([Rational(0), Rational(2), Rational(7, 2), Rational(1, 45), Rational(9)])
+        let thirty = Rational(30)
+        #expect(cuts.ticks(start: Rational(0), length: nil, speed: Rational(1), frameRate: thirty) == [60, 105, 1, 270])
+        #expect(cuts.ticks(start: Rational(0), length: nil, speed: Rational(1), frameRate: thirty, total: 270) == [60, 105, 1])
+        #expect(cuts.ticks(start: Rational(0), length: nil, speed: Rational(2), frameRate: thirty) == [30, 53, 1, 135])
+        #expect(cuts.ticks(start: Rational(1), length: Rational(3), speed: Rational(1), frameRate: thirty) == [30, 75])
+        // Two passes of [1, 4): each pass's cuts, the second 90 ticks on.
+        #expect(cuts.ticks(start: Rational(1), length: Rational(3), speed: Rational(1), frameRate: thirty, passes: 2) == [30, 75, 120, 165])
+        #expect(cuts.ticks(start: Rational(0), length: nil, speed: Rational(1), frameRate: Rational(30000, 1001)) == [60, 105, 1, 270])
+    }
+}
