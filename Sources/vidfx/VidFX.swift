@@ -14,7 +14,7 @@ struct VidFX: AsyncParsableCommand {
     /// Every command, in the order help lists them.
     static let commands: [any ParsableCommand.Type] = [Apply.self, Dump.self, Preview.self, Probe.self, Detect.self, Plan.self,
                                                        Concat.self, Batch.self, EffectsCommand.self, StudioCommand.self,
-                                                       ScenesCommand.self, StoryboardCommand.self, SheetCommand.self]
+                                                       ScenesCommand.self, Split.self, StoryboardCommand.self, SheetCommand.self]
 
     // The overview names the commands from the list itself, so a new one is never left out.
     static let configuration = CommandConfiguration(

@@ -1,0 +1,64 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `vidfx split` (issue 49): a file per scene, re-encoded frame-exact with `--exact`: the
+/// scene files hold, one after another, the very ticks of one render of the whole clip,
+/// each with its sound in step.
+@Suite struct SplitTests {
+    static func frameHashes(_ file: String) async throws -> [String] {
+        let text = try await Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", file, "-map", "0:v", "-f", "framemd5", "-"])
+        return String(decoding: text, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
+    }
+
+    @Test func scenesSplitIntoTheWholeRendersFramesInOrder() async throws {
+        let scratch = Scratch()
+        let r = try await CLI.run(["split", CLI.media("cuts.mp4"), "--scenes", "--exact", "--crf", "0", "-e", "sepia=0.5",
+                                   "-o", scratch.path("scene-{n:03}.mp4")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let files = scratch.contents.filter { $0.hasPrefix("scene-") }
+        #expect(files == (1...8).map { String(format: "scene-%03d.mp4", $0) }, "\(files)")
+        let whole = scratch.path("whole.mp4")
+        #expect(try await CLI.run(["apply", CLI.media("cuts.mp4"), "--crf", "0", "-e", "sepia=0.5", "-o", whole, "-q"]).status == 0)
+        var joined: [String] = []
+        for file in files { joined += try await Self.frameHashes(scratch.path(file)) }
+        let reference = try await Self.frameHashes(whole)
+        #expect(reference.count == 288 && joined == reference, "\(joined.count) frames against \(reference.count)")
+        // Each file begins at a cut: the scene lengths are the cut list's.
+        let cuts = try await KeyFramesAtTests.cutTimes("cuts.mp4").map { Int(($0 * 30).rounded()) }
+        var lengths: [Int] = []
+        for file in files { lengths.append(try await Self.frameHashes(scratch.path(file)).count) }
+        #expect(lengths == zip([0] + cuts, cuts + [288]).map { $1 - $0 }, "\(lengths) for cuts \(cuts)")
+    }
+
+    @Test func aCutListSplitsWithTheSoundInStep() async throws {
+        let scratch = Scratch()
+        let list = scratch.path("cuts.txt")
+        try Data("1\n2.2\n".utf8).write(to: URL(fileURLWithPath: list))
+        let r = try await CLI.run(["split", CLI.media("h264-30fps.mp4"), "--cuts", list, "--exact", "-o", scratch.path("part-{n}.mkv")])
+        #expect(r.status == 0, "\(r.stderr)")
+        var frames: [Int] = []
+        for n in 1...3 {
+            let file = scratch.path("part-\(n).mkv")
+            frames.append(try await Self.frameHashes(file).count)
+            try await CLIProcess.expectInSync(file)
+        }
+        // 1 s and 2.2 s at 30 fps: ticks 30 and 66.
+        #expect(frames == [30, 36, 24], "\(frames)")
+    }
+
+    @Test func badPatternsExistingFilesAndNoModeAreOneLine() async throws {
+        let scratch = Scratch()
+        let mine = scratch.path("scene-1.mp4")
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: mine))
+        for (arguments, says) in [(["--scenes", "--exact", "-o", scratch.path("scene.mp4")], "needs {n}"),
+                                  (["--scenes", "-o", scratch.path("scene-{n}.mp4")], "--exact"),
+                                  (["--exact", "-o", scratch.path("scene-{n}.mp4")], "--scenes, or --cuts"),
+                                  (["--scenes", "--exact", "-o", scratch.path("scene-{n}.mp4")], "already exists")] {
+            let r = try await CLI.run(["split", CLI.media("cuts.mp4")] + arguments)
+            #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains(says), "\(r.stderr)")
+        }
+        let kept = try Data(contentsOf: URL(fileURLWithPath: mine))
+        #expect(scratch.contents == ["scene-1.mp4"] && kept == Data("mine".utf8))
+    }
+}
