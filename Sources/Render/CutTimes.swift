@@ -51,9 +51,17 @@ public struct CutTimes: Sendable, Equatable {
     static func time(_ text: String) -> Rational? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count) else { return nil }
+        // At most a hundred million seconds (three years), to the microsecond: the sums
+        // below stay far inside 64 bits.
+        var approximate = 0.0
+        for part in parts {
+            guard let v = Double(part), v >= 0 else { return nil }
+            approximate = approximate * 60 + v
+        }
+        guard approximate <= 1e8 else { return nil }
         var total = Rational(0)
         for (i, part) in parts.enumerated() {
-            guard let v = Rational(String(part)), v >= Rational(0), v.denominator <= 1_000_000, v.numerator < 1 << 40 else { return nil }
+            guard let v = Rational(String(part)), v >= Rational(0), v.denominator <= 1_000_000, v.numerator < 1 << 47 else { return nil }
             if i < parts.count - 1 {
                 guard v.denominator == 1 else { return nil }
                 total = (total + v) * 60
@@ -74,12 +82,16 @@ public struct CutTimes: Sendable, Equatable {
         var ticks = Set<Int64>()
         for pass in 0..<max(1, passes) {
             for t in seconds where t >= start {
-                if let length, t >= start + length { continue }
-                // Output seconds from the start of the output to where the cut shows.
-                var at = (t - start) / speed
-                if pass > 0, let length { at = at + length / speed * Int64(pass) }
-                let scaled = at * frameRate
-                let k = (scaled.numerator + scaled.denominator - 1) / scaled.denominator  // ceiling, numerator ≥ 0
+                if let length, t.seconds - start.seconds >= length.seconds { continue }
+                // The output's seconds to where the cut shows, in ticks. In floating point: the
+                // exact sum can outgrow 64 bits (times and a range to the microsecond, a
+                // rate in thousandths), and a millionth of a tick decides nothing here (a cut
+                // that close after a tick's time belongs to that tick).
+                var at = (t.seconds - start.seconds) / speed.seconds
+                if pass > 0, let length { at += length.seconds / speed.seconds * Double(pass) }
+                let scaled = at * frameRate.seconds
+                guard scaled < 9e15 else { continue }
+                let k = Int64((scaled - 1e-6).rounded(.up))
                 if k > 0 && (total.map { k < $0 } ?? true) { ticks.insert(k) }
             }
         }

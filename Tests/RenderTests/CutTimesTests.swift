@@ -13,6 +13,11 @@ import Testing
             #expect(try CutTimes.parse(text, file: "cuts.txt").seconds == want, "\(text)")
         }
         #expect(try CutTimes.parse("", file: "empty.txt").seconds.isEmpty)
+        // A picture's time printed to the microsecond (244/30 s as 8.133333) is its tick.
+        #expect(try CutTimes.parse("8.133333", file: "x").ticks(start: Rational(0), length: nil, speed: Rational(1), frameRate: Rational(30)) == [244])
+        #expect(CutTimes([Rational(244, 30)]).ticks(start: Rational(0), length: nil, speed: Rational(1), frameRate: Rational(30)) == [244])
+        // Times too large to be a clip's are not times (and overflow nothing).
+        #expect(throws: RenderError.self) { try CutTimes.parse("1099511627775:0:0.000001", file: "x") }
     }
 
     @Test func aWordThatIsNotATimeIsNamed() {
@@ -38,5 +43,23 @@ import Testing
         // Two passes of [1, 4): each pass's cuts, the second 90 ticks on.
         #expect(cuts.ticks(start: Rational(1), length: Rational(3), speed: Rational(1), frameRate: thirty, passes: 2) == [30, 75, 120, 165])
         #expect(cuts.ticks(start: Rational(0), length: nil, speed: Rational(1), frameRate: Rational(30000, 1001)) == [60, 105, 1, 270])
+    }
+
+    /// Cut lists are read from files: random text of the characters that matter (digits,
+    /// separators, colons, slashes, signs, JSON's punctuation) parses to times at or
+    /// after 0 or fails with a RenderError, never anything else.
+    @Test func randomTextParsesOrFailsCleanly() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789.:/,; \n-+e{}[]\"timecuts:TimecodeList")
+        for _ in 0..<3000 {
+            let text = String((0..<Int.random(in: 0...40, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+            do {
+                let cuts = try CutTimes.parse(text, file: "random.txt")
+                #expect(cuts.seconds.allSatisfy { $0 >= Rational(0) }, "\(text)")
+                #expect(cuts.seconds == cuts.seconds.sorted())
+            } catch {
+                #expect(error.message.hasPrefix("random.txt: "), "\(text): \(error)")
+            }
+        }
     }
 }
