@@ -14,8 +14,8 @@ struct StoryboardCommand: ParsableCommand {
         discussion: """
         One thumbnail every --interval seconds, tiled --tile columns by rows into DIR/sprite_1.jpg, sprite_2.jpg…;
         DIR/thumbnails.vtt has a cue per thumbnail, sprite_N.jpg#xywh=x,y,w,h, covering the whole clip, and
-        DIR/storyboard.json says which picture each tile shows. By default a tile shows the key frame nearest its
-        time (only key frames are decoded: fast); --exact shows the picture on screen at the time.
+        DIR/storyboard.json says which picture each tile shows: the picture on screen at its time (the decoder \
+        seeks from tile to tile), or with --fast the key frame nearest it (only key frames are decoded).
         """
     )
 
@@ -34,8 +34,15 @@ struct StoryboardCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Thumbnails per sprite, columns x rows.", valueName: "CxR"))
     var tile = "5x5"
 
-    @Flag(help: "Show the picture on screen at each time, not the nearest key frame (decodes everything).")
+    @Flag(help: "Show the key frame nearest each time, not the picture on screen then (decodes only key frames).")
+    var fast = false
+
+    // The default since 2026-11-29; kept so that earlier command lines still run.
+    @Flag(help: .hidden)
     var exact = false
+
+    /// Whether each tile is the picture on screen at its time.
+    var showsExact: Bool { !fast }
 
     @Option(parsing: .unconditional, help: "JPEG quality, 1–100.")
     var quality = 80
@@ -57,6 +64,7 @@ struct StoryboardCommand: ParsableCommand {
         if !(16...1920).contains(width) { throw ValidationError("--width must be 16…1920") }
         if !(1...100).contains(quality) { throw ValidationError("--quality must be 1…100") }
         if interval.value <= Rational(0) || interval.value < Rational(1, 10) { throw ValidationError("--interval must be at least 0.1 s") }
+        if fast && exact { throw ValidationError("--fast and --exact: choose one (exact is the default)") }
     }
 
     /// A thumbnail: the tile's time on the clip's timeline and the picture shown.
@@ -94,9 +102,9 @@ struct StoryboardCommand: ParsableCommand {
         let from = range.start?.value ?? Rational(0)
         configuration.start = from
         configuration.duration = range.duration?.value
-        // One decoder seeks from tile to tile: to the picture at each time (--exact), or,
+        // One decoder seeks from tile to tile: to the picture at each time, or (--fast),
         // decoding key frames only, to the key frame nearest it.
-        if !exact { configuration.keyFramesOnly = true }
+        if fast { configuration.keyFramesOnly = true }
         let stills = try StillReader(input: media, configuration: configuration)
         let info = stills.info
         guard !info.isStillImage else { throw CommandFailure(message: "\(input): a still image has no timeline to storyboard") }
@@ -151,12 +159,12 @@ struct StoryboardCommand: ParsableCommand {
         }
 
         // Tile k is at start + k·interval: the picture on screen then, as tick k of a source
-        // at one frame an interval would show it (--exact), or the key frame nearest it
+        // at one frame an interval would show it, or (--fast) the key frame nearest it
         // within the range.
         let rangeEnd = range.duration.map { from + $0.value }
         while tiles.count < count, interruption.signal == nil {
             let t = from + interval.value * Int64(tiles.count)
-            guard let frame = exact ? try stills.picture(at: t) : try stills.keyFrame(nearest: t, notBefore: from, before: rangeEnd) else { break }
+            guard let frame = showsExact ? try stills.picture(at: t) : try stills.keyFrame(nearest: t, notBefore: from, before: rangeEnd) else { break }
             try place(frame)
         }
         if let sig = interruption.signal {
@@ -174,7 +182,7 @@ struct StoryboardCommand: ParsableCommand {
             vtt += "\n\(Self.timestamp(t.time)) --> \(Self.timestamp(cueEnd))\n\(t.sprite)#xywh=\(t.x),\(t.y),\(tileWidth),\(tileHeight)\n"
         }
         let manifest = Manifest(input: input, interval: step, width: tileWidth, height: tileHeight, columns: grid.columns, rows: grid.rows,
-                                exact: exact, tiles: tiles)
+                                exact: showsExact, tiles: tiles)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
@@ -203,7 +211,7 @@ struct StoryboardCommand: ParsableCommand {
         if !quiet {
             let sprites = (tiles.count + perSprite - 1) / perSprite
             Console.note("\(Console.count(tiles.count, "thumbnail")) of \(tileWidth)x\(tileHeight) every \(String(format: "%g", step)) s"
-                         + " in \(Console.count(sprites, "sprite")) (\(exact ? "exact" : "nearest key frames")) -> \(output)/thumbnails.vtt")
+                         + " in \(Console.count(sprites, "sprite")) (\(showsExact ? "exact" : "nearest key frames")) -> \(output)/thumbnails.vtt")
         }
     }
 
