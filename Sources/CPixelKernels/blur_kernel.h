@@ -135,6 +135,21 @@ KERNEL_TARGET static void K(sparse)(const float *src, ptrdiff_t src_stride, int 
     }
 }
 
+/// A strip of columns from `c0`, `lanes` floats wide: the `count` rows from `first`
+/// (clamped to the picture's `height` rows) loaded into `scratch` and blurred. Row
+/// `reach + i` of the result is output row `first + reach + i`.
+KERNEL_TARGET __attribute__((always_inline)) static inline const float *K(strip)(const vfx_blur_axis *axis, const float *src,
+                                                                               ptrdiff_t src_stride, int height, int c0, int lanes,
+                                                                               int first, int count, float *scratch, float *acc) {
+    float *a = scratch, *b = scratch + (size_t)count * lanes;
+    for (int j = 0; j < count; j++) {
+        int y = first + j;
+        y = y < 0 ? 0 : (y >= height ? height - 1 : y);
+        memcpy(a + (size_t)j * lanes, src + (ptrdiff_t)y * src_stride + (ptrdiff_t)c0 * 4, (size_t)lanes * sizeof(float));
+    }
+    return K(line)(axis, a, b, count, lanes, acc);
+}
+
 KERNEL_TARGET static void K(columns)(const vfx_blur_axis *axis, const float *src, ptrdiff_t src_stride, int height,
                                      uint32_t *dst, ptrdiff_t dst_stride, int col_begin, int col_end, int row_begin,
                                      int row_end, const uint8_t *encode, float *scratch) {
@@ -142,13 +157,7 @@ KERNEL_TARGET static void K(columns)(const vfx_blur_axis *axis, const float *src
     float acc[4 * VFX_BLUR_STRIP];
     for (int c0 = col_begin; c0 < col_end; c0 += VFX_BLUR_STRIP) {
         const int cw = col_end - c0 < VFX_BLUR_STRIP ? col_end - c0 : VFX_BLUR_STRIP, lanes = 4 * cw;
-        float *a = scratch, *b = scratch + (size_t)count * lanes;
-        for (int j = 0; j < count; j++) {
-            int y = row_begin - reach + j;
-            y = y < 0 ? 0 : (y >= height ? height - 1 : y);
-            memcpy(a + (size_t)j * lanes, src + (ptrdiff_t)y * src_stride + (ptrdiff_t)c0 * 4, (size_t)lanes * sizeof(float));
-        }
-        const float *out = K(line)(axis, a, b, count, lanes, acc);
+        const float *out = K(strip)(axis, src, src_stride, height, c0, lanes, row_begin - reach, count, scratch, acc);
         for (int i = 0; i < rows; i++) {
             const float *e = out + (size_t)(reach + i) * lanes;
             K(store)(e, dst + (ptrdiff_t)(row_begin + i) * dst_stride + c0, cw, encode);
@@ -182,13 +191,7 @@ KERNEL_TARGET static void K(columns_float)(const vfx_blur_axis *axis, const floa
     float acc[4 * VFX_BLUR_STRIP];
     for (int c0 = col_begin; c0 < col_end; c0 += VFX_BLUR_STRIP) {
         const int cw = col_end - c0 < VFX_BLUR_STRIP ? col_end - c0 : VFX_BLUR_STRIP, lanes = 4 * cw;
-        float *a = scratch, *b = scratch + (size_t)count * lanes;
-        for (int j = 0; j < count; j++) {
-            int y = row_begin - reach + j;
-            y = y < 0 ? 0 : (y >= height ? height - 1 : y);
-            memcpy(a + (size_t)j * lanes, src + (ptrdiff_t)y * src_stride + (ptrdiff_t)c0 * 4, (size_t)lanes * sizeof(float));
-        }
-        const float *out = K(line)(axis, a, b, count, lanes, acc);
+        const float *out = K(strip)(axis, src, src_stride, height, c0, lanes, row_begin - reach, count, scratch, acc);
         for (int i = 0; i < rows; i++)
             memcpy(dst + (ptrdiff_t)(row_begin + i) * dst_stride + (ptrdiff_t)c0 * 4, out + (size_t)(reach + i) * lanes,
                    (size_t)lanes * sizeof(float));

@@ -73,6 +73,9 @@ struct Split: ParsableCommand {
         if output == "-" { throw ValidationError("-o: a split writes files, one a scene") }
     }
 
+    /// The most files one split writes.
+    static let mostScenes = 10_000
+
     /// The `{n}` or `{n:0W}` in `pattern`: its range and the width to pad to.
     static func number(in pattern: String) -> (range: Range<String.Index>, width: Int)? {
         if let r = pattern.range(of: "{n}") { return (r, 0) }
@@ -107,6 +110,10 @@ struct Split: ParsableCommand {
         }
         let starts = [Int64(0)] + cutList.ticks(start: configuration.start, length: configuration.duration, speed: Rational(1),
                                                 frameRate: configuration.frameRate, total: total).sorted()
+        // A file per scene: a cut list of a million times is not a million files.
+        guard starts.count <= Self.mostScenes else {
+            throw CommandFailure(message: "\(cuts ?? input): \(starts.count) scenes; split writes at most \(Self.mostScenes) files", code: 2)
+        }
         let bounds = starts + [total]
         let names = (1...starts.count).map(name)
         for file in names { try OutputSafety.check(output: file, input: input, overwrite: yes) }

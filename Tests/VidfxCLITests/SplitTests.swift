@@ -58,6 +58,16 @@ import Testing
             let r = try await CLI.run(["split", CLI.media("cuts.mp4")] + arguments)
             #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains(says), "\(r.stderr)")
         }
+        // Twelve thousand cuts (a tick apart at 1000 fps, on a 12 s clip) would be twelve
+        // thousand files: refused before anything is rendered.
+        let long = scratch.path("long.mkv"), many = scratch.path("many.txt")
+        _ = try await Subprocess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10:duration=12",
+                                                         "-c:v", "libx264", "-preset", "ultrafast", long])
+        try Data((1..<12_000).map { String(format: "%.3f", Double($0) / 1000) }.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: many))
+        let r = try await CLI.run(["split", long, "--cuts", many, "--exact", "--fps", "1000", "-o", scratch.path("m-{n}.mkv")])
+        #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("at most 10000 files"), "\(r.stderr)")
+        try FileManager.default.removeItem(atPath: long)
+        try FileManager.default.removeItem(atPath: many)
         let kept = try Data(contentsOf: URL(fileURLWithPath: mine))
         #expect(scratch.contents == ["scene-1.mp4"] && kept == Data("mine".utf8))
     }
