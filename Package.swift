@@ -50,6 +50,8 @@ let package = Package(
         // The studio's web server and its live preview's WebSocket.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        // The studio's own thread pool for file reads (the same swift-nio Hummingbird uses).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
         // FFmpeg's C libraries. The modulemap's `link` lines do the linking (Debian's
@@ -130,6 +132,8 @@ let package = Package(
                 "Playback", "Render", "FrameSource", "MediaInput", "Effects", "Sinks", "FrameCore", "Detection", "Scenes",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             exclude: ["Assets"],
             swiftSettings: strict

@@ -9,17 +9,37 @@ final class ShutdownWatchdog: @unchecked Sendable {
     private var sources: [any DispatchSourceSignal] = []
     private let lock = NSLock()
     private var armed = false
+    /// Set by `end()`: a grace period already running then does nothing when it lapses.
+    /// (Cancelling the signal sources alone left it scheduled, and it could end a process
+    /// that had finished its shutdown and was only slow to exit, such as under
+    /// LeakSanitizer's scan at exit.)
+    private var ended = false
 
-    init(grace: Duration, act: @escaping @Sendable (Int32) -> Void) {
+    private let act: @Sendable (Int32) -> Void
+    private let schedule: @Sendable (@escaping @Sendable () -> Void) -> Void
+
+    /// `schedule` runs its work once the grace has passed; tests pass their own.
+    init(grace: Duration, watchSignals: Bool = true,
+         schedule: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil,
+         act: @escaping @Sendable (Int32) -> Void) {
         let seconds = Double(grace.components.seconds) + Double(grace.components.attoseconds) / 1e18
+        self.act = act
+        self.schedule = schedule ?? { work in DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: work) }
+        guard watchSignals else { return }
         for sig in [SIGINT, SIGTERM] {
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { [weak self] in
-                guard let self, self.arm() else { return }
-                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { act(sig) }
-            }
+            source.setEventHandler { [weak self] in self?.signalled(sig) }
             source.resume()
             sources.append(source)
+        }
+    }
+
+    /// A signal came: the first one starts the grace period.
+    func signalled(_ sig: Int32) {
+        guard arm() else { return }
+        schedule { [weak self] in
+            guard let self, !self.hasEnded else { return }
+            self.act(sig)
         }
     }
 
@@ -32,8 +52,17 @@ final class ShutdownWatchdog: @unchecked Sendable {
         return true
     }
 
-    /// Stops watching (the process is ending normally).
+    private var hasEnded: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return ended
+    }
+
+    /// Stops watching (the process is ending normally), a grace period already started too.
     func end() {
+        lock.lock()
+        ended = true
+        lock.unlock()
         for source in sources { source.cancel() }
         sources = []
     }

@@ -132,6 +132,7 @@ import Testing
         ])
         #expect(reloaded[0] as? String == chain)
         #expect(reloaded[1] as? [String] == ["sepia", "pixelate"])
+        #expect(await studio.stop() == 0)
     }
 
     /// JavaScript: presses `key` on the page (as a hand does, on the page itself, not a control) and
@@ -174,6 +175,7 @@ import Testing
         let mark = strip["mark"] as? [Int] ?? []
         #expect(mark.count == 4 && mark[0] > 200 && mark[1] > 170 && mark[2] < 110, "the cut mark is yellow: \(mark)")
         #expect((strip["lit"] as? Int ?? 0) > (strip["width"] as? Int ?? 0) / 2, "thumbnails fill the strip: \(strip)")
+        #expect(await studio.stop() == 0)
     }
 
     @Test func aRenderFromThePageCompletesAndACancelLeavesNothing() async throws {
@@ -203,6 +205,7 @@ import Testing
         let cancelled = try #require((results[7] as? [String: Any])?["last"] as? [String: Any])
         #expect(cancelled["state"] as? String == "failed" && cancelled["error"] as? String == "cancelled", "\(cancelled)")
         #expect(studio.outputFiles == ["page.mp4"], "\(studio.outputFiles)")
+        #expect(await studio.stop() == 0)
     }
 
     @Test func detectionsOfTheChainAreListedAsTracks() async throws {
@@ -217,6 +220,7 @@ import Testing
         #expect(found["hidden"] as? Bool == false)
         let tracks = (found["tracks"] as? [String]) ?? []
         #expect(!tracks.isEmpty && tracks.allSatisfy { $0.hasPrefix("qr #") }, "\(tracks)")
+        #expect(await studio.stop() == 0)
     }
 
     /// The redaction review, as a reviewer clicks it: find faces, untick a track (a false
@@ -293,5 +297,6 @@ import Testing
             frames.append(try Data(contentsOf: URL(fileURLWithPath: raw)))
         }
         #expect(frames[0].count == 780 * 500 * 4 * 60 && frames[0] == frames[1])
+        #expect(await studio.stop() == 0)
     }
 }

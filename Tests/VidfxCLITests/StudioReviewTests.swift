@@ -27,6 +27,7 @@ import Testing
         // A box outside the frame, or too small, is refused.
         let outside = try await studio.request("/api/follow", method: "POST", body: "{\"tick\": 3, \"box\": {\"x\": 770, \"y\": 10, \"width\": 40, \"height\": 40}}")
         #expect(outside.status == 400 && outside.text.contains("inside the frame"), "\(outside.text)")
+        #expect(await studio.stop() == 0)
     }
 
     /// Find faces (a job), save a reviewed file (checked as --use-detections checks it,
@@ -76,5 +77,6 @@ import Testing
         #expect(done.last?["state"] as? String == "done", "\(done.last ?? [:])")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: studio.outputs.path("r.redaction.json")))) as? [String: Any])
         #expect(report["manualBoxes"] as? Int == 11 && report["faceBoxes"] as? Int == 11, "\(report)")
+        #expect(await studio.stop() == 0)
     }
 }

@@ -214,6 +214,7 @@ struct StudioTestError: Error, CustomStringConvertible {
             // Every address in the page is its own: no CDN, no fonts, no scripts from elsewhere.
             #expect(!text.contains("http://") && !text.contains("https://") && !text.contains("//cdn"), "\(asset)")
         }
+        #expect(await studio.stop() == 0)
     }
 
     @Test func effectsAreTheCommandLinesJSON() async throws {
@@ -223,6 +224,7 @@ struct StudioTestError: Error, CustomStringConvertible {
         let cli = try await CLI.run(["effects", "--json"])
         #expect(served.status == 200)
         #expect(served.body + Data("\n".utf8) == cli.stdout)
+        #expect(await studio.stop() == 0)
     }
 
     @Test func aStillHasExactlyTheDumpsPixels() async throws {
@@ -245,6 +247,7 @@ struct StudioTestError: Error, CustomStringConvertible {
         #expect(bad.status == 400 && (bad.json?["error"] as? String ?? "").contains("nosuch"))
         #expect(try await studio.request("/api/frame?t=-1").status == 400)
         #expect(try await studio.request("/api/frame?t=99&chain=sepia").status == 400)
+        #expect(await studio.stop() == 0)
     }
 
     /// A render in the folder is served whole, or in the part a Range asks for (the page's
@@ -266,6 +269,7 @@ struct StudioTestError: Error, CustomStringConvertible {
         // A decoded slash is refused like a typed one; a name that is not UTF-8 is refused.
         #expect(try await studio.request("/outputs/..%2Fescape.mp4").status == 400)
         #expect(try await studio.request("/outputs/%FF%FE.mp4").status == 400)
+        #expect(await studio.stop() == 0)
     }
 
     @Test func byteRangesAreReadAsRFC9110Says() {
@@ -299,6 +303,7 @@ struct StudioTestError: Error, CustomStringConvertible {
             #expect(served.body.prefix(2) == Data("BM".utf8) && served.body.dropFirst(122) == raw, "t=\(t)")
         }
         #expect(try await studio.request("/api/frame?t=1&format=gif").status == 400)
+        #expect(await studio.stop() == 0)
     }
 
     /// Real footage's conversions (an HLG 10-bit tone map, a rotation, interlaced fields)
@@ -315,6 +320,7 @@ struct StudioTestError: Error, CustomStringConvertible {
             let png = try #require(FileManager.default.contents(atPath: scratch.path("f/frame_000000.png")))
             #expect(served.status == 200 && served.body == png, "\(clip) t=\(t)")
         }
+        #expect(await studio.stop() == 0)
     }
 
     @Test func namesAndFilesOutsideTheFolderAreRefused() async throws {
@@ -334,6 +340,7 @@ struct StudioTestError: Error, CustomStringConvertible {
         #expect(try await studio.request("/outputs/.hidden").status == 400)
         #expect(!FileManager.default.fileExists(atPath: studio.outputs.url.deletingLastPathComponent().appendingPathComponent("escape.mp4").path))
         #expect(studio.outputFiles.isEmpty)
+        #expect(await studio.stop() == 0)
     }
 
     /// Links and special files inside the folder are not its files: a link to /etc/passwd
@@ -360,6 +367,7 @@ struct StudioTestError: Error, CustomStringConvertible {
         let long = Array(repeating: "sepia", count: 4000).joined(separator: ",")
         let refused = try await studio.request("/api/render", method: "POST", body: #"{"chain": "\#(long)", "output": "x.mp4"}"#)
         #expect(refused.status == 400 && refused.text.contains("the studio takes chains of up to"), "\(refused.status) \(refused.text.prefix(200))")
+        #expect(await studio.stop() == 0)
     }
 
     @Test func aNonLoopbackAddressNeedsTheFlag() async throws {
@@ -374,6 +382,7 @@ struct StudioTestError: Error, CustomStringConvertible {
         defer { Task { await studio.stop() } }
         #expect(try await studio.request("/api/info", token: false).status == 401)
         #expect(try await studio.request("/api/info").status == 200)
+        #expect(await studio.stop() == 0)
     }
 
     @Test func aRenderIsTheApplyOfItsChain() async throws {
@@ -400,6 +409,7 @@ struct StudioTestError: Error, CustomStringConvertible {
         #expect(served.status == 200 && served.body == FileManager.default.contents(atPath: studio.outputs.path("look.mp4")))
         let again = try await studio.request("/api/render", method: "POST", body: #"{"chain": "sepia", "output": "look.mp4"}"#)
         #expect(again.status == 409)
+        #expect(await studio.stop() == 0)
     }
 
     @Test func aCancelledRenderLeavesNothing() async throws {
@@ -415,6 +425,7 @@ struct StudioTestError: Error, CustomStringConvertible {
         #expect(last["state"] as? String == "failed" && last["error"] as? String == "cancelled", "\(last)")
         #expect(studio.outputFiles.isEmpty, "\(studio.outputFiles)")
         #expect(try await studio.request("/api/render/nosuch").status == 404)
+        #expect(await studio.stop() == 0)
     }
 
     /// Each decoded frame's MD5, from ffmpeg.
