@@ -287,6 +287,18 @@ public final class EffectChain: Sendable {
         entries.map { "\(type(of: $0.effect).descriptor.name):\($0.parameters.summary)" }.joined(separator: ",")
     }
 
+    /// How many of `frame`'s pixels the chain's redactions (``FaceBlur``) replace at
+    /// `time` (the frame's own by default), from the faces it carries: the largest of any
+    /// redaction in the chain, 0 when none is on then. For the redaction report.
+    public func redactedPixels(in frame: Frame, time: Double? = nil) -> Int {
+        var most = 0
+        for case .layer(let effect) in stages(at: time ?? frame.time.seconds) {
+            guard let redaction = effect as? FaceBlur else { continue }
+            most = max(most, redaction.redactedPixels(observations: frame.observations, width: frame.width, height: frame.height))
+        }
+        return most
+    }
+
     /// Renders the chain over `frame`; the result keeps the frame's timing fields.
     public func apply(to frame: Frame, time: Double? = nil) -> Frame {
         var current = frame

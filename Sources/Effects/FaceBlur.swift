@@ -1,4 +1,4 @@
-import FrameCore
+public import FrameCore
 
 /// Redacts every face found in the frame: an ellipse (or box) over the head — the face
 /// box grown by `padding`, and upwards for the hair — is erased, blurred beyond
@@ -73,9 +73,7 @@ public struct FaceBlur: LayerEffect {
 
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
         Annotation.copy(src, into: dst, stride: destinationStride, rows: rows)
-        let heads = context.observations.lazy.filter { $0.kind == .face }.map { FaceBlur.head(of: $0.bounds, padding: self.padding) }
-            .filter { $0.x.isFinite && $0.y.isFinite && $0.width.isFinite && $0.height.isFinite && $0.width > 0 && $0.height > 0 }
-        let all = Array(heads)
+        let all = heads(context.observations)
         for cluster in FaceBlur.clusters(all) {
             redact(cluster, all: all, src: src, dst: dst, stride: destinationStride, rows: rows)
         }
@@ -88,6 +86,71 @@ public struct FaceBlur: LayerEffect {
         let up = face.height / 6
         return Rect(x: face.x - face.width * padding, y: face.y - face.height * padding - up,
                     width: face.width * (1 + 2 * padding), height: face.height * (1 + 2 * padding) + up)
+    }
+
+    /// The shapes redacted in a frame with `observations`: each face's head, where it is a
+    /// usable box.
+    private func heads(_ observations: [Observation]) -> [Rect] {
+        observations.lazy.filter { $0.kind == .face }.map { FaceBlur.head(of: $0.bounds, padding: self.padding) }
+            .filter { $0.x.isFinite && $0.y.isFinite && $0.width.isFinite && $0.height.isFinite && $0.width > 0 && $0.height > 0 }
+    }
+
+    /// How many pixels of a `width`×`height` frame carrying `observations` a render
+    /// replaces or blends (the union of the heads' shapes, feathered edge included), for
+    /// the redaction report; computed from the shapes, without rendering.
+    public func redactedPixels(observations: [Observation], width: Int, height: Int) -> Int {
+        let shapes = heads(observations)
+        guard !shapes.isEmpty, width > 0, height > 0 else { return 0 }
+        var total = 0
+        var active: [Reach] = [], runs: [Range<Int>] = []
+        // Only the rows some shape reaches, clipped in floating point first (a box carried
+        // out of the frame can be far off, and Int() of a huge value traps).
+        func clip(_ v: Double) -> Int { Int(max(0, min(Double(height), v))) }
+        let top = clip(shapes.map(\.y).min()!.rounded(.down)), bottom = clip(shapes.map { $0.y + $0.height }.max()!.rounded(.up))
+        guard top < bottom else { return 0 }
+        for y in top..<bottom {
+            active.removeAll(keepingCapacity: true)
+            for s in shapes {
+                let r = Reach(s, row: y)
+                if abs(r.ny) < 1 { active.append(r) }
+            }
+            guard !active.isEmpty else { continue }
+            FaceBlur.runs(of: active, in: 0..<width, ellipse: ellipse, into: &runs)
+            total += runs.reduce(0) { $0 + $1.count }
+        }
+        return total
+    }
+
+    /// The columns of `span` inside any shape of `active` (distance under 1: the pixels a
+    /// render covers), as sorted, disjoint runs. A shape's columns on a row are one run
+    /// (it is convex): estimated from its half width there, then each end moved until it
+    /// agrees with the per-pixel test, so that the pixels are the same.
+    fileprivate static func runs(of active: [Reach], in span: Range<Int>, ellipse: Bool, into runs: inout [Range<Int>]) {
+        runs.removeAll(keepingCapacity: true)
+        for s in active {
+            func within(_ x: Int) -> Bool { s.distance(x, ellipse: ellipse) < 1 }
+            let half = (ellipse ? max(0, 1 - s.ny * s.ny).squareRoot() : 1) * s.rx
+            // Clamped before the conversion: a box carried out of the frame can be far off.
+            let lo = Double(span.lowerBound), hi = Double(span.upperBound - 1)
+            var a = Int(max(lo, min(hi + 1, (s.cx - half - 0.5).rounded(.up))))
+            var b = Int(max(lo - 1, min(hi, (s.cx + half - 0.5).rounded(.down))))
+            while a > span.lowerBound, within(a - 1) { a -= 1 }
+            while a <= b, !within(a) { a += 1 }
+            while b < span.upperBound - 1, within(b + 1) { b += 1 }
+            while b >= a, !within(b) { b -= 1 }
+            if a <= b { runs.append(a..<(b + 1)) }
+        }
+        runs.sort { $0.lowerBound < $1.lowerBound }
+        var merged = 0
+        for r in runs {
+            if merged > 0, r.lowerBound <= runs[merged - 1].upperBound {
+                runs[merged - 1] = runs[merged - 1].lowerBound..<max(runs[merged - 1].upperBound, r.upperBound)
+            } else {
+                runs[merged] = r
+                merged += 1
+            }
+        }
+        runs.removeLast(runs.count - merged)
     }
 
     /// Shapes whose boxes touch, grouped: each group is redacted as one region over one
@@ -157,11 +220,7 @@ public struct FaceBlur: LayerEffect {
             return lo < hi ? lo..<hi : nil
         }
 
-        /// How far pixel x of the shape's row is from its centre, in radii (inside: under 1).
-        func distance(_ x: Int, _ s: Reach) -> Double {
-            let nx = (Double(x) + 0.5 - s.cx) / s.rx
-            return ellipse ? (nx * nx + s.ny * s.ny).squareRoot() : max(abs(nx), abs(s.ny))
-        }
+        func distance(_ x: Int, _ s: Reach) -> Double { s.distance(x, ellipse: ellipse) }
 
         /// How much of pixel (x, y) is redacted: 1 inside a shape, falling to 0 across the
         /// feathered edge, the most of any shape of the group (`active`: those reaching row y).
@@ -227,36 +286,9 @@ public struct FaceBlur: LayerEffect {
             }
         }()
 
-        /// The columns of `span` inside any shape of `active` (as ``cover(_:_:)`` decides a
-        /// pixel with no feather), as sorted, disjoint runs. A shape's columns on a row are
-        /// one run (it is convex): estimated from its half width there, then each end
-        /// moved until it agrees with the per-pixel test, so that the pixels are the same.
+        /// The columns of `span` inside any shape of `active`, as sorted, disjoint runs.
         func inside(_ span: Range<Int>, _ active: [Reach], into runs: inout [Range<Int>]) {
-            runs.removeAll(keepingCapacity: true)
-            for s in active {
-                func within(_ x: Int) -> Bool { distance(x, s) < 1 }
-                let half = (ellipse ? max(0, 1 - s.ny * s.ny).squareRoot() : 1) * s.rx
-                // Clamped before the conversion: a box carried out of the frame can be far off.
-                let lo = Double(span.lowerBound), hi = Double(span.upperBound - 1)
-                var a = Int(max(lo, min(hi + 1, (s.cx - half - 0.5).rounded(.up))))
-                var b = Int(max(lo - 1, min(hi, (s.cx + half - 0.5).rounded(.down))))
-                while a > span.lowerBound, within(a - 1) { a -= 1 }
-                while a <= b, !within(a) { a += 1 }
-                while b < span.upperBound - 1, within(b + 1) { b += 1 }
-                while b >= a, !within(b) { b -= 1 }
-                if a <= b { runs.append(a..<(b + 1)) }
-            }
-            runs.sort { $0.lowerBound < $1.lowerBound }
-            var merged = 0
-            for r in runs {
-                if merged > 0, r.lowerBound <= runs[merged - 1].upperBound {
-                    runs[merged - 1] = runs[merged - 1].lowerBound..<max(runs[merged - 1].upperBound, r.upperBound)
-                } else {
-                    runs[merged] = r
-                    merged += 1
-                }
-            }
-            runs.removeLast(runs.count - merged)
+            FaceBlur.runs(of: active, in: span, ellipse: ellipse, into: &runs)
         }
 
         // Two rows of block averages: the rows above and below the current pixel row.
@@ -337,6 +369,12 @@ private struct Reach {
         cx = s.x + s.width / 2
         rx = max(s.width / 2, 0.5)
         ny = (Double(y) + 0.5 - (s.y + s.height / 2)) / max(s.height / 2, 0.5)
+    }
+
+    /// How far pixel x of this row is from the shape's centre, in radii (inside: under 1).
+    func distance(_ x: Int, ellipse: Bool) -> Double {
+        let nx = (Double(x) + 0.5 - cx) / rx
+        return ellipse ? (nx * nx + ny * ny).squareRoot() : max(abs(nx), abs(ny))
     }
 }
 

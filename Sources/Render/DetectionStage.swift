@@ -17,6 +17,9 @@ public final class DetectionStage {
     public var tickShift: Int64 = 0
     /// What the frames handed back carried, for the redaction report.
     public private(set) var tally = RedactionTally()
+    /// The chain the frames go on to, whose redactions the tally measures (their share of
+    /// each picture); nil counts none.
+    public var chain: EffectChain?
 
     /// A stage that gives every frame the boxes of `file` at its tick (`frameRate` maps
     /// a still's time to its tick).
@@ -99,7 +102,7 @@ public final class DetectionStage {
     public func abandon() { log?.abandon() }
 
     private func record(_ frames: [Frame]) throws -> [Frame] {
-        for frame in frames { tally.count(frame, tick: frame.tick + tickShift) }
+        for frame in frames { tally.count(frame, tick: frame.tick + tickShift, redacted: chain?.redactedPixels(in: frame) ?? 0) }
         if let log { for frame in frames { try log.write(frame) } }
         return frames
     }
@@ -127,10 +130,14 @@ extension DetectionStage {
             guard !(chain?.needs ?? []).isEmpty || options.logPath != nil else {
                 throw RenderError("--use-detections: no effect in the chain draws or redacts detections (faceblur, facebox, qrbox…)", exitCode: 2)
             }
-            return try DetectionStage(file: reviewed, frameRate: frameRate, settings: options, overwrite: overwrite)
+            let stage = try DetectionStage(file: reviewed, frameRate: frameRate, settings: options, overwrite: overwrite)
+            stage.chain = chain
+            return stage
         }
-        return try DetectionStage(needs: needs(of: chain, settings: options), settings: options, overwrite: overwrite,
-                                  redacting: redacts(chain), recheck: recheck(of: chain, settings: options))
+        let stage = try DetectionStage(needs: needs(of: chain, settings: options), settings: options, overwrite: overwrite,
+                                       redacting: redacts(chain), recheck: recheck(of: chain, settings: options))
+        stage?.chain = chain
+        return stage
     }
 
     /// The recheck of a redacting render: its chain up to and including the first

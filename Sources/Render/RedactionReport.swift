@@ -16,13 +16,23 @@ public struct RedactionTally: Sendable {
     public var ticks = 0
     /// Manual boxes, one per tick each covers.
     public var manualBoxes = 0
+    /// Pixels the chain's redaction replaced, over all ticks (see ``EffectChain/redactedPixels(in:time:)``).
+    public var redactedPixels = 0
+    /// Pixels of all ticks.
+    public var pixels = 0
+    /// The largest share of one tick's picture redacted, 0…1.
+    public var largestRedactedShare = 0.0
     /// Per track, the ticks where it was held at its predicted place: a detection that
     /// should have found it did not (a possible miss).
     public var held: [Int: [Int64]] = [:]
 
     /// Counts `frame`, the render's tick `tick`.
-    public mutating func count(_ frame: Frame, tick: Int64) {
+    public mutating func count(_ frame: Frame, tick: Int64, redacted: Int = 0) {
         ticks += 1
+        let area = frame.width * frame.height
+        pixels += area
+        redactedPixels += redacted
+        if area > 0 { largestRedactedShare = max(largestRedactedShare, Double(redacted) / Double(area)) }
         var any = false
         for o in frame.observations where o.kind == .face {
             any = true
@@ -70,6 +80,11 @@ public struct RedactionReport: Encodable, Sendable {
     public var manualBoxes: Int
     /// Where a track was expected and not detected.
     public var possibleMisses: [Miss]
+    /// The share of the picture the redaction replaced, over all ticks, 0…1 (the union of
+    /// the redacted shapes; the rest of each frame is left exactly as it was).
+    public var redactedShare: Double
+    /// The largest share of one tick's picture it replaced, 0…1.
+    public var largestRedactedShare: Double
     /// Boxes the recheck found over heads in redacted detection frames (a blurred head's
     /// outline, still found as a face), each of which widened its face's box.
     public var foundOnRecheck: Int
@@ -86,6 +101,8 @@ public struct RedactionReport: Encodable, Sendable {
         faceBoxes = tally.faceBoxes
         tracks = tally.tracks.count
         manualBoxes = tally.manualBoxes
+        redactedShare = tally.pixels > 0 ? Double(tally.redactedPixels) / Double(tally.pixels) : 0
+        largestRedactedShare = tally.largestRedactedShare
         var misses: [Miss] = []
         for (track, held) in tally.held.sorted(by: { $0.key < $1.key }) {
             // Runs of consecutive held ticks: one possible miss each.
@@ -112,8 +129,17 @@ public struct RedactionReport: Encodable, Sendable {
         s += ", \(count(possibleMisses.count, "possible miss", "possible misses"))"
         if missed > 0 { s += " (\(count(missed, "tick", "ticks")) held)" }
         s += ", \(count(manualBoxes, "manual box", "manual boxes"))"
+        s += ", \(Self.percent(redactedShare)) of the picture redacted"
+        if largestRedactedShare > redactedShare { s += " (at most \(Self.percent(largestRedactedShare)) of a frame)" }
         if foundOnRecheck > 0 { s += ", \(foundOnRecheck) outlines found again on the redacted frames and covered" }
         return s
+    }
+
+    /// A share as a percentage with one decimal ("4.2%"); a share above 0 never shows as 0.0%.
+    static func percent(_ share: Double) -> String {
+        let p = share * 100
+        if p > 0 && p < 0.05 { return "<0.1%" }
+        return String(format: "%.1f%%", p)
     }
 
     /// Where the report of a render to `output` goes: `clip.mp4` → `clip.redaction.json`;

@@ -133,6 +133,35 @@ import Testing
         #expect(changed == 0)
     }
 
+    /// The redaction report's share (issue 50): the pixels a faceblur says it replaces,
+    /// without rendering, are exactly those a render changes. A fill colour of pure
+    /// magenta at half alpha is in no pixel of the photograph, so every pixel it reaches
+    /// differs; the faces include overlapping heads and one carried half out of the frame.
+    @Test(arguments: ["faceblur:mode=fill:color=ff00ff80", "faceblur:mode=fill:color=ff00ff80:shape=box:padding=0.2",
+                      "faceblur:mode=fill:color=ff00ff80:feather=0.3:padding=0.5", "faceblur:mode=fill:color=ff00ff80:padding=0"])
+    func redactedPixelsAreThePixelsARenderChanges(chain text: String) throws {
+        var frame = try photograph()
+        frame.observations += [Observation(kind: .face, bounds: Rect(x: 230, y: 115, width: 30, height: 36), confidence: 0.9, trackID: 9),
+                               Observation(kind: .face, bounds: Rect(x: Double(frame.width) - 20, y: -15, width: 50, height: 60), confidence: 0.9, trackID: 10),
+                               Observation(kind: .face, bounds: Rect(x: 1e12, y: -1e12, width: 40, height: 40), confidence: 0.9, trackID: 11)]
+        let chain = try EffectChain(parsing: text)
+        let out = chain.apply(to: frame)
+        var changed = 0
+        for y in 0..<frame.height { for x in 0..<frame.width where out.pixel(x: x, y: y) != frame.pixel(x: x, y: y) { changed += 1 } }
+        #expect(changed > 1000, "\(text): the faces were redacted")
+        let redacted = chain.redactedPixels(in: frame)
+        if text.contains("feather") {
+            // The feather's outermost pixels are blended by so little that some round back to
+            // their own colour: counted as redacted, not changed.
+            #expect(redacted >= changed && Double(redacted) <= Double(changed) * 1.005, "\(text): \(redacted) against \(changed)")
+        } else {
+            #expect(redacted == changed, "\(text)")
+        }
+        frame.observations = []
+        #expect(chain.redactedPixels(in: frame) == 0)
+        #expect(try EffectChain(parsing: "sepia").redactedPixels(in: try photograph()) == 0, "no redaction, no share")
+    }
+
     @Test func aFrameWithoutObservationsIsUntouched() throws {
         var frame = try photograph()
         frame.observations = []

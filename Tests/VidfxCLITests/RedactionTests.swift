@@ -196,6 +196,11 @@ import Testing
         #expect((json["tracks"] as? Int ?? 0) >= 17 && json["manualBoxes"] as? Int == 0 && json["source"] as? String == "detector")
         let misses = try #require(json["possibleMisses"] as? [[String: Any]])
         #expect(misses.allSatisfy { ($0["ticks"] as? Int ?? 0) > 0 && ($0["firstTick"] as? Int ?? -1) >= 0 })
+        // How much of the picture it replaced: some of it, not all, and as the line says.
+        let share = json["redactedShare"] as? Double ?? -1, largest = json["largestRedactedShare"] as? Double ?? -1
+        #expect(share > 0.01 && share < 0.5 && largest >= share && largest < 1, "\(json)")
+        #expect(line.first?.contains(String(format: "%.1f%% of the picture redacted (at most %.1f%% of a frame)", share * 100, largest * 100)) == true,
+                "\(r.stderr)")
         // Erase leaves no outline, so its render takes no second look, and says none.
         #expect(json["foundOnRecheck"] as? Int == 0 && line.first?.contains("found again") == false, "\(json)")
         // The crowd's blurred heads leave outlines that the second look at the redacted
