@@ -3,7 +3,8 @@ public import FrameCore
 /// Redacts every face found in the frame: an ellipse (or box) over the head — the face
 /// box grown by `padding`, and upwards for the hair — is erased, blurred beyond
 /// recognition, pixelated, or filled with a colour. Heads that touch are redacted as one
-/// region. Everything outside those shapes is left exactly as it was.
+/// region, and a face the frame's edge cuts is covered up to that edge. Everything outside
+/// those shapes is left exactly as it was.
 ///
 /// Erase (the default) paints the shapes over with what surrounds them: a smooth
 /// membrane pulled in from the pixels just outside, so no pixel of the head is read and
@@ -73,7 +74,7 @@ public struct FaceBlur: LayerEffect {
 
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
         Annotation.copy(src, into: dst, stride: destinationStride, rows: rows)
-        let all = heads(context.observations)
+        let all = heads(context.observations, width: src.width, height: src.height)
         for cluster in FaceBlur.clusters(all) {
             redact(cluster, all: all, src: src, dst: dst, stride: destinationStride, rows: rows)
         }
@@ -82,16 +83,27 @@ public struct FaceBlur: LayerEffect {
     /// The shape redacted for a face box: the box grown by `padding` of its size on each
     /// side, and by another sixth of its height upwards. A face detector's box runs from
     /// the brows to the chin; the hair above it is as telling as the face.
-    static func head(of face: Rect, padding: Double) -> Rect {
+    ///
+    /// A face box that reaches an edge of the `width`×`height` frame is a face the edge
+    /// cuts, and it goes on beyond: the shape is carried out past that edge by the box's
+    /// own size, so that it meets the edge with its full height (or width) rather than
+    /// curving away from it and leaving the cut face's corners between itself and the edge.
+    static func head(of face: Rect, padding: Double, width: Int, height: Int) -> Rect {
         let up = face.height / 6
-        return Rect(x: face.x - face.width * padding, y: face.y - face.height * padding - up,
-                    width: face.width * (1 + 2 * padding), height: face.height * (1 + 2 * padding) + up)
+        var head = Rect(x: face.x - face.width * padding, y: face.y - face.height * padding - up,
+                        width: face.width * (1 + 2 * padding), height: face.height * (1 + 2 * padding) + up)
+        let reach = 1.0
+        if face.x <= reach { head.x -= face.width; head.width += face.width }
+        if face.x + face.width >= Double(width) - reach { head.width += face.width }
+        if face.y <= reach { head.y -= face.height; head.height += face.height }
+        if face.y + face.height >= Double(height) - reach { head.height += face.height }
+        return head
     }
 
     /// The shapes redacted in a frame with `observations`: each face's head, where it is a
     /// usable box.
-    private func heads(_ observations: [Observation]) -> [Rect] {
-        observations.lazy.filter { $0.kind == .face }.map { FaceBlur.head(of: $0.bounds, padding: self.padding) }
+    private func heads(_ observations: [Observation], width: Int, height: Int) -> [Rect] {
+        observations.lazy.filter { $0.kind == .face }.map { FaceBlur.head(of: $0.bounds, padding: self.padding, width: width, height: height) }
             .filter { $0.x.isFinite && $0.y.isFinite && $0.width.isFinite && $0.height.isFinite && $0.width > 0 && $0.height > 0 }
     }
 
@@ -99,7 +111,7 @@ public struct FaceBlur: LayerEffect {
     /// replaces or blends (the union of the heads' shapes, feathered edge included), for
     /// the redaction report; computed from the shapes, without rendering.
     public func redactedPixels(observations: [Observation], width: Int, height: Int) -> Int {
-        let shapes = heads(observations)
+        let shapes = heads(observations, width: width, height: height)
         guard !shapes.isEmpty, width > 0, height > 0 else { return 0 }
         var total = 0
         var active: [Reach] = [], runs: [Range<Int>] = []

@@ -162,6 +162,28 @@ import Testing
         #expect(try EffectChain(parsing: "sepia").redactedPixels(in: try photograph()) == 0, "no redaction, no share")
     }
 
+    /// A face the frame's edge cuts (issue 50) is covered along that edge for its whole
+    /// height (or width), even with no padding: an ellipse centred on the visible part
+    /// would curve away from the edge and leave the cut face's corners.
+    @Test(arguments: ["faceblur:mode=fill:color=ff00ff:padding=0", "faceblur:mode=fill:color=ff00ff:padding=0.15"])
+    func facesCutByTheEdgeAreCoveredToIt(chain text: String) throws {
+        var frame = try photograph()
+        let (w, h) = (frame.width, frame.height)
+        let right = Rect(x: Double(w) - 18, y: 100, width: 18, height: 40), top = Rect(x: 300, y: 0, width: 30, height: 16)
+        frame.observations = [Observation(kind: .face, bounds: right, confidence: 0.9, trackID: 1),
+                              Observation(kind: .face, bounds: top, confidence: 0.9, trackID: 2)]
+        let out = try EffectChain(parsing: text).apply(to: frame)
+        func magenta(_ x: Int, _ y: Int) -> Bool { let p = out.pixel(x: x, y: y); return p.r == 255 && p.g == 0 && p.b == 255 }
+        let edgeRows = (100..<140).filter { magenta(w - 1, $0) }
+        #expect(edgeRows.count == 40, "\(text): the right edge is covered on \(edgeRows.count) of the face's 40 rows")
+        let edgeColumns = (300..<330).filter { magenta($0, 0) }
+        #expect(edgeColumns.count == 30, "\(text): the top edge is covered on \(edgeColumns.count) of the face's 30 columns")
+        // A face away from the edges keeps its shape: nothing at the frame's edge.
+        frame.observations = [Observation(kind: .face, bounds: Rect(x: 300, y: 200, width: 30, height: 40), confidence: 0.9, trackID: 3)]
+        let inside = try EffectChain(parsing: text).apply(to: frame)
+        #expect((0..<h).allSatisfy { inside.pixel(x: w - 1, y: $0) == frame.pixel(x: w - 1, y: $0) })
+    }
+
     @Test func aFrameWithoutObservationsIsUntouched() throws {
         var frame = try photograph()
         frame.observations = []
