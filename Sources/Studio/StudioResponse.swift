@@ -26,9 +26,10 @@ enum StudioResponse {
 }
 
 /// Something a request asked for that the studio refuses, with the status to answer.
-struct StudioRequestError: Error {
+package struct StudioRequestError: Error {
     let status: HTTPResponse.Status
-    let message: String
+    /// The refusal's one line.
+    package let message: String
     init(_ status: HTTPResponse.Status, _ message: String) {
         self.status = status
         self.message = message

@@ -345,31 +345,18 @@ public final class StudioServer: Sendable {
     /// outputs folder; `detections` names a reviewed detections file there (`--use-detections`).
     private func startRender(_ request: Request, context: BasicWebSocketRequestContext) async throws -> Response {
         let body = try await request.body.collect(upTo: 1 << 20)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
-            throw StudioRequestError(.badRequest, "the body must be a JSON object {\"chain\": …, \"output\": \"NAME.mp4\"}")
-        }
-        guard let output = object["output"] as? String else { throw StudioRequestError(.badRequest, "output: a file name is needed") }
+        let render = try RenderRequest.decode(Data(buffer: body))
+        let output = render.output
         if let problem = OutputFolder.problem(with: output) { throw StudioRequestError(.badRequest, "output: \(problem)") }
-        let chain = try checkedChain(object["chain"] as? String ?? "")
+        let chain = try checkedChain(render.chain)
         if FileManager.default.fileExists(atPath: configuration.folder.file(output)) {
             throw StudioRequestError(.conflict, "output: \(output) exists in the outputs folder; choose another name")
         }
         var options: [String] = []
-        for key in ["start", "duration"] {
-            guard let value = object[key] else { continue }
-            guard let n = (value as? NSNumber)?.doubleValue, n.isFinite, n >= 0 else {
-                throw StudioRequestError(.badRequest, "\(key): a number of seconds ≥ 0")
-            }
-            options += ["--\(key)", Self.seconds(n)]
-        }
-        if let value = object["loop"] {
-            guard let n = (value as? NSNumber)?.intValue, n >= 1, n <= 100_000 else {
-                throw StudioRequestError(.badRequest, "loop: how many times the clip plays in all, 1…100000")
-            }
-            options += ["--loop", String(n)]
-        }
-        if let detections = object["detections"] {
-            guard let name = detections as? String else { throw StudioRequestError(.badRequest, "detections: a file name in the outputs folder") }
+        if let start = render.start { options += ["--start", Self.seconds(start)] }
+        if let duration = render.duration { options += ["--duration", Self.seconds(duration)] }
+        if let loop = render.loop { options += ["--loop", String(loop)] }
+        if let name = render.detections {
             if let problem = OutputFolder.problem(with: name) { throw StudioRequestError(.badRequest, "detections: \(problem)") }
             guard FileManager.default.fileExists(atPath: configuration.folder.file(name)) else {
                 throw StudioRequestError(.badRequest, "detections: \(name) is not in the outputs folder (export it first)")
@@ -404,10 +391,9 @@ public final class StudioServer: Sendable {
         }
         defer { sender.cancel() }
         for try await message in inbound.messages(maxSize: 1 << 20) {
-            guard case .text(let text) = message, let data = text.data(using: .utf8),
-                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { continue }
-            if let chain = object["chain"] as? String {
-                let edit = Self.wholeNumber(object["edit"], upTo: Int64(Int32.max)).map { Int($0) } ?? edits.next()
+            guard case .text(let text) = message, let command = LiveCommand.decode(text) else { continue }
+            if let chain = command.chain {
+                let edit = command.edit ?? edits.next()
                 do {
                     let checked = try checkedChain(chain)
                     let parsed = try checked.isEmpty ? nil : configuration.parseChain(checked)
@@ -419,28 +405,13 @@ public final class StudioServer: Sendable {
                     try await outbound.write(.text(Self.jsonText(["type": "chain", "ok": false, "edit": edit, "error": "\(error)"])))
                 }
             }
-            if let play = object["play"] as? Bool { playback.sink.setPaused(!play) }
-            if let tick = Self.wholeNumber(object["seek"], upTo: StudioPlayback.largestTick) { playback.seek(tick: tick) }
-            if object.keys.contains("split") { playback.sink.setSplit((object["split"] as? NSNumber)?.doubleValue) }
+            if let play = command.play { playback.sink.setPaused(!play) }
+            if let tick = command.seek { playback.seek(tick: tick) }
+            if command.setsSplit { playback.sink.setSplit(command.split) }
         }
     }
 
     // MARK: Helpers
-
-    /// A whole number 0…`limit` from the page's JSON, or nil for anything else: a string,
-    /// a boolean, a fraction, a negative or a larger number (2^63 − 1 as a seek once
-    /// overflowed the tick arithmetic and ended the process).
-    package static func wholeNumber(_ value: Any?, upTo limit: Int64) -> Int64? {
-        guard let number = value as? NSNumber else { return nil }
-        // JSON's true and false arrive as NSNumbers too (and `is Bool` holds for 0 and 1 on
-        // Linux): a boolean's type code is "c", an integer's "i" or "q", a double's "d".
-        if String(cString: number.objCType) == "c" { return nil }
-        let d = number.doubleValue
-        guard d.isFinite, d >= 0, d <= Double(limit), d == d.rounded(.towardZero) else { return nil }
-        // A large integer may lose its last digits as a double: the exact value, if it has one.
-        let exact = number.int64Value
-        return exact >= 0 && exact <= limit && Double(exact) == d ? exact : Int64(d)
-    }
 
     static func jsonText(_ object: [String: Any]) -> String {
         String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)

@@ -155,17 +155,42 @@ struct StudioTestError: Error, CustomStringConvertible {
 
     /// Numbers from the page (a seek's tick, an edit's number) are whole and in range, or
     /// ignored: 2^63 − 1 as a seek once overflowed the tick arithmetic and ended the studio.
+    /// A field of the wrong kind is left out and the message's other fields still apply.
     @Test func numbersFromThePageAreCheckedBeforeUse() throws {
-        func value(_ json: String) throws -> Any? {
-            (try JSONSerialization.jsonObject(with: Data("{\"v\": \(json)}".utf8)) as? [String: Any])?["v"]
-        }
         let limit: Int64 = 1 << 31
-        for (json, expected) in [("0", Int64(0)), ("30", 30), ("2147483648", limit), ("12.0", 12)] {
-            #expect(StudioServer.wholeNumber(try value(json), upTo: limit) == expected, "\(json)")
+        for (json, expected) in [("0", Int64(0)), ("30", 30), ("2147483648", limit)] {
+            #expect(LiveCommand.decode("{\"seek\": \(json), \"play\": true}") == LiveCommand(play: true, seek: expected), "\(json)")
         }
         for json in ["9223372036854775807", "4611686018427387904", "2147483649", "-1", "1.5", "1e300", "-1e300", "\"5\"", "true",
-                     "false", "null", "[1]", "{}"] {
-            #expect(StudioServer.wholeNumber(try value(json), upTo: limit) == nil, "\(json)")
+                     "false", "null", "[1]", "{}", "18446744073709551616"] {
+            #expect(LiveCommand.decode("{\"seek\": \(json), \"play\": false}") == LiveCommand(play: false), "\(json)")
+            #expect(LiveCommand.decode("{\"edit\": \(json), \"chain\": \"sepia\"}") == LiveCommand(chain: "sepia"), "\(json)")
+        }
+        #expect(LiveCommand.decode("{\"edit\": 2147483647, \"chain\": \"\"}") == LiveCommand(chain: "", edit: 2_147_483_647))
+        #expect(LiveCommand.decode("{\"split\": null}") == LiveCommand(setsSplit: true))
+        #expect(LiveCommand.decode("{\"split\": 0.25}") == LiveCommand(setsSplit: true, split: 0.25))
+        #expect(LiveCommand.decode("{\"play\": 1}") == LiveCommand(), "1 is not true")
+        for notAnObject in ["[]", "\"seek\"", "", "{", "null"] { #expect(LiveCommand.decode(notAnObject) == nil, "\(notAnObject)") }
+    }
+
+    /// A render's request, typed: each field of the wrong type or out of range is refused
+    /// with a line naming it, before anything starts.
+    @Test func renderRequestsAreReadField() throws {
+        func refusal(_ json: String) -> String? {
+            do { _ = try RenderRequest.decode(Data(json.utf8)); return nil } catch { return error.message }
+        }
+        #expect(try RenderRequest.decode(Data(#"{"chain": "sepia", "output": "a.mp4", "start": 1.5, "duration": 2, "loop": 3, "detections": "d.jsonl"}"#.utf8))
+                == RenderRequest(chain: "sepia", output: "a.mp4", start: 1.5, duration: 2, loop: 3, detections: "d.jsonl"))
+        #expect(try RenderRequest.decode(Data(#"{"output": "a.mp4"}"#.utf8)) == RenderRequest(output: "a.mp4"))
+        for (json, field) in [(#"{"chain": "sepia"}"#, "output: a file name is needed"), (#"{"output": 5}"#, "output: "),
+                              (#"{"output": "a.mp4", "start": -1}"#, "start: a number of seconds"), (#"{"output": "a.mp4", "start": "1"}"#, "start: "),
+                              (#"{"output": "a.mp4", "duration": true}"#, "duration: "), (#"{"output": "a.mp4", "loop": 0}"#, "loop: how many times"),
+                              (#"{"output": "a.mp4", "loop": 1.5}"#, "loop: "), (#"{"output": "a.mp4", "loop": 1e300}"#, "loop: "),
+                              (#"{"output": "a.mp4", "loop": 100001}"#, "loop: "), (#"{"output": "a.mp4", "detections": ["x"]}"#, "detections: "),
+                              (#"{"output": "a.mp4", "chain": {}}"#, "chain: "), (#"[1]"#, "the body must be a JSON object"),
+                              ("not json", "the body must be a JSON object"), ("", "the body must be a JSON object")] {
+            let said = refusal(json)
+            #expect(said?.hasPrefix(field) == true, "\(json): \(said ?? "accepted")")
         }
     }
 
