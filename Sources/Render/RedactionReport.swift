@@ -16,7 +16,7 @@ public struct RedactionTally: Sendable {
     public var ticks = 0
     /// Manual boxes, one per tick each covers.
     public var manualBoxes = 0
-    /// Pixels the chain's redaction replaced, over all ticks (see ``EffectChain/redactedPixels(in:time:)``).
+    /// Pixels the chain's redaction replaced, over all ticks (`EffectChain.redactedPixels(in:time:)`).
     public var redactedPixels = 0
     /// Pixels of all ticks.
     public var pixels = 0
