@@ -59,7 +59,8 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for name in args.inputs.split(","):
             path = os.path.join(ROOT, name)
-            stem, ext = os.path.splitext(os.path.basename(path))
+            # A folder per input by its whole name: crowd.jpg and crowd.mp4 are two inputs.
+            stem, ext = os.path.basename(path), os.path.splitext(path)[1]
             photo = ext.lower() in PHOTO
             plain = frames(path, os.path.join(work, stem, "plain"))
             tools = [(c, None) for c in chains] + ([] if args.no_deface else [("deface", None)])

@@ -74,16 +74,18 @@ package actor RenderJobs {
 
     private func launch(_ id: String) throws {
         guard let invocation = jobs[id]?.invocation else { return }
-        try invocation.start { [weak self] line in
-            guard let self, line.hasPrefix("{"), let data = line.data(using: .utf8),
+        // Strong captures: the jobs live as long as the studio, and a weak one gives them a
+        // side table that LeakSanitizer cannot see referenced and reports at exit.
+        try invocation.start { [self] line in
+            guard line.hasPrefix("{"), let data = line.data(using: .utf8),
                   let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return }
             let percent = (object["percent"] as? NSNumber)?.doubleValue
             let eta = (object["eta"] as? NSNumber)?.doubleValue
             Task { await self.progressed(id, percent: percent, eta: eta) }
         }
-        Task { [weak self] in
+        Task { [self] in
             let (status, lines) = await invocation.result()
-            await self?.ended(id, status: status, lines: lines)
+            ended(id, status: status, lines: lines)
         }
     }
 
