@@ -298,11 +298,6 @@ public struct FaceBlur: LayerEffect {
             }
         }()
 
-        /// The columns of `span` inside any shape of `active`, as sorted, disjoint runs.
-        func inside(_ span: Range<Int>, _ active: [Reach], into runs: inout [Range<Int>]) {
-            FaceBlur.runs(of: active, in: span, ellipse: ellipse, into: &runs)
-        }
-
         // Two rows of block averages: the rows above and below the current pixel row.
         var runs: [Range<Int>] = []
         runs.reserveCapacity(shapes.count)
@@ -333,7 +328,7 @@ public struct FaceBlur: LayerEffect {
                 if let membrane, inner >= 1 {
                     // A hard edge: each pixel is erased or kept, so walk each shape's
                     // columns on this row instead of asking every shape about every pixel.
-                    inside(span, active, into: &runs)
+                    FaceBlur.runs(of: active, in: span, ellipse: ellipse, into: &runs)
                     membraneRow.withUnsafeBufferPointer { membraneRow in
                         for run in runs { for x in run { out[x] = pack(membrane.fill(x, membraneRow)) } }
                     }
