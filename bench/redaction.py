@@ -34,6 +34,46 @@ def frames(path, folder, size=None):
     return sorted(glob.glob(os.path.join(folder, "*.png")))
 
 
+def face_free(folder):
+    """Issue 50's face-free set, made in `folder`: a test pattern clip, a street and a building
+    facade cut from crowd.jpg where no one is (the facade is where a small-face find once put a
+    blob), and text on a plain ground. Returns their paths."""
+    crowd = os.path.join(ROOT, "testmedia", "crowd.jpg")
+    font = subprocess.run(["fc-match", "-f", "%{file}", "sans"], capture_output=True, text=True).stdout
+    text = (f"drawtext=fontfile={font}:fontsize=28:fontcolor=black:line_spacing=12:x=24:y=24:"
+            "text='Hours\: Monday to Friday 9–17\nTickets 12 €, concessions 8 €\n0800 123 456 · www.example.org\n"
+            "PLEASE KEEP THE EXIT CLEAR'")
+    made = {
+        "testsrc2.mp4": ["-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=3", "-c:v", "libx264", "-crf", "18", "-pix_fmt", "yuv420p"],
+        "street.png": ["-i", crowd, "-vf", "crop=800:124:0:440"],
+        "facade.png": ["-i", crowd, "-vf", "crop=370:100:430:0"],
+        "text.png": ["-f", "lavfi", "-i", "color=c=0xf2eee4:s=640x240", "-vf", text, "-frames:v", "1"],
+    }
+    paths = []
+    for name, args in made.items():
+        path = os.path.join(folder, name)
+        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", *args, path], check=True)
+        paths.append(path)
+    return paths
+
+
+def picture(vidfx, deface, out):
+    """README's before/after: the band of heads in crowd.jpg, plain, after vidfx's default
+    faceblur and after deface's defaults, stacked and labelled, written to `out` (JPEG)."""
+    crowd = os.path.join(ROOT, "testmedia", "crowd.jpg")
+    font = subprocess.run(["fc-match", "-f", "%{file}", "sans:bold"], capture_output=True, text=True).stdout
+    with tempfile.TemporaryDirectory() as work:
+        mine, theirs = os.path.join(work, "vidfx.png"), os.path.join(work, "deface.png")
+        subprocess.run([vidfx, "apply", crowd, "-e", "faceblur", "-o", mine, "-q", "-y"], check=True)
+        subprocess.run([deface, crowd, "-o", theirs], check=True, capture_output=True)
+        label = (f"drawtext=fontfile={font}:fontsize=20:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=6:"
+                 "x=10:y=h-th-14:text='{}'")
+        parts = ";".join(f"[{i}:v]crop=800:220:0:70,{label.format(t)}[p{i}]" for i, t in
+                         enumerate(["plain", "vidfx -e faceblur (its default)", "deface (its defaults)"]))
+        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", crowd, "-i", mine, "-i", theirs,
+                        "-filter_complex", parts + ";[p0][p1][p2]vstack=3", "-q:v", "3", out], check=True)
+
+
 def changed(plain, redacted):
     import cv2
     total = moved = 0
@@ -53,11 +93,17 @@ def main():
     ap.add_argument("--deface", default=DEFACE, help="deface's executable (the oracle venv has only its detector: "
                     "python3 -m venv /tmp/d && /tmp/d/bin/pip install deface==1.5.0)")
     ap.add_argument("--no-deface", action="store_true")
+    ap.add_argument("--oracle-every", type=int, default=1, help="look for faces left on every Nth frame only (long clips)")
+    ap.add_argument("--picture", help="only write the README's before/after picture of crowd.jpg to this JPEG")
+    ap.add_argument("--face-free", action="store_true", help="measure on the face-free set instead of --inputs")
     args = ap.parse_args()
+    if args.picture:
+        return picture(args.vidfx, args.deface, args.picture)
     chains = args.chain or ["faceblur", "faceblur:mode=erase"]
     rows = []
     with tempfile.TemporaryDirectory() as work:
-        for name in args.inputs.split(","):
+        inputs = face_free(work) if args.face_free else args.inputs.split(",")
+        for name in inputs:
             path = os.path.join(ROOT, name)
             # A folder per input by its whole name: crowd.jpg and crowd.mp4 are two inputs.
             stem, ext = os.path.basename(path), os.path.splitext(path)[1]
@@ -77,7 +123,8 @@ def main():
                 red = frames(out, os.path.join(work, stem, f"r{k}"), (w, h))
                 share = changed(plain, red)
                 left = json.loads(subprocess.run([PY, os.path.join(ROOT, "Tests/Support/face_oracle.py"), os.path.dirname(plain[0]),
-                                                  os.path.dirname(red[0]), "--haar", "--vidfx", args.vidfx, "--vidfx-threshold", "0.2"],
+                                                  os.path.dirname(red[0]), "--haar", "--vidfx", args.vidfx, "--vidfx-threshold", "0.2",
+                                                  "--every", str(args.oracle_every)],
                                                  check=True, capture_output=True, text=True).stdout)
                 rows.append((name, tool, share, left["left"]["centerface"], left["left"]["haar"], left["left"]["vidfx_0.5"],
                              left["left"]["vidfx"], left["frames"]))

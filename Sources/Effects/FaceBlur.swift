@@ -1,18 +1,18 @@
 public import FrameCore
 
 /// Redacts every face found in the frame: an ellipse (or box) over the head — the face
-/// box grown by `padding`, and upwards for the hair — is erased, blurred beyond
+/// box grown by `padding`, and upwards for the hair — is patched, erased, blurred beyond
 /// recognition, pixelated, or filled with a colour. Heads that touch are redacted as one
 /// region, and a face the frame's edge cuts is covered up to that edge. Everything outside
 /// those shapes is left exactly as it was.
 ///
-/// Erase (the default) paints the shapes over with what surrounds them: a smooth
-/// membrane pulled in from the pixels just outside, so no pixel of the head is read and
-/// no head-shaped blob is left. With its default padding (the face's size on each side),
-/// and a redaction's detector that also takes small faces at half its threshold, it
-/// leaves no face for CenterFace, OpenCV's Haar cascade or vidfx's own detector at its
-/// lowest score on the crowd pan, its photograph and the pitch clip, and needs no second
-/// look (docs/detection.md).
+/// Patch (the default) and erase paint the shapes over with what surrounds them: a
+/// smooth membrane pulled in from outside, so no pixel of the head is read. Patch keeps
+/// the shape tight (a fifth of the face's size on each side and the detector's few
+/// pixels of error, near deface's footprint) and takes its colours from beyond a ring around it (`ring`), so the hair, ears and
+/// neck left around the shape do not frame the fill as a head. Erase is the strongest
+/// setting: a shape at least the face's size larger on each side, filled from right at
+/// its edge. docs/detection.md has what each changes and leaves.
 ///
 /// The blur is a smooth mosaic: the region is cut into blocks of the largest face's
 /// size divided by `strength`, each block averaged, and every pixel interpolated
@@ -20,16 +20,22 @@ public import FrameCore
 /// a block survives, but the head's outline and its main colours do, and a detector at
 /// a low score finds many of those outlines again; at 4 blocks and above some faces too.
 public struct FaceBlur: LayerEffect {
-    /// The default padding: the face box grows by its own size on each side. Below that
-    /// the erased region of a head cut by the frame's edge can still read as a faint
-    /// head (0.28 on the pitch clip at 0.85); docs/detection.md has the sweep.
-    public static let defaultPadding = 1.0
+    /// The default padding: the face box grows by a fifth of its size on each side
+    /// (docs/detection.md has the sweep).
+    public static let defaultPadding = 0.2
+    /// Erase's least padding: the face's own size on each side. Below that an erased
+    /// head cut by the frame's edge could still read as a faint head (0.28 on the pitch
+    /// clip at 0.85), when the fill was read from right at the shape's edge.
+    public static let erasePadding = 1.0
+    /// The default reach of patch's read, as a multiple of the shape's size.
+    public static let defaultRing = 1.6
 
     public static let descriptor = EffectDescriptor(
         name: "faceblur", category: .detection, summary: "Erase, blur, pixelate or fill every face (redaction).",
         parameters: [
-            .choice(Key.mode, ["erase", "blur", "pixelate", "fill"], help: "erase: the head painted over from what surrounds it (nothing of it read, no silhouette left); blur: smooth, no detail left but the outline; pixelate: visible blocks; fill: a solid colour."),
-            .float(Key.padding, default: FaceBlur.defaultPadding, min: 0, max: 2, slider: 0...1.5, help: "How much larger than the face box, as a fraction of its size on each side (smaller leaves more of the head's outline for a detector to find)."),
+            .choice(Key.mode, ["patch", "erase", "blur", "pixelate", "fill"], help: "patch: a tight shape painted over from beyond the head (nothing of it read); erase: the strongest, a shape the face's size larger on each side painted over from its edge; blur: smooth, no detail left but the outline; pixelate: visible blocks; fill: a solid colour."),
+            .float(Key.padding, default: FaceBlur.defaultPadding, min: 0, max: 2, slider: 0...1.5, help: "How much larger than the face box, as a fraction of its size on each side (smaller leaves more of the head's outline for a detector to find; erase takes at least 1)."),
+            .float(Key.ring, default: FaceBlur.defaultRing, min: 1, max: 3, slider: 1...2.5, help: "patch: where the fill takes its colours from, as a multiple of each head's shape about its centre (1: right at its edge; more leaves out the hair, ears and neck around the shape, which would otherwise frame the fill as a head)."),
             .float(Key.feather, default: 0, min: 0, max: 0.5, slider: 0...0.3, help: "Soft edge, as a fraction of the shape's radius (0: hard; erase needs none, its fill meets the surroundings)."),
             .choice(Key.shape, ["ellipse", "box"], help: "The redacted shape around each face."),
             .int(Key.strength, default: 2, min: 2, max: 64, slider: 2...24, help: "Blocks across a head (fewer: less detail left; above 2 a detector may find the face again)."),
@@ -43,6 +49,7 @@ public struct FaceBlur: LayerEffect {
         static let mode = ParameterKey<String>("mode")
         static let padding = ParameterKey<Double>("padding")
         static let feather = ParameterKey<Double>("feather")
+        static let ring = ParameterKey<Double>("ring")
         static let shape = ParameterKey<String>("shape")
         static let strength = ParameterKey<Int>("strength")
         static let color = ParameterKey<[Double]>("color")
@@ -50,17 +57,21 @@ public struct FaceBlur: LayerEffect {
 
     public static var needs: DetectionNeeds { .faces }
 
-    private enum Mode { case erase, blur, pixelate, fill }
+    private enum Mode { case patch, erase, blur, pixelate, fill }
     private let mode: Mode
     private let padding: Double
+    private let ring: Double
     private let feather: Double
     private let ellipse: Bool
     private let strength: Int
     private let fill: UInt32
 
     public init(parameters: Parameters, resources: EffectResources) {
-        mode = switch parameters[Key.mode] { case "blur": .blur; case "pixelate": .pixelate; case "fill": .fill; default: .erase }
-        padding = parameters[Key.padding]
+        mode = switch parameters[Key.mode] {
+        case "erase": .erase; case "blur": .blur; case "pixelate": .pixelate; case "fill": .fill; default: .patch
+        }
+        padding = mode == .erase ? max(FaceBlur.erasePadding, parameters[Key.padding]) : parameters[Key.padding]
+        ring = mode == .patch ? parameters[Key.ring] : 1
         feather = parameters[Key.feather]
         ellipse = parameters[Key.shape] == "ellipse"
         strength = parameters[Key.strength]
@@ -69,8 +80,8 @@ public struct FaceBlur: LayerEffect {
 
     /// Whether what it leaves keeps the head's outline (blur, pixelate, fill): a
     /// redacting render then looks again at each detection frame by default and widens
-    /// the heads whose outline is still found (`--face-recheck`). Erase leaves none.
-    public var keepsOutline: Bool { mode != .erase }
+    /// the heads whose outline is still found (`--face-recheck`). Patch and erase leave none.
+    public var keepsOutline: Bool { mode != .erase && mode != .patch }
 
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
         Annotation.copy(src, into: dst, stride: destinationStride, rows: rows)
@@ -88,10 +99,13 @@ public struct FaceBlur: LayerEffect {
     /// cuts, and it goes on beyond: the shape is carried out past that edge by the box's
     /// own size, so that it meets the edge with its full height (or width) rather than
     /// curving away from it and leaving the cut face's corners between itself and the edge.
-    static func head(of face: Rect, padding: Double, width: Int, height: Int) -> Rect {
+    ///
+    /// With `slack`, the shape is grown by ``slack(width:height:)`` more on every side.
+    static func head(of face: Rect, padding: Double, slack: Bool = false, width: Int, height: Int) -> Rect {
         let up = face.height / 6
-        var head = Rect(x: face.x - face.width * padding, y: face.y - face.height * padding - up,
-                        width: face.width * (1 + 2 * padding), height: face.height * (1 + 2 * padding) + up)
+        let slack = slack ? FaceBlur.slack(width: width, height: height) : 0
+        var head = Rect(x: face.x - face.width * padding - slack, y: face.y - face.height * padding - up - slack,
+                        width: face.width * (1 + 2 * padding) + 2 * slack, height: face.height * (1 + 2 * padding) + up + 2 * slack)
         let reach = 1.0
         if face.x <= reach { head.x -= face.width; head.width += face.width }
         if face.x + face.width >= Double(width) - reach { head.width += face.width }
@@ -100,10 +114,19 @@ public struct FaceBlur: LayerEffect {
         return head
     }
 
+    /// How far a face detector's box may be off, in pixels of a `width`×`height` frame:
+    /// one cell of CenterFace's output grid, 4 pixels of the picture it saw, and a
+    /// redacting render's detector sees frames up to 1920 pixels across at their own size.
+    /// Measured on the crowd pan, vidfx's boxes and deface's for the same face are 2–5
+    /// pixels apart; a tight shape grown by this much leaves none of them a face's edge.
+    public static func slack(width: Int, height: Int) -> Double {
+        4 * max(1, Double(max(width, height)) / 1920)
+    }
+
     /// The shapes redacted in a frame with `observations`: each face's head, where it is a
     /// usable box.
     private func heads(_ observations: [Observation], width: Int, height: Int) -> [Rect] {
-        observations.lazy.filter { $0.kind == .face }.map { FaceBlur.head(of: $0.bounds, padding: self.padding, width: width, height: height) }
+        observations.lazy.filter { $0.kind == .face }.map { FaceBlur.head(of: $0.bounds, padding: self.padding, slack: self.mode != .erase, width: width, height: height) }
             .filter { $0.x.isFinite && $0.y.isFinite && $0.width.isFinite && $0.height.isFinite && $0.width > 0 && $0.height > 0 }
     }
 
@@ -279,16 +302,22 @@ public struct FaceBlur: LayerEffect {
             return byte(straight[0]) | byte(straight[1]) << 8 | byte(straight[2]) << 16 | byte(straight[3]) << 24
         }
 
-        // erase: the membrane over the region and a margin of half a block around it, so
-        // that the fill has what surrounds the shapes to read.
-        let membrane: Membrane? = mode != .erase ? nil : {
-            let margin = max(2, block / 2)
+        // patch and erase: the membrane over the region and a margin of half a block around
+        // it, so that the fill has what surrounds the shapes to read. With a ring above 1
+        // each head's unread area is grown about its centre, and the margin with it, so
+        // that the fill still has what lies beyond to read.
+        let ring = self.ring
+        let membrane: Membrane? = mode != .erase && mode != .patch ? nil : {
+            let margin = max(2, block / 2) + Int((largest * (ring - 1)).rounded(.up))
             let mx0 = max(0, x0 - margin), mx1 = min(w, x1 + margin), my0 = max(0, y0 - margin), my1 = min(h, y1 + margin)
+            let unread = all.map { s in
+                Rect(x: s.x - s.width * (ring - 1) / 2, y: s.y - s.height * (ring - 1) / 2, width: s.width * ring, height: s.height * ring)
+            }
             return Membrane(src: src, x0: mx0, x1: mx1, y0: my0, y1: my1) { y, hole in
                 for i in hole.indices { hole[i] = false }
                 // Each head's span on row y (this cluster's and every other's), a pixel
                 // wider than cover's, so that no pixel of any head is read into the fill.
-                for s in all {
+                for s in unread {
                     let r = Reach(s, row: y)
                     guard abs(r.ny) < 1 + 2 / max(s.height, 1) else { continue }
                     let half = (ellipse ? max(0, 1 - min(1, r.ny * r.ny)).squareRoot() : 1) * r.rx + 1
@@ -316,7 +345,7 @@ public struct FaceBlur: LayerEffect {
                 } else {
                     by = (y - y0) / block
                 }
-                if mode != .fill && mode != .erase && by != cached {
+                if mode == .blur || mode == .pixelate, by != cached {
                     for bx in 0..<columns {
                         cache[bx] = average(bx, by)
                         if mode == .blur { cache[columns + bx] = average(bx, by + 1) }
@@ -342,7 +371,7 @@ public struct FaceBlur: LayerEffect {
                         switch mode {
                         case .fill:
                             value = premultiplied(fill)
-                        case .erase:
+                        case .patch, .erase:
                             value = membrane!.fill(x, membraneRow)
                         case .pixelate:
                             value = cache[(x - x0) / block]

@@ -147,7 +147,7 @@ extension DetectionStage {
     }
 
     /// Looks a redacting render takes again by default: one when a faceblur in the chain
-    /// keeps the head's outline (blur, pixelate, fill), none when every one erases.
+    /// keeps the head's outline (blur, pixelate, fill), none when every one patches or erases.
     public static func defaultRecheckPasses(of chain: EffectChain?) -> Int {
         let outlines = chain?.entries.contains { ($0.effect as? FaceBlur)?.keepsOutline == true } ?? false
         return outlines ? 1 : 0

@@ -23,7 +23,7 @@ struct DetectionOptions: ParsableArguments {
     var faceSize: Int?
 
     @Option(name: .customLong("face-recheck"), parsing: .unconditional,
-            help: ArgumentHelp("When redacting: look again at each detection frame once redacted, up to N times, and widen every head whose outline is still found as a face. Default 0 with faceblur's erase (it leaves no outline), 1 with blur, pixelate or fill (each look costs about half a detection).", valueName: "N"))
+            help: ArgumentHelp("When redacting: look again at each detection frame once redacted, up to N times, and widen every head whose outline is still found as a face. Default 0 with faceblur's patch or erase (they leave no outline), 1 with blur, pixelate or fill (each look costs about half a detection).", valueName: "N"))
     var faceRecheck: Int?
 
     @Option(name: .customLong("face-recheck-size"), parsing: .unconditional,

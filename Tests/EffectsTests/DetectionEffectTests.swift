@@ -36,13 +36,19 @@ import Testing
         return sum / Double(max(n, 1))
     }
 
-    /// Whether (x, y) lies in any face's box grown by `padding` (the shape's bounding box).
+    /// The detector's error every shape but erase's is grown by, on the photograph.
+    static let slack = FaceBlur.slack(width: 800, height: 564)
+
+    /// Whether (x, y) lies in any face's box grown by `padding` and the slack (the shape's
+    /// bounding box, for every mode but erase).
     func inShape(_ x: Int, _ y: Int, padding: Double) -> Bool {
         Self.faces.contains { f in
-            // faceblur's head: the face box padded, and a sixth of its height more above.
+            // faceblur's head: the face box padded, a sixth of its height more above, and the slack.
             var r = f.padded(by: padding)
-            r.y -= f.height / 6
-            r.height += f.height / 6
+            r.y -= f.height / 6 + Self.slack
+            r.x -= Self.slack
+            r.height += f.height / 6 + 2 * Self.slack
+            r.width += 2 * Self.slack
             return Double(x) + 1 > r.x && Double(x) < r.x + r.width && Double(y) + 1 > r.y && Double(y) < r.y + r.height
         }
     }
@@ -76,28 +82,44 @@ import Testing
         #expect(changed == 0, "\(text): \(changed) pixels changed outside the faces")
     }
 
-    /// Erase (the default) reads nothing under the heads: every pixel inside the shapes
-    /// scrambled, the output is the same, byte for byte. What is left there cannot say
-    /// anything about the face, because it was made without it.
-    @Test(arguments: ["faceblur", "faceblur:shape=box", "faceblur:padding=0.3"])
+    /// Patch (the default) and erase read nothing under the heads: every pixel inside the
+    /// shapes scrambled, the output is the same there, byte for byte. What is left cannot
+    /// say anything about the face, because it was made without it. Nor, with a `ring`
+    /// above 1, does it depend on what lies around them within the ring (hair, ears, neck):
+    /// the scrambled area is the shape grown by the ring about its centre.
+    @Test(arguments: ["faceblur", "faceblur:shape=box", "faceblur:padding=0.3", "faceblur:ring=1", "faceblur:padding=0.15:ring=2:shape=box",
+                      "faceblur:mode=erase", "faceblur:mode=erase:padding=0.3:ring=2", "faceblur:mode=erase:padding=1.4:shape=box"])
     func eraseKeepsNothingOfTheHeads(chain text: String) throws {
         let frame = try photograph()
-        let padding = text.contains("padding=0.3") ? 0.3 : FaceBlur.defaultPadding, box = text.contains("box")
+        /// The number after `name=` in the chain, if given.
+        func given(_ name: String) -> Double? {
+            text.split(separator: ":").first { $0.hasPrefix(name + "=") }.flatMap { Double($0.dropFirst(name.count + 1)) }
+        }
+        // Erase: at least the face's size on each side, read from the shape's edge.
+        let erase = text.contains("mode=erase"), box = text.contains("box")
+        let padding = erase ? max(FaceBlur.erasePadding, given("padding") ?? 0) : given("padding") ?? FaceBlur.defaultPadding
+        let ring = erase ? 1 : given("ring") ?? FaceBlur.defaultRing
+        /// Pixel (x, y)'s distance from a head's centre in its radii, the least of any head.
+        func distance(_ x: Int, _ y: Int) -> Double {
+            Self.faces.map { f in
+                var r = f.padded(by: padding)
+                let slack = erase ? 0 : Self.slack
+                r.y -= f.height / 6 + slack
+                r.x -= slack
+                r.height += f.height / 6 + 2 * slack
+                r.width += 2 * slack
+                let nx = (Double(x) + 0.5 - (r.x + r.width / 2)) / (r.width / 2)
+                let ny = (Double(y) + 0.5 - (r.y + r.height / 2)) / (r.height / 2)
+                return box ? max(abs(nx), abs(ny)) : (nx * nx + ny * ny).squareRoot()
+            }.min()!
+        }
         var scrambled = frame
         var inside = 0
         let stride = frame.bytesPerRow
         scrambled.withUnsafeMutableBytes { bytes in
             for y in 0..<frame.height { for x in 0..<frame.width {
-                let within = Self.faces.contains { f in
-                    var r = f.padded(by: padding)
-                    r.y -= f.height / 6
-                    r.height += f.height / 6
-                    let nx = (Double(x) + 0.5 - (r.x + r.width / 2)) / (r.width / 2)
-                    let ny = (Double(y) + 0.5 - (r.y + r.height / 2)) / (r.height / 2)
-                    // Just inside the shape's edge, clear of rounding.
-                    return box ? max(abs(nx), abs(ny)) < 0.98 : nx * nx + ny * ny < 0.96
-                }
-                guard within else { continue }
+                // Just inside the ring's edge, clear of rounding.
+                guard distance(x, y) < 0.98 * ring else { continue }
                 inside += 1
                 for c in 0..<3 { bytes[y * stride + 4 * x + c] = UInt8(truncatingIfNeeded: (x * 37 + y * 101 + c * 59) & 0xFF) }
             } }
@@ -105,9 +127,21 @@ import Testing
         #expect(inside > 5000, "the heads cover pixels: \(inside)")
         let chain = try EffectChain(parsing: text)
         let a = chain.apply(to: frame), b = chain.apply(to: scrambled)
-        var differ = 0
-        for y in 0..<frame.height { for x in 0..<frame.width where a.pixel(x: x, y: y) != b.pixel(x: x, y: y) { differ += 1 } }
-        #expect(differ == 0, "\(text): \(differ) output pixels depend on what was under the heads")
+        var differ = 0, compared = 0
+        for y in 0..<frame.height { for x in 0..<frame.width where distance(x, y) < 0.98 {
+            compared += 1
+            if a.pixel(x: x, y: y) != b.pixel(x: x, y: y) { differ += 1 }
+        } }
+        #expect(compared > 5000)
+        #expect(differ == 0, "\(text): \(differ) erased pixels depend on what was under the heads or within the ring")
+        if ring > 1 {
+            // The ring's own pixels outside the shape are the picture's: the scrambled ones show.
+            var kept = 0
+            for y in 0..<frame.height { for x in 0..<frame.width where distance(x, y) > 1.02 && distance(x, y) < 0.98 * ring {
+                if b.pixel(x: x, y: y) == scrambled.pixel(x: x, y: y) { kept += 1 }
+            } }
+            #expect(kept > 1000, "\(text): the area between the shape and the ring is left as it is")
+        }
     }
 
     /// On a transparent edge (left half clear black, right half opaque white, a face box

