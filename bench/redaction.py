@@ -49,6 +49,7 @@ def face_free(folder):
         "facade.png": ["-i", crowd, "-vf", "crop=370:100:430:0"],
         "text.png": ["-f", "lavfi", "-i", "color=c=0xf2eee4:s=640x240", "-vf", text, "-frames:v", "1"],
     }
+    os.makedirs(folder, exist_ok=True)
     paths = []
     for name, args in made.items():
         path = os.path.join(folder, name)
@@ -102,7 +103,7 @@ def main():
     chains = args.chain or ["faceblur", "faceblur:mode=erase"]
     rows = []
     with tempfile.TemporaryDirectory() as work:
-        inputs = face_free(work) if args.face_free else args.inputs.split(",")
+        inputs = face_free(os.path.join(work, "face-free")) if args.face_free else args.inputs.split(",")
         for name in inputs:
             path = os.path.join(ROOT, name)
             # A folder per input by its whole name: crowd.jpg and crowd.mp4 are two inputs.
