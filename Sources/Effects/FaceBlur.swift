@@ -83,6 +83,13 @@ public struct FaceBlur: LayerEffect {
     /// the heads whose outline is still found (`--face-recheck`). Patch and erase leave none.
     public var keepsOutline: Bool { mode != .erase && mode != .patch }
 
+    /// Whether a redacting render's detector takes small faces at half its score for it
+    /// (every mode but patch). Erase and the blurs need them: without them an erased or
+    /// blurred crowd still gives vidfx's detector outlines at 0.2. Patch leaves nothing
+    /// for CenterFace at 0.5 or Haar without them, and they are what ran its heads into
+    /// one cloud on the crowd photograph (docs/detection.md).
+    public var takesSmallFaces: Bool { mode != .patch }
+
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {
         Annotation.copy(src, into: dst, stride: destinationStride, rows: rows)
         let all = heads(context.observations, width: src.width, height: src.height)

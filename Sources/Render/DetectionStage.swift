@@ -32,7 +32,7 @@ public final class DetectionStage {
 
     /// A stage for `needs`, or nil when nothing is to be detected.
     public init?(needs: DetectionNeeds, settings options: DetectionSettings, overwrite: Bool, codes: CodeDetector.Symbologies = .all,
-          redacting: Bool = false, recheck: RedactionRecheck? = nil) throws {
+          redacting: Bool = false, smallFaces: Bool = true, recheck: RedactionRecheck? = nil) throws {
         guard !needs.isEmpty else { return nil }
         file = nil
         frameRate = 30
@@ -42,7 +42,7 @@ public final class DetectionStage {
         do {
             let threshold = options.faceThreshold ?? (redacting ? FaceDetector.redactionThreshold : FaceDetector.defaultThreshold)
             let side = options.faceSize ?? (redacting ? FaceDetector.redactionLargestSide : FaceDetector.defaultLargestSide)
-            let small = redacting ? FaceDetector.redactionSmallFaceThreshold(threshold) : nil
+            let small = redacting && smallFaces ? FaceDetector.redactionSmallFaceThreshold(threshold) : nil
             for _ in 0..<workers {
                 var set: [any Detector] = []
                 if needs.contains(.codes) { set.append(CodeDetector(symbologies: codes)) }
@@ -114,6 +114,12 @@ extension DetectionStage {
         chain?.entries.contains { type(of: $0.effect) == FaceBlur.self } ?? false
     }
 
+    /// Whether a redacting chain's detector also takes small faces at half its score: when
+    /// any faceblur in it does (``FaceBlur/takesSmallFaces``).
+    public static func takesSmallFaces(_ chain: EffectChain?) -> Bool {
+        chain?.entries.contains { ($0.effect as? FaceBlur)?.takesSmallFaces == true } ?? false
+    }
+
     /// What a render detects: what its chain's effects need; with `--detections` and no
     /// such effect, codes and faces.
     public static func needs(of chain: EffectChain?, settings options: DetectionSettings) -> DetectionNeeds {
@@ -135,7 +141,7 @@ extension DetectionStage {
             return stage
         }
         let stage = try DetectionStage(needs: needs(of: chain, settings: options), settings: options, overwrite: overwrite,
-                                       redacting: redacts(chain), recheck: recheck(of: chain, settings: options))
+                                       redacting: redacts(chain), smallFaces: takesSmallFaces(chain), recheck: recheck(of: chain, settings: options))
         stage?.chain = chain
         return stage
     }
@@ -195,7 +201,7 @@ extension DetectionStage {
             let recheck = recheck(of: chain, passes: defaultRecheckPasses(of: chain))
             do {
                 detectors.append(try FaceDetector(modelPath: FaceDetector.defaultModelPath(), threshold: threshold,
-                                                  smallFaceThreshold: redacting ? FaceDetector.redactionSmallFaceThreshold(threshold) : nil))
+                                                  smallFaceThreshold: redacting && takesSmallFaces(chain) ? FaceDetector.redactionSmallFaceThreshold(threshold) : nil))
                 let look = recheck == nil ? nil : try FaceDetector(modelPath: FaceDetector.defaultModelPath(), threshold: threshold,
                                                                     sizeFactor: RedactionRecheck.lookSize)
                 return LiveDetection(detectors: detectors, recheck: recheck, recheckLook: look)

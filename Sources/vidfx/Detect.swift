@@ -48,7 +48,7 @@ struct Detect: ParsableCommand {
     var verbose = false
 
     @Flag(name: .customLong("redaction"),
-          help: "Detect faces as faceblur does (score 0.2, small faces 0.1, tracks held through short misses): a detections file to review and render with --use-detections.")
+          help: "Detect faces as a redacting render does (score 0.2, small faces 0.1 as faceblur's erase and blurs take them, tracks held through short misses): a detections file to review and render with --use-detections.")
     var redaction = false
 
     @OptionGroup var detection: DetectionOptions
