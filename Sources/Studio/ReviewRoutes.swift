@@ -38,7 +38,7 @@ extension StudioServer {
             + configuration.commandOptions
         let command = Self.commandLine(["vidfx"] + arguments.map { $0 == configuration.input ? configuration.inputForCommands : $0 })
         let id = try await renders.start(arguments: arguments, output: output, command: command)
-        return StudioResponse.json(["id": id, "command": command])
+        return StudioResponse.json(JobStarted(id: id, command: command))
     }
 
     /// `POST /api/follow` `{"tick": N, "box": {"x", "y", "width", "height"}, "limit"?: TICKS}`: the box
@@ -64,7 +64,7 @@ extension StudioServer {
                 continuation.resume(with: Result { try ClipFollow(frameRate: rate, open: open).run(tick: tick, box: box, limit: limit) })
             }
         }
-        return StudioResponse.json(["boxes": followed.map { ["tick": $0.0, "x": $0.1.x, "y": $0.1.y, "width": $0.1.width, "height": $0.1.height] }])
+        return StudioResponse.json(FollowedBoxes(boxes: followed.map { .init(tick: $0.0, x: $0.1.x, y: $0.1.y, width: $0.1.width, height: $0.1.height) }))
     }
 
     /// `PUT /api/detections/NAME` with a detections file (JSON Lines): checked as
@@ -98,7 +98,7 @@ extension StudioServer {
             if error.kind == .targetExists { throw StudioRequestError(.conflict, "\(name) exists in the outputs folder; choose another name") }
             throw StudioRequestError(.internalServerError, "\(name): \(error.reason)")
         }
-        return StudioResponse.json(["name": name, "tracks": file.tracks, "manualBoxes": file.manualBoxes, "lastTick": file.lastTick])
+        return StudioResponse.json(SavedDetections(name: name, tracks: file.tracks, manualBoxes: file.manualBoxes, lastTick: file.lastTick))
     }
 
     /// The largest detections file taken: a two-hour clip at 30 fps with a few faces a tick.

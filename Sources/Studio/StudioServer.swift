@@ -173,25 +173,23 @@ public final class StudioServer: Sendable {
             StudioResponse.bytes(try EffectCatalog.json(), type: "application/json")
         }
         router.get("/api/info") { [self] _, _ in
-            var info: [String: Any] = [
-                "input": configuration.inputForCommands, "width": configuration.width, "height": configuration.height,
-                "frameRate": configuration.frameRate.description, "fps": configuration.frameRate.seconds,
-                "outputs": configuration.folder.path, "commandOptions": configuration.commandOptions,
-            ]
+            var info = StudioInfo(input: configuration.inputForCommands, width: configuration.width, height: configuration.height,
+                                  frameRate: configuration.frameRate.description, fps: configuration.frameRate.seconds,
+                                  outputs: configuration.folder.path, commandOptions: configuration.commandOptions)
             if let d = configuration.duration {
-                info["duration"] = d
+                info.duration = d
                 // Tick k shows the picture on screen at k/N, for every k/N before the end.
-                info["ticks"] = max(1, Int((d * configuration.frameRate.seconds - 1e-9).rounded(.up)))
+                info.ticks = max(1, Int((d * configuration.frameRate.seconds - 1e-9).rounded(.up)))
             }
             return StudioResponse.json(info)
         }
         router.get("/api/timeline") { [self] _, _ in
             switch timeline.current {
-            case .working: return StudioResponse.json(["state": "working"])
-            case .failed(let why): return StudioResponse.json(["state": "failed", "error": why])
+            case .working: return StudioResponse.json(TimelineAnswer(state: "working"))
+            case .failed(let why): return StudioResponse.json(TimelineAnswer(state: "failed", error: why))
             case .ready(let strip, _):
-                return StudioResponse.json(["state": "ready", "count": strip.count, "width": strip.width, "height": strip.height,
-                                            "times": strip.times, "cuts": strip.cuts, "image": "/api/timeline.jpg"])
+                return StudioResponse.json(TimelineAnswer(state: "ready", count: strip.count, width: strip.width, height: strip.height,
+                                                          times: strip.times, cuts: strip.cuts, image: "/api/timeline.jpg"))
             }
         }
         router.get("/api/timeline.jpg") { [self] _, _ in
@@ -199,7 +197,7 @@ public final class StudioServer: Sendable {
             return StudioResponse.bytes(jpeg, type: "image/jpeg")
         }
         router.get("/api/outputs") { [self] _, _ in
-            StudioResponse.json(configuration.folder.listing().map { ["name": $0.name, "size": $0.size] })
+            StudioResponse.json(configuration.folder.listing().map { OutputEntry(name: $0.name, size: $0.size) })
         }
         router.get("/api/frame") { [self] request, _ in
             await answer { try await still(request) }
@@ -210,15 +208,11 @@ public final class StudioServer: Sendable {
         router.get("/api/render/:id") { [self] _, context in
             let id = context.parameters.get("id") ?? ""
             guard let s = await renders.status(id) else { return StudioResponse.error(.notFound, "no render '\(id)'") }
-            var body: [String: Any] = ["id": id, "state": s.state, "progress": s.progress, "output": s.output, "command": s.command,
-                                       "error": s.error ?? NSNull()]
-            if let eta = s.eta { body["eta"] = eta }
-            if let place = s.place { body["place"] = place }
-            return StudioResponse.json(body)
+            return StudioResponse.json(JobStatus(id: id, s))
         }
         router.delete("/api/render/:id") { [self] _, context in
             let id = context.parameters.get("id") ?? ""
-            return await renders.cancel(id) ? StudioResponse.json(["id": id, "cancelling": true])
+            return await renders.cancel(id) ? StudioResponse.json(JobCancelling(id: id))
                 : StudioResponse.error(.notFound, "no render '\(id)'")
         }
         addReviewRoutes(router)
@@ -375,7 +369,7 @@ public final class StudioServer: Sendable {
         } catch {
             throw StudioRequestError(.internalServerError, "cannot start vidfx apply: \(error)")
         }
-        return StudioResponse.json(["id": id, "command": command])
+        return StudioResponse.json(JobStarted(id: id, command: command))
     }
 
     // MARK: Live preview
@@ -398,11 +392,11 @@ public final class StudioServer: Sendable {
                     let checked = try checkedChain(chain)
                     let parsed = try checked.isEmpty ? nil : configuration.parseChain(checked)
                     playback.setChain(parsed, edit: edit)
-                    try await outbound.write(.text(Self.jsonText(["type": "chain", "ok": true, "edit": edit])))
+                    try await outbound.write(.text(StudioResponse.text(ChainAnswer(ok: true, edit: edit))))
                 } catch let error as StudioRequestError {
-                    try await outbound.write(.text(Self.jsonText(["type": "chain", "ok": false, "edit": edit, "error": error.message])))
+                    try await outbound.write(.text(StudioResponse.text(ChainAnswer(ok: false, edit: edit, error: error.message))))
                 } catch {
-                    try await outbound.write(.text(Self.jsonText(["type": "chain", "ok": false, "edit": edit, "error": "\(error)"])))
+                    try await outbound.write(.text(StudioResponse.text(ChainAnswer(ok: false, edit: edit, error: "\(error)"))))
                 }
             }
             if let play = command.play { playback.sink.setPaused(!play) }
@@ -412,10 +406,6 @@ public final class StudioServer: Sendable {
     }
 
     // MARK: Helpers
-
-    static func jsonText(_ object: [String: Any]) -> String {
-        String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)
-    }
 
     static func seconds(_ value: Double) -> String {
         var text = String(format: "%.6f", value)
