@@ -115,7 +115,7 @@ extension DetectionStage {
     }
 
     /// Whether a redacting chain's detector also takes small faces at half its score: when
-    /// any faceblur in it does (``FaceBlur/takesSmallFaces``).
+    /// any faceblur in it does (`FaceBlur.takesSmallFaces`).
     public static func takesSmallFaces(_ chain: EffectChain?) -> Bool {
         chain?.entries.contains { ($0.effect as? FaceBlur)?.takesSmallFaces == true } ?? false
     }
