@@ -11,6 +11,29 @@ import Synchronization
 /// pipes are read to their end on threads of their own, and a child's exit arrives
 /// through its termination handler, resumed into the awaiting task.
 public enum Subprocess {
+    /// How to start `executable` with `arguments` so that it holds no pipe but its standard
+    /// three: through python3, which closes every other pipe it was given and then becomes
+    /// the program (the same process, so signals and the exit status are the program's).
+    ///
+    /// For children that outlive the test's other children (servers, the studio).
+    /// Foundation's `Process` passes on every descriptor not marked close-on-exec, and the
+    /// suite runs tests in parallel: a pipe another test had just made for its own child
+    /// would stay open in the long-lived one, and that test would wait for the end of its
+    /// child's output until the server stopped, while the server's test waited on it.
+    /// Sockets are kept: `Process` learns that a child ended when the child's end of a
+    /// socket pair closes, so closing that would report a running child as ended.
+    public static func withoutInheritedDescriptors(_ executable: String, _ arguments: [String]) -> (URL, [String]) {
+        let closeThenRun = """
+            import os, stat, sys
+            for fd in [int(n) for n in os.listdir('/proc/self/fd') if int(n) > 2]:
+                try:
+                    if stat.S_ISFIFO(os.fstat(fd).st_mode): os.close(fd)
+                except OSError: pass
+            os.execvp(sys.argv[1], sys.argv[1:])
+            """
+        return (URL(fileURLWithPath: "/usr/bin/python3"), ["-c", closeThenRun, executable] + arguments)
+    }
+
     /// What a finished program left: its exit status (or terminating signal) and what it
     /// wrote to its standard output and standard error.
     public struct Outcome: Sendable {

@@ -29,8 +29,8 @@ final class MediaServer {
         log = root.appendingPathComponent("requests.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", CLI.directory.appendingPathComponent("Tests/Support/media_server.py").path, root.path]
+        (process.executableURL, process.arguments) = Subprocess.withoutInheritedDescriptors(
+            "python3", [CLI.directory.appendingPathComponent("Tests/Support/media_server.py").path, root.path])
         let out = Pipe()
         process.standardOutput = out
         process.standardError = try FileHandle(forWritingTo: log)

@@ -141,8 +141,8 @@ final class StaticServer: Sendable {
         close(probe)
         port = Int(UInt16(bigEndian: address.sin_port))
         process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-m", "http.server", "--bind", "127.0.0.1", "--directory", root, "\(port)"]
+        (process.executableURL, process.arguments) = Subprocess.withoutInheritedDescriptors(
+            "python3", ["-m", "http.server", "--bind", "127.0.0.1", "--directory", root, "\(port)"])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

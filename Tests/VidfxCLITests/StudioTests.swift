@@ -30,9 +30,10 @@ final class StudioProcess: Sendable {
         let log = try ScratchDirectory("vidfx-studio-log")
         _ = FileManager.default.createFile(atPath: log.path("stderr"), contents: nil)
         let process = Process()
-        process.executableURL = CLI.executable
         let path = input.hasPrefix("/") ? input : CLI.testmedia.appendingPathComponent(input).path
-        process.arguments = ["studio", path, "--outputs", outputs.url.path, "--no-browser"] + options
+        // It runs as long as its test: it must not keep other tests' pipes open.
+        (process.executableURL, process.arguments) = Subprocess.withoutInheritedDescriptors(
+            CLI.executable.path, ["studio", path, "--outputs", outputs.url.path, "--no-browser"] + options)
         process.currentDirectoryURL = CLI.directory
         process.standardInput = FileHandle.nullDevice
         let out = Pipe()
