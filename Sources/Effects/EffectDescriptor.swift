@@ -100,6 +100,19 @@ public struct ParameterSpec: Sendable {
     public let unit: String?
     /// One line of help.
     public let help: String
+    /// Whether the effect picks the value itself from its other parameters when this one
+    /// is not given (faceblur's padding follows its mode): `defaultValue` is then only
+    /// what the table shows, and a chain written out leaves the parameter out unless it
+    /// was given, so the choice survives a round trip.
+    public private(set) var defaultFollowsOthers = false
+
+    /// This parameter with its default picked by the effect from its other parameters
+    /// when not given (see ``defaultFollowsOthers``).
+    public func defaultFollowingOthers() -> ParameterSpec {
+        var spec = self
+        spec.defaultFollowsOthers = true
+        return spec
+    }
 
     /// Whether the parameter may be given as keyframes: numbers, colours and vectors.
     public var isAnimatable: Bool {

@@ -9,10 +9,11 @@ public import FrameCore
 /// Patch (the default) and erase paint the shapes over with what surrounds them: a
 /// smooth membrane pulled in from outside, so no pixel of the head is read. Patch keeps
 /// the shape tight (a fifth of the face's size on each side and the detector's few
-/// pixels of error, near deface's footprint) and takes its colours from beyond a ring around it (`ring`), so the hair, ears and
-/// neck left around the shape do not frame the fill as a head. Erase is the strongest
-/// setting: a shape at least the face's size larger on each side, filled from right at
-/// its edge. docs/detection.md has what each changes and leaves.
+/// pixels of error, near deface's footprint) and takes its colours from beyond a ring
+/// around it (`ring`), so the hair, ears and neck left around the shape do not frame the
+/// fill as a head. Erase is the strongest setting: a shape at least the face's size
+/// larger on each side, filled from right at its edge. The blurs default to the face's
+/// size on each side too. docs/detection.md has what each changes and leaves.
 ///
 /// The blur is a smooth mosaic: the region is cut into blocks of the largest face's
 /// size divided by `strength`, each block averaged, and every pixel interpolated
@@ -20,13 +21,14 @@ public import FrameCore
 /// a block survives, but the head's outline and its main colours do, and a detector at
 /// a low score finds many of those outlines again; at 4 blocks and above some faces too.
 public struct FaceBlur: LayerEffect {
-    /// The default padding: the face box grows by a fifth of its size on each side
+    /// Patch's default padding: the face box grows by a fifth of its size on each side
     /// (docs/detection.md has the sweep).
     public static let defaultPadding = 0.2
-    /// Erase's least padding: the face's own size on each side. Below that an erased
-    /// head cut by the frame's edge could still read as a faint head (0.28 on the pitch
-    /// clip at 0.85), when the fill was read from right at the shape's edge.
-    public static let erasePadding = 1.0
+    /// The other modes' default padding, and erase's least: the face's own size on each
+    /// side. Below that an erased head cut by the frame's edge could still read as a
+    /// faint head (0.28 on the pitch clip at 0.85), when the fill was read from right at
+    /// the shape's edge, and a blur at 0.2 leaves the crowd pan a face for CenterFace.
+    public static let widePadding = 1.0
     /// The default reach of patch's read, as a multiple of the shape's size.
     public static let defaultRing = 1.6
 
@@ -34,7 +36,7 @@ public struct FaceBlur: LayerEffect {
         name: "faceblur", category: .detection, summary: "Erase, blur, pixelate or fill every face (redaction).",
         parameters: [
             .choice(Key.mode, ["patch", "erase", "blur", "pixelate", "fill"], help: "patch: a tight shape painted over from beyond the head (nothing of it read); erase: the strongest, a shape the face's size larger on each side painted over from its edge; blur: smooth, no detail left but the outline; pixelate: visible blocks; fill: a solid colour."),
-            .float(Key.padding, default: FaceBlur.defaultPadding, min: 0, max: 2, slider: 0...1.5, help: "How much larger than the face box, as a fraction of its size on each side (smaller leaves more of the head's outline for a detector to find; erase takes at least 1)."),
+            .float(Key.padding, default: FaceBlur.defaultPadding, min: 0, max: 2, slider: 0...1.5, help: "How much larger than the face box, as a fraction of its size on each side (smaller leaves more of the head's outline for a detector to find). Default 0.2 for patch, 1 for the other modes; erase takes at least 1.").defaultFollowingOthers(),
             .float(Key.ring, default: FaceBlur.defaultRing, min: 1, max: 3, slider: 1...2.5, help: "patch: where the fill takes its colours from, as a multiple of each head's shape about its centre (1: right at its edge; more leaves out the hair, ears and neck around the shape, which would otherwise frame the fill as a head)."),
             .float(Key.feather, default: 0, min: 0, max: 0.5, slider: 0...0.3, help: "Soft edge, as a fraction of the shape's radius (0: hard; erase needs none, its fill meets the surroundings)."),
             .choice(Key.shape, ["ellipse", "box"], help: "The redacted shape around each face."),
@@ -70,7 +72,12 @@ public struct FaceBlur: LayerEffect {
         mode = switch parameters[Key.mode] {
         case "erase": .erase; case "blur": .blur; case "pixelate": .pixelate; case "fill": .fill; default: .patch
         }
-        padding = mode == .erase ? max(FaceBlur.erasePadding, parameters[Key.padding]) : parameters[Key.padding]
+        let given = parameters.isGiven(Key.padding.name) ? parameters[Key.padding] : nil
+        padding = switch mode {
+        case .patch: given ?? FaceBlur.defaultPadding
+        case .erase: max(FaceBlur.widePadding, given ?? 0)
+        case .blur, .pixelate, .fill: given ?? FaceBlur.widePadding
+        }
         ring = mode == .patch ? parameters[Key.ring] : 1
         feather = parameters[Key.feather]
         ellipse = parameters[Key.shape] == "ellipse"

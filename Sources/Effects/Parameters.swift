@@ -8,6 +8,8 @@ public struct Parameters: Sendable {
     private let values: [String: ParameterValue]
     /// Parameters given as keyframes (`amount=0@0,1@2s`); `values` holds their first key.
     public let tracks: [String: Keyframes]
+    /// The names given (rather than defaulted).
+    private let given: Set<String>
 
     /// Whether any parameter changes over time.
     public var isAnimated: Bool { !tracks.isEmpty }
@@ -20,8 +22,13 @@ public struct Parameters: Sendable {
     /// As ``init(_:for:)``, with some parameters keyframed (their `given` value is the
     /// first key's).
     public init(_ given: [String: ParameterValue], tracks: [String: Keyframes], for descriptor: EffectDescriptor) throws(EffectError) {
+        try self.init(given, tracks: tracks, names: Set(given.keys), for: descriptor)
+    }
+
+    private init(_ given: [String: ParameterValue], tracks: [String: Keyframes], names: Set<String>, for descriptor: EffectDescriptor) throws(EffectError) {
         self.descriptor = descriptor
         self.tracks = tracks
+        self.given = names
         var values: [String: ParameterValue] = [:]
         for (name, value) in given {
             guard let spec = descriptor.parameter(name) else { throw .unknownParameter(name, effect: descriptor) }
@@ -67,8 +74,12 @@ public struct Parameters: Sendable {
             snapshot[name] = v
         }
         // Keys were validated one by one; values between them lie between them.
-        return (try? Parameters(snapshot, tracks: [:], for: descriptor)) ?? self
+        return (try? Parameters(snapshot, tracks: [:], names: given, for: descriptor)) ?? self
     }
+
+    /// Whether `name` was given rather than defaulted: for a parameter whose default
+    /// the effect picks from the others (``ParameterSpec/defaultFollowsOthers``).
+    public func isGiven(_ name: String) -> Bool { given.contains(name) }
 
     /// The values as a list, for telling two snapshots apart.
     var signature: [ParameterValue] { descriptor.parameters.map { values[$0.name]! } }
@@ -221,9 +232,11 @@ public struct Parameters: Sendable {
         return t
     }
 
-    /// `name=value` pairs in descriptor order (for display).
+    /// `name=value` pairs in descriptor order (for display), every parameter but one
+    /// whose default follows the others and was not given: written out, it would stop
+    /// following them when parsed back.
     public var summary: String {
-        descriptor.parameters.map { spec in
+        descriptor.parameters.filter { !$0.defaultFollowsOthers || given.contains($0.name) }.map { spec in
             if let track = tracks[spec.name] {
                 return "\(spec.name)=" + track.keys.map { "\($0.value)@\(ParameterValue.number($0.time))" }.joined(separator: ",")
             }

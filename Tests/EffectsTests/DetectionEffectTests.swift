@@ -57,7 +57,9 @@ import Testing
                       "faceblur:mode=fill", "faceblur:shape=box:padding=0.1", "faceblur:mode=blur:shape=box:padding=0.1"])
     func facesLoseTheirDetailAndNothingElseChanges(chain text: String) throws {
         let frame = try photograph()
-        let padding = text.contains("padding=0.1") ? 0.1 : text.contains("padding=0.3") ? 0.3 : FaceBlur.defaultPadding
+        // Patch's default is tight; the blurs' is the face's size on each side.
+        let padding = text.contains("padding=0.1") ? 0.1 : text.contains("padding=0.3") ? 0.3
+            : text.contains("mode=") ? FaceBlur.widePadding : FaceBlur.defaultPadding
         let out = try EffectChain(parsing: text).apply(to: frame)
         for face in Self.faces where face.width > 20 {
             if text.contains("pixelate") {
@@ -97,7 +99,7 @@ import Testing
         }
         // Erase: at least the face's size on each side, read from the shape's edge.
         let erase = text.contains("mode=erase"), box = text.contains("box")
-        let padding = erase ? max(FaceBlur.erasePadding, given("padding") ?? 0) : given("padding") ?? FaceBlur.defaultPadding
+        let padding = erase ? max(FaceBlur.widePadding, given("padding") ?? 0) : given("padding") ?? FaceBlur.defaultPadding
         let ring = erase ? 1 : given("ring") ?? FaceBlur.defaultRing
         /// Pixel (x, y)'s distance from a head's centre in its radii, the least of any head.
         func distance(_ x: Int, _ y: Int) -> Double {
@@ -154,6 +156,30 @@ import Testing
         let (darkest, partial) = Fixture.fringe(try EffectChain(parsing: text).apply(to: frame))
         #expect(darkest >= 253, "\(text)")
         #expect(partial > 0, "\(text): the edge was not blurred")
+    }
+
+    /// Padding's default follows the mode (0.2 for patch, 1 for the blurs), and a chain
+    /// written out and parsed again keeps following it: a blur that came back through the
+    /// studio or a render's report with `padding=0.2` written in would leave faces.
+    @Test func paddingsDefaultFollowsTheModeThroughARoundTrip() throws {
+        let frame = try photograph()
+        func same(_ a: String, _ b: String) throws -> Bool {
+            Fixture.sameBytes(try EffectChain(parsing: a).apply(to: frame), try EffectChain(parsing: b).apply(to: frame))
+        }
+        for mode in ["blur", "pixelate", "fill"] {
+            let chain = try EffectChain(parsing: "faceblur:mode=\(mode)")
+            #expect(!chain.description.contains("padding"), "\(chain)")
+            #expect(try same(chain.description, "faceblur:mode=\(mode):padding=1"), "\(mode)")
+            #expect(try !same(chain.description, "faceblur:mode=\(mode):padding=0.2"), "\(mode)")
+            // Given, it is written out and kept, even when it is the table's default.
+            let tight = try EffectChain(parsing: "faceblur:mode=\(mode):padding=0.2")
+            #expect(tight.description.contains("padding=0.2"), "\(tight)")
+            #expect(try same(tight.description, "faceblur:mode=\(mode):padding=0.2"), "\(mode)")
+        }
+        #expect(try same(EffectChain(parsing: "faceblur").description, "faceblur:mode=patch:padding=0.2"))
+        // Keyframes on another parameter keep padding's default following the mode.
+        let animated = try EffectChain(parsing: "faceblur:mode=blur:feather=0@0,0.2@2")
+        #expect(!animated.description.contains("padding"), "\(animated)")
     }
 
     @Test func withAnotherEffectTheFrameIsThatEffectsOutsideTheFaces() throws {
