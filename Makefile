@@ -114,7 +114,6 @@ ASAN_FILTER := grep --line-buffered -v "Cannot export local symbol '__asan"
 
 test-rules:
 	scripts/check-tests.sh
-	python3 scripts/embed-studio-assets.py --check
 
 ## test-unit: the suite in a plain debug build (faster than the ASan pass, for working on it).
 test-unit: setup-test test-rules

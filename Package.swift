@@ -135,7 +135,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            exclude: ["Assets"],
+            // The page, its script and style sheet, compiled into the binary as bytes
+            // (`PackageResources`): nothing to install beside it, no bundle to find.
+            resources: [.embedInCode("Assets/index.html"), .embedInCode("Assets/studio.js"), .embedInCode("Assets/studio.css")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -160,7 +162,9 @@ let package = Package(
         .testTarget(name: "ScenesTests", dependencies: ["Scenes", "FrameCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DetectionTests", dependencies: ["Detection", "FrameSource", "FrameCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "FrameSourceTests", dependencies: ["FrameSource", "MediaInput", "FrameCore", "CFFmpeg", "CPixelKernels", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "VidfxCLITests", dependencies: ["vidfx", "Studio", "FrameSource", "Effects", "FrameCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "VidfxCLITests", dependencies: ["vidfx", "Studio", "FrameSource", "MediaInput", "Effects", "FrameCore", "TestSupport",
+                                                     .product(name: "HummingbirdTesting", package: "hummingbird"),
+                                                     .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

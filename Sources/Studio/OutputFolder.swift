@@ -18,6 +18,8 @@ public struct OutputFolder: Sendable {
         if name.contains("/") || name.contains("\\") { return "'\(name)': a name in the outputs folder, without '/'" }
         if name == "." || name == ".." || name.contains("..") { return "'\(name)': '..' may not appear in a name" }
         if name.hasPrefix(".") { return "'\(name)': hidden names are not allowed" }
+        // A command line would read it as an option.
+        if name.hasPrefix("-") { return "'\(name)': a name may not begin with '-'" }
         if name.utf8.count > 200 || name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             return "'\(name)': not a usable file name"
         }

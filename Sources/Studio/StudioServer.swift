@@ -6,7 +6,7 @@ public import MediaInput
 import Detection
 import Render
 import Sinks
-import Hummingbird
+public import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
@@ -122,6 +122,24 @@ public final class StudioServer: Sendable {
 
     /// Serves until the task is cancelled; `ready` gets the page's address once listening.
     public func run(ready: @escaping @Sendable (String) -> Void) async throws {
+        let app = application(ready: ready)
+        start()
+        do {
+            // Ctrl-C or SIGTERM: stop accepting, then end renders and playback below.
+            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+
+    /// The studio's routes behind its walls (Host, Origin, token), its WebSocket and
+    /// its HTTP server, as a Hummingbird application: ``run(ready:)`` serves it, and tests
+    /// drive it in their own process (HummingbirdTesting). Call ``start()`` before the
+    /// first request and ``stop()`` after the last.
+    /// - Parameter ready: gets the page's address once listening.
+    public func application(ready: @escaping @Sendable (String) -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.add(middleware: StudioAccessMiddleware(access: access))
         addRoutes(router)
@@ -132,43 +150,41 @@ public final class StudioServer: Sendable {
         }
         var logger = Logger(label: "vidfx.studio")
         logger.logLevel = .critical
-        let app = Application(
+        return Application(
             router: router,
             server: Self.server(sockets: sockets.buildResponder(), access: access),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vidfx studio"),
             onServerRunning: { [self] channel in ready(address(port: channel.localAddress?.port ?? configuration.port)) },
             logger: logger
         )
+    }
+
+    /// Starts what works beside the routes: the file readers, the live playback (idle
+    /// until a page connects) and the timeline's thumbnails and cuts.
+    public func start() {
         fileThreads.start()
         playback.start()
         timeline.start(media: configuration.media, configuration: configuration.stillConfiguration, duration: configuration.duration,
                        folder: configuration.folder)
-        do {
-            // Ctrl-C or SIGTERM: stop accepting, then end renders and playback below.
-            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
-        } catch {
-            await shutDown()
-            throw error
-        }
-        await shutDown()
     }
 
-    /// Ends every render's process at once (SIGKILL), for an exit that cannot wait.
-    public static func killRenders() { VidfxInvocation.killAll() }
-
-    private func shutDown() async {
+    /// Ends renders, playback and the timeline's work, and the file readers.
+    public func stop() async {
         await renders.cancelAll()
         await playback.stop()
         await timeline.stop()
         try? await fileThreads.shutdownGracefully()
     }
 
+    /// Ends every render's process at once (SIGKILL), for an exit that cannot wait.
+    public static func killRenders() { VidfxInvocation.killAll() }
+
     // MARK: Routes
 
     private func addRoutes(_ router: Router<BasicWebSocketRequestContext>) {
-        router.get("/") { _, _ in StudioResponse.bytes(Array(StudioAssets.page.utf8), type: "text/html; charset=utf-8") }
-        router.get("/studio.js") { _, _ in StudioResponse.bytes(Array(StudioAssets.script.utf8), type: "text/javascript; charset=utf-8") }
-        router.get("/studio.css") { _, _ in StudioResponse.bytes(Array(StudioAssets.style.utf8), type: "text/css; charset=utf-8") }
+        router.get("/") { _, _ in StudioResponse.bytes(PackageResources.index_html, type: "text/html; charset=utf-8") }
+        router.get("/studio.js") { _, _ in StudioResponse.bytes(PackageResources.studio_js, type: "text/javascript; charset=utf-8") }
+        router.get("/studio.css") { _, _ in StudioResponse.bytes(PackageResources.studio_css, type: "text/css; charset=utf-8") }
         router.get("/api/effects") { _, _ in
             StudioResponse.bytes(try EffectCatalog.json(), type: "application/json")
         }

@@ -67,50 +67,21 @@ struct StudioCommand: AsyncParsableCommand {
         }
         let folder = OutputFolder(path: outputs)
         // Commands run in the outputs folder, so a local input is named by its full path.
-        let isURL = input.contains("://")
-        let inputPath = isURL ? input : URL(fileURLWithPath: input).standardizedFileURL.path
-        let inputForCommands = isURL ? input
-            : (inputPath.hasPrefix(folder.path + "/") ? String(inputPath.dropFirst(folder.path.count + 1)) : inputPath)
+        let inputPath = input.contains("://") ? input : URL(fileURLWithPath: input).standardizedFileURL.path
         // The defaults of every command's input options: the dump and apply runs the studio
         // starts take the same (only --fps is passed on).
         let sourceOptions = try SourceOptions.parse([])
         let media = try sourceOptions.input(inputPath, access: .seekable)
-        var base = sourceOptions.configuration(quiet: true)
-        base.frameRate = fps.value
-        base.prefetch = 2
-        let sourceConfiguration = base
-        // Stills as `dump --at` reads them: its prefetch, FFmpeg's decoder threads.
-        var stillConfiguration = base
-        stillConfiguration.prefetch = 1
-        let probe = try FrameSource(input: media, configuration: base)
-        let info = probe.info
-        probe.close()
-        if let initial = effects { _ = try EffectChainParsing.chain(initial) }
-
-        var configuration = StudioServer.Configuration(
-            input: inputPath, inputForCommands: inputForCommands, folder: folder,
+        var configuration = try StudioServer.Configuration.serving(
+            media, at: inputPath, folder: folder, frameRate: fps.value,
             executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
-            media: media, stillConfiguration: stillConfiguration,
-            frameRate: fps.value, width: info.width, height: info.height, duration: info.duration,
-            openSource: { start, forever in
-                var c = sourceConfiguration
-                c.start = start
-                c.loop = forever ? .forever : .once
-                return try FrameSource(input: media, configuration: c)
-            },
-            parseChain: { text in
-                // Relative names (LUTs, overlays) are in the outputs folder.
-                try EffectChainParsing.chain(text)
-            })
+            source: sourceOptions.configuration(quiet: true))
+        if let initial = effects { _ = try EffectChainParsing.chain(initial) }
+        // `@FILE` chains, and the command line's messages.
+        configuration.parseChain = { text in try EffectChainParsing.chain(text) }
         configuration.host = host
         configuration.port = port
         configuration.allowRemote = allowRemote
-        configuration.resources = EffectChainParsing.resources
-        if fps.value != Rational(30) { configuration.commandOptions = ["--fps", fps.value.description] }
-        configuration.detection = { chain in
-            guard let chain, let live = try DetectionStage.liveDetection(for: chain) else { return nil }
-            return LiveAnnotation(annotate: { frame in frame.observations = live.observe(frame) }, end: { live.end() })
-        }
         configuration.warn = { Console.warning($0) }
         // File parameters are names in the outputs folder, for the live chain as for the commands.
         guard FileManager.default.changeCurrentDirectoryPath(folder.path) else {
