@@ -1,8 +1,12 @@
 import Foundation
+import FrameCore
+package import Sinks
 
-/// Renders started from the page: each is `vidfx apply` with the page's chain, run in
-/// the outputs folder, so its frames are exactly the command line's and its output is
-/// written atomically (a cancelled or failed render leaves nothing behind).
+/// Renders started from the page, each a job of this process (the library's
+/// ``VideoRender``, what `vidfx apply` does), run on a thread of its own so that no Swift
+/// cooperative thread waits on an encoder. A job tells its progress and its end in
+/// values, not by lines of a child's stderr; its output is written atomically, and a
+/// cancelled or failed render leaves nothing behind.
 ///
 /// At most ``parallel`` run at once (one per core: each wants every core it gets); the
 /// rest wait in order, `queued` with their place, and at most ``waitingLimit`` wait: a
@@ -21,27 +25,35 @@ package actor RenderJobs {
         package var command: String
     }
 
-    private var jobs: [String: (invocation: VidfxInvocation, status: Status)] = [:]
+    /// One render's work, run to its end on a thread of its own: it stops soon after
+    /// `stop` is requested, reports the share done (0…1) through `progress`, and throws
+    /// on failure (the error's one line is what the page shows).
+    package typealias Work = @Sendable (_ stop: StopSignal, _ progress: @escaping @Sendable (Double) -> Void) throws -> Void
+
+    private struct Job {
+        var work: Work
+        var stop = StopSignal()
+        var status: Status
+        var started: ContinuousClock.Instant?
+    }
+
+    private var jobs: [String: Job] = [:]
     /// Ids waiting to start, first first.
     private var waiting: [String] = []
     private var counter = 0
-    private let executable: String
-    private let folder: OutputFolder
     /// Renders running at once.
     package let parallel: Int
     /// Renders waiting at most; more are refused (503).
     package let waitingLimit: Int
 
-    package init(executable: String, folder: OutputFolder, parallel: Int = ProcessInfo.processInfo.activeProcessorCount, waitingLimit: Int = 16) {
-        self.executable = executable
-        self.folder = folder
+    package init(parallel: Int = ProcessInfo.processInfo.activeProcessorCount, waitingLimit: Int = 16) {
         self.parallel = max(1, parallel)
         self.waitingLimit = waitingLimit
     }
 
-    /// Queues `vidfx ARGUMENTS` (an apply with `--progress json`) writing `output`, started
-    /// at once when fewer than ``parallel`` run; its id.
-    package func start(arguments: [String], output: String, command: String) throws -> String {
+    /// Queues `work` writing `output`, started at once when fewer than ``parallel`` run;
+    /// its id. `command` is the command line that renders the same, for the page.
+    package func start(output: String, command: String, work: @escaping Work) throws -> String {
         if jobs.values.contains(where: { $0.status.output == output && ["running", "queued"].contains($0.status.state) }) {
             throw StudioRequestError(.conflict, "output: \(output) is being rendered; choose another name")
         }
@@ -50,53 +62,60 @@ package actor RenderJobs {
         }
         counter += 1
         let id = "r\(counter)"
-        let invocation = VidfxInvocation(executable: executable, arguments: arguments, directory: folder.path)
-        jobs[id] = (invocation, Status(output: output, command: command))
+        jobs[id] = Job(work: work, status: Status(output: output, command: command))
         waiting.append(id)
-        try startWaiting()
+        startWaiting()
         return id
     }
 
     /// Starts waiting jobs while fewer than ``parallel`` run, and renumbers the rest.
-    private func startWaiting() throws {
+    private func startWaiting() {
         while !waiting.isEmpty, jobs.values.filter({ $0.status.state == "running" }).count < parallel {
             let id = waiting.removeFirst()
             jobs[id]?.status.state = "running"
             jobs[id]?.status.place = nil
-            do { try launch(id) } catch {
-                jobs[id]?.status.state = "failed"
-                jobs[id]?.status.error = "could not start vidfx: \(error)"
-                throw error
-            }
+            jobs[id]?.started = .now
+            launch(id)
         }
         for (i, id) in waiting.enumerated() { jobs[id]?.status.place = i + 1 }
     }
 
-    private func launch(_ id: String) throws {
-        guard let invocation = jobs[id]?.invocation else { return }
+    private func launch(_ id: String) {
+        guard let job = jobs[id] else { return }
+        let (work, stop) = (job.work, job.stop)
         // Strong captures: the jobs live as long as the studio, and a weak one gives them a
         // side table that LeakSanitizer cannot see referenced and reports at exit.
-        try invocation.start { [self] line in
-            guard line.hasPrefix("{"), let data = line.data(using: .utf8),
-                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return }
-            let percent = (object["percent"] as? NSNumber)?.doubleValue
-            let eta = (object["eta"] as? NSNumber)?.doubleValue
-            Task { await self.progressed(id, percent: percent, eta: eta) }
+        let thread = Thread { [self] in
+            let reported = Reported()
+            var failure: String?
+            do {
+                try work(stop) { share in
+                    // A task per whole percent, not per frame.
+                    guard reported.advance(to: share) else { return }
+                    Task { await self.progressed(id, share: share) }
+                }
+            } catch let error as any UserFacingError {
+                failure = error.message
+            } catch {
+                failure = "\(error)"
+            }
+            Task { await self.ended(id, failure: failure) }
         }
-        Task { [self] in
-            let (status, lines) = await invocation.result()
-            ended(id, status: status, lines: lines)
-        }
+        thread.name = "vidfx render \(id)"
+        // An encoder and the effects' setup want more than a secondary thread's default stack.
+        thread.stackSize = 8 << 20
+        thread.start()
     }
 
     /// The job's status, nil for an unknown id.
     package func status(_ id: String) -> Status? { jobs[id]?.status }
 
-    /// Interrupts a running job (vidfx then discards its output); false for an unknown id.
+    /// Stops a job (a running render ends at its next frame and leaves nothing); false
+    /// for an unknown id.
     package func cancel(_ id: String) -> Bool {
         guard let job = jobs[id] else { return false }
         if let i = waiting.firstIndex(of: id) {
-            // Not started: nothing to stop or remove.
+            // Not started: nothing to stop.
             waiting.remove(at: i)
             jobs[id]?.status.state = "failed"
             jobs[id]?.status.error = "cancelled"
@@ -106,54 +125,63 @@ package actor RenderJobs {
         }
         guard job.status.state == "running" else { return true }
         jobs[id]?.status.error = "cancelled"
-        // Until it stops: a signal that comes before vidfx has set up its handling is
-        // lost (the server ignores SIGINT and SIGTERM, and a child inherits that).
-        let invocation = job.invocation
-        Task {
-            while invocation.isRunning {
-                invocation.interrupt()
-                try? await Task.sleep(for: .milliseconds(200))
-            }
-        }
+        job.stop.request()
         return true
     }
 
-    /// Interrupts every running job (the studio is closing).
-    package func cancelAll() {
+    /// Stops every job and waits until the running ones have ended (the studio is closing).
+    package func cancelAll() async {
+        for id in waiting { jobs[id]?.status.state = "failed"; jobs[id]?.status.error = "cancelled"; jobs[id]?.status.place = nil }
         waiting.removeAll()
-        for (_, job) in jobs where job.status.state == "running" { job.invocation.interrupt() }
+        for (id, job) in jobs where job.status.state == "running" {
+            jobs[id]?.status.error = "cancelled"
+            job.stop.request()
+        }
+        // A render ends at its next frame; an encoder's flush takes a moment more.
+        while jobs.values.contains(where: { $0.status.state == "running" }) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
     }
 
-    private func progressed(_ id: String, percent: Double?, eta: Double?) {
+    private func progressed(_ id: String, share: Double) {
         guard var s = jobs[id]?.status, s.state == "running" else { return }
-        // Never backwards: lines may be handled out of order.
-        if let percent { s.progress = max(s.progress, min(1, percent / 100)) }
-        s.eta = eta
+        // Never backwards: tasks may run out of order.
+        s.progress = max(s.progress, min(1, share))
+        if let started = jobs[id]?.started, s.progress > 0 {
+            let elapsed = (ContinuousClock.now - started) / .seconds(1)
+            s.eta = elapsed * (1 - s.progress) / s.progress
+        }
         jobs[id]?.status = s
     }
 
-    private func ended(_ id: String, status: Int32, lines: [String]) {
+    private func ended(_ id: String, failure: String?) {
         guard var s = jobs[id]?.status else { return }
-        if status == 0 && s.error != "cancelled" {
+        if let failure {
+            s.state = "failed"
+            // A cancelled render fails as it stops; its own words are not the reason.
+            if s.error != "cancelled" { s.error = failure }
+        } else {
+            // Finished before it saw a cancel: the output is whole, and there.
             s.state = "done"
+            s.error = nil
             s.progress = 1
             s.eta = 0
-        } else {
-            s.state = "failed"
-            if s.error == "cancelled" {
-                // Interrupted, vidfx apply finalizes what it rendered into a playable file
-                // (the command line's Ctrl-C); a cancel from the page wants nothing left.
-                try? FileManager.default.removeItem(atPath: folder.file(s.output))
-                // And the redaction report an interrupted apply writes beside it.
-                try? FileManager.default.removeItem(atPath: folder.file((s.output as NSString).deletingPathExtension + ".redaction.json"))
-            } else {
-                // vidfx's last message (its error) without the progress lines.
-                let message = lines.last(where: { !$0.hasPrefix("{") && !$0.isEmpty }) ?? "vidfx apply exited with status \(status)"
-                s.error = message.hasPrefix("vidfx: ") ? String(message.dropFirst(7)) : message
-            }
         }
         jobs[id]?.status = s
         // Its core is free: the next waiting render starts.
-        try? startWaiting()
+        startWaiting()
+    }
+}
+
+/// The last whole percent a job told, so that progress goes to the actor once a percent.
+private final class Reported: @unchecked Sendable {
+    private var percent = -1
+
+    /// Whether `share` reaches a new whole percent (called on the job's thread only).
+    func advance(to share: Double) -> Bool {
+        let p = Int(share * 100)
+        guard p > percent else { return false }
+        percent = p
+        return true
     }
 }

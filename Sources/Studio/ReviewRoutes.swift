@@ -3,6 +3,7 @@ import Foundation
 import FrameCore
 import FrameSource
 import Hummingbird
+import Render
 import HummingbirdWebSocket
 import Sinks
 
@@ -23,8 +24,9 @@ extension StudioServer {
         }
     }
 
-    /// `POST /api/detect` `{"output": "NAME.jsonl"}`: `vidfx detect INPUT --what faces --redaction
-    /// --detections NAME.jsonl`, the faces as faceblur finds them, as a job (`GET /api/render/ID`).
+    /// `POST /api/detect` `{"output": "NAME.jsonl"}`: what `vidfx detect INPUT --what faces --redaction
+    /// --detections NAME.jsonl` writes, the faces as faceblur finds them, as a job in this
+    /// process (`GET /api/render/ID`).
     private func startDetection(_ request: Request) async throws -> Response {
         let object = try await Self.jsonObject(request)
         guard let output = object["output"] as? String, output.hasSuffix(".jsonl") else {
@@ -37,7 +39,15 @@ extension StudioServer {
         let arguments = ["detect", configuration.input, "--what", "faces", "--redaction", "--detections", output, "-q"]
             + configuration.commandOptions
         let command = Self.commandLine(["vidfx"] + arguments.map { $0 == configuration.input ? configuration.inputForCommands : $0 })
-        let id = try await renders.start(arguments: arguments, output: output, command: command)
+        let (input, source, folder) = (configuration.input, configuration.stillConfiguration, configuration.folder)
+        let id = try await renders.start(output: output, command: command) { stop, progress in
+            var job = DetectionsRender(input: input, output: folder.file(output))
+            job.source = source
+            let complete = try job.run(stop: stop) { ticks, total in
+                if let total, total > 0 { progress(Double(ticks) / Double(total)) }
+            }
+            guard complete else { throw StudioRequestError(.conflict, "cancelled") }
+        }
         return StudioResponse.json(JobStarted(id: id, command: command))
     }
 

@@ -18,11 +18,10 @@ extension StudioServer.Configuration {
     ///   - folder: where renders go and file parameters come from; a local input inside
     ///     it is shown by its name there.
     ///   - frameRate: the cadence.
-    ///   - executable: the vidfx binary that renders outputs.
     ///   - source: the input options every source on it takes (colour, tone mapping…).
     /// - Throws: ``FrameSourceError`` when the input cannot be opened or has no video.
     public static func serving(_ media: MediaInput, at location: String, folder: OutputFolder, frameRate: Rational,
-                               executable: String, source: FrameSource.Configuration = .init()) throws(FrameSourceError) -> Self {
+                               source: FrameSource.Configuration = .init()) throws(FrameSourceError) -> Self {
         let isURL = location.contains("://")
         let shown = !isURL && location.hasPrefix(folder.path + "/") ? String(location.dropFirst(folder.path.count + 1)) : location
         var base = source
@@ -44,7 +43,7 @@ extension StudioServer.Configuration {
             return frame
         })
         var configuration = Self(
-            input: location, inputForCommands: shown, folder: folder, executable: executable,
+            input: location, inputForCommands: shown, folder: folder,
             media: media, stillConfiguration: stills, frameRate: frameRate,
             width: info.width, height: info.height, duration: info.duration,
             openSource: { start, forever in

@@ -17,8 +17,8 @@ import Synchronization
 /// `vidfx studio`: a web page served by vidfx that previews the input through a chain
 /// live and steers it. It is a control surface over the same pieces as the command
 /// line: the ``Player`` with a preview sink of its own for the live view, the
-/// ``Renderer`` in this process for exact stills, and the vidfx binary itself (`apply`)
-/// for renders.
+/// ``Renderer`` in this process for exact stills, and `VideoRender` (what `apply`
+/// does) in this process for renders.
 public final class StudioServer: Sendable {
     /// What the studio serves and how.
     public struct Configuration: Sendable {
@@ -36,8 +36,6 @@ public final class StudioServer: Sendable {
         public var allowRemote = false
         /// The session's secret (see ``StudioAccess``).
         public var token = StudioAccess.newToken()
-        /// The vidfx binary that renders outputs.
-        public var executable: String
         /// The input, opened once, that stills are read from.
         public var media: MediaInput
         /// How stills read the input (its cadence, tone mapping, deinterlacing): a still at
@@ -65,7 +63,7 @@ public final class StudioServer: Sendable {
         public var warn: @Sendable (String) -> Void = { _ in }
 
         /// The required parts; the rest have defaults.
-        public init(input: String, inputForCommands: String, folder: OutputFolder, executable: String,
+        public init(input: String, inputForCommands: String, folder: OutputFolder,
                     media: MediaInput, stillConfiguration: FrameSource.Configuration, frameRate: Rational,
                     width: Int, height: Int, duration: Double?,
                     openSource: @escaping @Sendable (Rational, Bool) throws -> FrameSource,
@@ -73,7 +71,6 @@ public final class StudioServer: Sendable {
             self.input = input
             self.inputForCommands = inputForCommands
             self.folder = folder
-            self.executable = executable
             self.media = media
             self.stillConfiguration = stillConfiguration
             self.frameRate = frameRate
@@ -109,7 +106,7 @@ public final class StudioServer: Sendable {
         playback = StudioPlayback(setup: .init(frameRate: configuration.frameRate, openSource: configuration.openSource,
                                                detection: configuration.detection, resources: configuration.resources,
                                                warn: configuration.warn))
-        renders = RenderJobs(executable: configuration.executable, folder: configuration.folder)
+        renders = RenderJobs()
         stillInput = StillInput(media: configuration.media, configuration: configuration.stillConfiguration)
     }
 
@@ -175,9 +172,6 @@ public final class StudioServer: Sendable {
         await timeline.stop()
         try? await fileThreads.shutdownGracefully()
     }
-
-    /// Ends every render's process at once (SIGKILL), for an exit that cannot wait.
-    public static func killRenders() { VidfxInvocation.killAll() }
 
     // MARK: Routes
 
@@ -351,8 +345,8 @@ public final class StudioServer: Sendable {
     /// The latest time a still may be asked for: 2^31 ticks at 1000 fps, as the seek's limit.
     static let latestStill = Double(1 << 31) / 1000
 
-    /// `POST /api/render` `{"chain", "output", "start"?, "duration"?, "loop"?, "detections"?}`: an `apply` into the
-    /// outputs folder; `detections` names a reviewed detections file there (`--use-detections`).
+    /// `POST /api/render` `{"chain", "output", "start"?, "duration"?, "loop"?, "detections"?}`: what `apply` renders,
+    /// into the outputs folder; `detections` names a reviewed detections file there (`--use-detections`).
     private func startRender(_ request: Request, context: BasicWebSocketRequestContext) async throws -> Response {
         let body = try await request.body.collect(upTo: 1 << 20)
         let render = try RenderRequest.decode(Data(buffer: body))
@@ -362,6 +356,7 @@ public final class StudioServer: Sendable {
         if FileManager.default.fileExists(atPath: configuration.folder.file(output)) {
             throw StudioRequestError(.conflict, "output: \(output) exists in the outputs folder; choose another name")
         }
+        // The command line that renders the same, for the page to copy.
         var options: [String] = []
         if let start = render.start { options += ["--start", Self.seconds(start)] }
         if let duration = render.duration { options += ["--duration", Self.seconds(duration)] }
@@ -373,17 +368,29 @@ public final class StudioServer: Sendable {
             }
             options += ["--use-detections", name]
         }
-        var arguments = ["apply", configuration.input]
+        var arguments = ["apply", configuration.inputForCommands]
         if !chain.isEmpty { arguments += ["-e", chain] }
         arguments += ["-o", output] + options + configuration.commandOptions
-        let command = Self.commandLine(["vidfx"] + arguments.dropFirst(0).map { $0 == configuration.input ? configuration.inputForCommands : $0 })
-        let id: String
-        do {
-            id = try await renders.start(arguments: arguments + ["--progress", "json"], output: output, command: command)
-        } catch let error as StudioRequestError {
-            throw error
-        } catch {
-            throw StudioRequestError(.internalServerError, "cannot start vidfx apply: \(error)")
+        let command = Self.commandLine(["vidfx"] + arguments)
+        // The render itself, in this process: the times as that command line reads them.
+        var span = configuration.stillConfiguration
+        span.start = render.start.flatMap { Rational(Self.seconds($0)) } ?? Rational(0)
+        span.duration = render.duration.flatMap { Rational(Self.seconds($0)) }
+        span.loop = .count(render.loop ?? 1)
+        let source = span
+        let (input, parse, folder) = (configuration.input, configuration.parseChain, configuration.folder)
+        let detections = render.detections
+        let id = try await renders.start(output: output, command: command) { stop, progress in
+            var job = VideoRender(input: input, output: folder.file(output), chain: try parse(chain))
+            job.source = source
+            if let detections {
+                job.reviewed = try DetectionsFile.load(path: folder.file(detections), tickLimit: nil)
+                job.reviewedName = detections
+            }
+            let done = try job.run(stop: stop) { frames, total in
+                if let total, total > 0 { progress(Double(frames) / Double(total)) }
+            }
+            guard done.outcome.ending == .complete else { throw StudioRequestError(.conflict, "cancelled") }
         }
         return StudioResponse.json(JobStarted(id: id, command: command))
     }

@@ -73,9 +73,7 @@ struct StudioCommand: AsyncParsableCommand {
         let sourceOptions = try SourceOptions.parse([])
         let media = try sourceOptions.input(inputPath, access: .seekable)
         var configuration = try StudioServer.Configuration.serving(
-            media, at: inputPath, folder: folder, frameRate: fps.value,
-            executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
-            source: sourceOptions.configuration(quiet: true))
+            media, at: inputPath, folder: folder, frameRate: fps.value, source: sourceOptions.configuration(quiet: true))
         if let initial = effects { _ = try EffectChainParsing.chain(initial) }
         // `@FILE` chains, and the command line's messages.
         configuration.parseChain = { text in try EffectChainParsing.chain(text) }
@@ -89,9 +87,8 @@ struct StudioCommand: AsyncParsableCommand {
         }
         let server = StudioServer(configuration: configuration)
         // Whatever a request is doing, Ctrl-C or SIGTERM ends the studio: its graceful
-        // shutdown gets two seconds, then the renders' processes are killed and it exits.
+        // shutdown gets two seconds (renders stop at their next frame), then it exits.
         let watchdog = ShutdownWatchdog(grace: .seconds(2)) { signal in
-            StudioServer.killRenders()
             Console.note("the studio did not stop within 2 s of the signal; ended it")
             _exit(128 + signal)
         }

@@ -23,7 +23,7 @@ import Testing
         let path = CLI.testmedia.appendingPathComponent(clip).path
         let configuration = try StudioServer.Configuration.serving(
             try MediaInput(path, access: .seekable), at: path, folder: OutputFolder(path: folder.url.path),
-            frameRate: Rational(30), executable: CLI.executable.path)
+            frameRate: Rational(30))
         let server = StudioServer(configuration: configuration)
         server.start()
         do {

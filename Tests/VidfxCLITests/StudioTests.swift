@@ -420,21 +420,23 @@ struct StudioTestError: Error, CustomStringConvertible {
     }
 }
 
-/// The render queue, in process, with a Python sleep that ends on SIGINT as the render
-/// (as vidfx apply does: a child inherits the server's ignored SIGINT, and sets its own): at most
-/// `parallel` run; the rest wait in order with their place; a full queue refuses; a
-/// cancel frees a place or a core, and the next waiting render starts.
+/// The render queue, in process, with a double for the render: work that runs until it
+/// is stopped, or to a given end. At most `parallel` run; the rest wait in order with
+/// their place; a full queue refuses; a cancel frees a place or a core, and the next
+/// waiting render starts; progress and failures arrive as values.
 @Suite struct RenderQueueTests {
-    /// Sets its own SIGINT handling and unblocks it (the test process may block it: a child
-    /// inherits the mask), then sleeps.
-    static let sleeper = "import signal, time; signal.signal(signal.SIGINT, signal.default_int_handler); "
-        + "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); time.sleep(600)"
+    /// A render that ends only when stopped (polling, as the renderer does between frames),
+    /// and then fails as a stopped render does.
+    static let untilStopped: RenderJobs.Work = { stop, progress in
+        progress(0.25)
+        while !stop.isRequested { usleep(2000) }
+        throw StudioTestError("stopped")
+    }
 
     @Test func atMostOnePerCoreRunsAndTheRestWaitInOrder() async throws {
-        let folder = try ScratchDirectory("vidfx-render-queue")
-        let jobs = RenderJobs(executable: "/usr/bin/python3", folder: OutputFolder(path: folder.url.path), parallel: 2, waitingLimit: 3)
+        let jobs = RenderJobs(parallel: 2, waitingLimit: 3)
         var ids: [String] = []
-        for n in 1...5 { ids.append(try await jobs.start(arguments: ["-c", Self.sleeper], output: "r\(n).mp4", command: "r\(n)")) }
+        for n in 1...5 { ids.append(try await jobs.start(output: "r\(n).mp4", command: "r\(n)", work: Self.untilStopped)) }
         func states() async -> [String] {
             var out: [String] = []
             for id in ids { let s = await jobs.status(id)!; out.append(s.state + (s.place.map { " \($0)" } ?? "")) }
@@ -442,17 +444,35 @@ struct StudioTestError: Error, CustomStringConvertible {
         }
         #expect(await states() == ["running", "running", "queued 1", "queued 2", "queued 3"])
         // A sixth has no place; a name being rendered or waiting is refused too.
-        await #expect(throws: (any Error).self) { _ = try await jobs.start(arguments: ["-c", "pass"], output: "r6.mp4", command: "r6") }
-        await #expect(throws: (any Error).self) { _ = try await jobs.start(arguments: ["-c", "pass"], output: "r4.mp4", command: "r4") }
+        await #expect(throws: (any Error).self) { _ = try await jobs.start(output: "r6.mp4", command: "r6", work: Self.untilStopped) }
+        await #expect(throws: (any Error).self) { _ = try await jobs.start(output: "r4.mp4", command: "r4", work: Self.untilStopped) }
         // A waiting render cancelled: the others move up.
         #expect(await jobs.cancel(ids[3]))
         #expect(await states() == ["running", "running", "queued 1", "failed", "queued 2"])
-        // A running one cancelled: the first waiting starts once its process has ended.
+        // A running one cancelled: the first waiting starts once its work has ended.
         #expect(await jobs.cancel(ids[0]))
         for _ in 0..<600 where await jobs.status(ids[2])?.state != "running" { try await Task.sleep(for: .milliseconds(100)) }
         #expect(await states() == ["failed", "running", "running", "failed", "queued 1"])
+        #expect(await jobs.status(ids[0])?.error == "cancelled")
+        // Progress reported by a running render reaches its status.
+        for _ in 0..<600 where await jobs.status(ids[1])?.progress != 0.25 { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(await jobs.status(ids[1])?.progress == 0.25)
+        // Closing: every job stops, and none is left running or waiting.
         await jobs.cancelAll()
-        for _ in 0..<600 where await jobs.status(ids[1])?.state == "running" { try await Task.sleep(for: .milliseconds(100)) }
-        #expect(await jobs.status(ids[4])?.state == "queued")
+        let closed = await states()
+        #expect(closed.allSatisfy { $0 == "failed" }, "\(closed)")
+        #expect(await jobs.status("nosuch") == nil)
+    }
+
+    /// A render that ends by itself is done at 100%; one that throws is failed with its
+    /// error's one line, and the next waiting one starts.
+    @Test func anEndIsDoneOrFailedWithItsLine() async throws {
+        let jobs = RenderJobs(parallel: 1)
+        let good = try await jobs.start(output: "a.mp4", command: "a") { _, progress in progress(0.5); progress(1) }
+        let bad = try await jobs.start(output: "b.mp4", command: "b") { _, _ in throw StudioTestError("the encoder ran out of disk") }
+        for _ in 0..<600 where await jobs.status(bad)?.state != "failed" { try await Task.sleep(for: .milliseconds(50)) }
+        let a = try #require(await jobs.status(good)), b = try #require(await jobs.status(bad))
+        #expect(a.state == "done" && a.progress == 1 && a.error == nil && a.eta == 0, "\(a)")
+        #expect(b.state == "failed" && b.error == "the encoder ran out of disk", "\(b)")
     }
 }
