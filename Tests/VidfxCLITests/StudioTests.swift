@@ -429,7 +429,11 @@ struct StudioTestError: Error, CustomStringConvertible {
     /// and then fails as a stopped render does.
     static let untilStopped: RenderJobs.Work = { stop, progress in
         progress(0.25)
-        while !stop.isRequested { usleep(2000) }
+        // On the job's own thread (RenderJobs starts one), not a cooperative one.
+        let pause = NSCondition()
+        pause.lock()
+        while !stop.isRequested { _ = pause.wait(until: Date(timeIntervalSinceNow: 0.002)) }
+        pause.unlock()
         throw StudioTestError("stopped")
     }
 
