@@ -28,10 +28,7 @@ extension StudioServer {
     /// --detections NAME.jsonl` writes, the faces as faceblur finds them, as a job in this
     /// process (`GET /api/render/ID`).
     private func startDetection(_ request: Request) async throws -> Response {
-        let object = try await Self.jsonObject(request)
-        guard let output = object["output"] as? String, output.hasSuffix(".jsonl") else {
-            throw StudioRequestError(.badRequest, "output: a file name ending in .jsonl is needed")
-        }
+        let output = try DetectRequest.decode(try await Self.body(request)).output
         if let problem = OutputFolder.problem(with: output) { throw StudioRequestError(.badRequest, "output: \(problem)") }
         if FileManager.default.fileExists(atPath: configuration.folder.file(output)) {
             throw StudioRequestError(.conflict, "output: \(output) exists in the outputs folder; choose another name")
@@ -55,18 +52,9 @@ extension StudioServer {
     /// drawn on tick N followed forwards and backwards (at most `limit` ticks each way, 150
     /// by default) until it is lost: `{"boxes": [{"tick", "x", "y", "width", "height"}]}`.
     private func follow(_ request: Request) async throws -> Response {
-        let object = try await Self.jsonObject(request)
-        guard let tick = (object["tick"] as? NSNumber)?.int64Value, tick >= 0 else {
-            throw StudioRequestError(.badRequest, "tick: the tick the box was drawn on")
-        }
-        guard let b = object["box"] as? [String: Any], let x = (b["x"] as? NSNumber)?.doubleValue, let y = (b["y"] as? NSNumber)?.doubleValue,
-              let w = (b["width"] as? NSNumber)?.doubleValue, let h = (b["height"] as? NSNumber)?.doubleValue,
-              [x, y, w, h].allSatisfy(\.isFinite) else {
-            throw StudioRequestError(.badRequest, "box: {\"x\", \"y\", \"width\", \"height\"} in pixels")
-        }
-        let limit = (object["limit"] as? NSNumber)?.intValue ?? 150
-        guard (0...3000).contains(limit) else { throw StudioRequestError(.badRequest, "limit: 0…3000 ticks") }
-        let box = Rect(x: x, y: y, width: w, height: h)
+        let asked = try FollowRequest.decode(try await Self.body(request))
+        let (tick, limit) = (asked.tick, asked.limit)
+        let box = Rect(x: asked.x, y: asked.y, width: asked.width, height: asked.height)
         let (rate, open) = (configuration.frameRate, configuration.openSource)
         // Decoding and matching block: a thread of their own, not the server's.
         let followed: [(Int64, Rect)] = try await withCheckedThrowingContinuation { continuation in
@@ -114,12 +102,9 @@ extension StudioServer {
     /// The largest detections file taken: a two-hour clip at 30 fps with a few faces a tick.
     static let largestDetections = 128 << 20
 
-    static func jsonObject(_ request: Request) async throws -> [String: Any] {
-        let body = try await request.body.collect(upTo: 1 << 20)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
-            throw StudioRequestError(.badRequest, "the body must be a JSON object")
-        }
-        return object
+    /// A request's body, up to 1 MB (413 beyond).
+    static func body(_ request: Request) async throws -> Data {
+        Data(buffer: try await request.body.collect(upTo: 1 << 20))
     }
 }
 

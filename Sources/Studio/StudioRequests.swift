@@ -3,7 +3,7 @@ package import Foundation
 /// `POST /api/render`'s body, typed: `{"chain", "output", "start"?, "duration"?, "loop"?,
 /// "detections"?}`. Every field is checked against its range as it is read; a wrong type,
 /// a number out of range or an unknown shape is refused with a line naming the field.
-package struct RenderRequest: Decodable, Sendable, Equatable {
+package struct RenderRequest: StudioRequestBody, Sendable, Equatable {
     /// The chain, as the command line's `-e` takes it ("" for none).
     package var chain: String
     /// The file's name in the outputs folder.
@@ -20,7 +20,7 @@ package struct RenderRequest: Decodable, Sendable, Equatable {
     private enum CodingKeys: String, CodingKey { case chain, output, start, duration, loop, detections }
 
     /// What each field must be, for the refusal.
-    static let expected: [String: String] = [
+    package static let expected: [String: String] = [
         "chain": "a chain as text",
         "output": "a file name is needed",
         "start": "a number of seconds ≥ 0",
@@ -53,18 +53,32 @@ package struct RenderRequest: Decodable, Sendable, Equatable {
         }
     }
 
-    private static func refusal(_ field: String) -> StudioRequestError {
+    /// What the whole body must look like.
+    package static let shape = "{\"chain\": …, \"output\": \"NAME.mp4\"}"
+}
+
+/// A JSON body the studio reads into a type: every field checked as it is read, and a
+/// refusal (400) naming the field that is wrong, or the shape when the body is not one.
+package protocol StudioRequestBody: Decodable {
+    /// What each field must be, for the refusal.
+    static var expected: [String: String] { get }
+    /// What the whole body must look like.
+    static var shape: String { get }
+}
+
+extension StudioRequestBody {
+    static func refusal(_ field: String) -> StudioRequestError {
         StudioRequestError(.badRequest, "\(field): \(expected[field] ?? "not understood")")
     }
 
     /// The request in `body`, or a 400 naming what is wrong.
-    package static func decode(_ body: Data) throws(StudioRequestError) -> RenderRequest {
+    package static func decode(_ body: Data) throws(StudioRequestError) -> Self {
         do {
-            return try JSONDecoder().decode(RenderRequest.self, from: body)
+            return try JSONDecoder().decode(Self.self, from: body)
         } catch let error as StudioRequestError {
             throw error
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw refusal(key.stringValue)
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw refusal((context.codingPath.first ?? key).stringValue)
         } catch let DecodingError.typeMismatch(_, context) where !context.codingPath.isEmpty {
             throw refusal(context.codingPath[0].stringValue)
         } catch let DecodingError.valueNotFound(_, context) where !context.codingPath.isEmpty {
@@ -72,8 +86,57 @@ package struct RenderRequest: Decodable, Sendable, Equatable {
         } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
             throw refusal(context.codingPath[0].stringValue)
         } catch {
-            throw StudioRequestError(.badRequest, "the body must be a JSON object {\"chain\": …, \"output\": \"NAME.mp4\"}")
+            throw StudioRequestError(.badRequest, "the body must be a JSON object \(shape)")
         }
+    }
+}
+
+/// `POST /api/detect`'s body: `{"output": "NAME.jsonl"}`.
+package struct DetectRequest: StudioRequestBody, Sendable, Equatable {
+    /// The detections file's name in the outputs folder.
+    package var output: String
+
+    package static let expected = ["output": "a file name ending in .jsonl is needed"]
+    package static let shape = "{\"output\": \"NAME.jsonl\"}"
+
+    private enum CodingKeys: String, CodingKey { case output }
+
+    package init(from decoder: any Decoder) throws {
+        output = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .output)
+        guard output.hasSuffix(".jsonl") else { throw Self.refusal("output") }
+    }
+}
+
+/// `POST /api/follow`'s body: `{"tick", "box": {"x", "y", "width", "height"}, "limit"?}`,
+/// a box drawn on a tick, in pixels, followed at most `limit` ticks each way.
+package struct FollowRequest: StudioRequestBody, Sendable, Equatable {
+    /// The tick the box was drawn on.
+    package var tick: Int64
+    /// The box's left, top, width and height in pixels.
+    package var x, y, width, height: Double
+    /// Ticks to follow each way, 0…3000 (150 when not given).
+    package var limit: Int
+
+    package static let expected = ["tick": "the tick the box was drawn on", "box": "{\"x\", \"y\", \"width\", \"height\"} in pixels",
+                           "limit": "0…3000 ticks"]
+    package static let shape = "{\"tick\": N, \"box\": {\"x\", \"y\", \"width\", \"height\"}}"
+
+    private enum CodingKeys: String, CodingKey { case tick, box, limit }
+    private enum BoxKeys: String, CodingKey { case x, y, width, height }
+
+    package init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        // Whole numbers read as numbers, then checked: 1.5 or 2^64 are not ticks.
+        let t = try c.decode(Double.self, forKey: .tick)
+        guard t == t.rounded(), t >= 0, t < Double(1 << 40) else { throw Self.refusal("tick") }
+        tick = Int64(t)
+        let box = try c.nestedContainer(keyedBy: BoxKeys.self, forKey: .box)
+        (x, y, width, height) = (try box.decode(Double.self, forKey: .x), try box.decode(Double.self, forKey: .y),
+                                 try box.decode(Double.self, forKey: .width), try box.decode(Double.self, forKey: .height))
+        guard [x, y, width, height].allSatisfy(\.isFinite) else { throw Self.refusal("box") }
+        let l = try c.decodeIfPresent(Double.self, forKey: .limit) ?? 150
+        guard l == l.rounded(), (0...3000).contains(l) else { throw Self.refusal("limit") }
+        limit = Int(l)
     }
 }
 

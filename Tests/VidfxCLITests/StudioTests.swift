@@ -195,6 +195,30 @@ struct StudioTestError: Error, CustomStringConvertible {
         }
     }
 
+    /// The review's bodies are typed too: a follow's tick, box and limit and a search's
+    /// output are each checked as read, and a refusal names the field.
+    @Test func reviewRequestsAreReadField() throws {
+        let follow = try FollowRequest.decode(Data(#"{"tick": 12, "box": {"x": 1.5, "y": 2, "width": 30, "height": 40}}"#.utf8))
+        #expect(follow.tick == 12 && follow.x == 1.5 && follow.height == 40 && follow.limit == 150)
+        #expect(try FollowRequest.decode(Data(#"{"tick": 0, "box": {"x": 0, "y": 0, "width": 4, "height": 4}, "limit": 0}"#.utf8)).limit == 0)
+        func refusal<T: StudioRequestBody>(_ type: T.Type, _ json: String) -> String? {
+            do { _ = try T.decode(Data(json.utf8)); return nil } catch { return error.message }
+        }
+        let box = #""box": {"x": 1, "y": 2, "width": 30, "height": 40}"#
+        for (json, field) in [(#"{\#(box)}"#, "tick: "), (#"{"tick": 1.5, \#(box)}"#, "tick: "), (#"{"tick": -1, \#(box)}"#, "tick: "),
+                              (#"{"tick": 1e300, \#(box)}"#, "tick: "), (#"{"tick": "3", \#(box)}"#, "tick: "), (#"{"tick": 3}"#, "box: "),
+                              (#"{"tick": 3, "box": {"x": 1, "y": 2, "width": 30}}"#, "box: "), (#"{"tick": 3, "box": [1, 2, 3, 4]}"#, "box: "),
+                              (#"{"tick": 3, \#(box), "limit": 3001}"#, "limit: "), (#"{"tick": 3, \#(box), "limit": 2.5}"#, "limit: "),
+                              ("[]", "the body must be a JSON object {\"tick\"")] {
+            let said = refusal(FollowRequest.self, json)
+            #expect(said?.hasPrefix(field) == true, "\(json): \(said ?? "accepted")")
+        }
+        #expect(try DetectRequest.decode(Data(#"{"output": "faces.jsonl"}"#.utf8)).output == "faces.jsonl")
+        for json in [#"{"output": "faces.json"}"#, #"{"output": 3}"#, "{}"] {
+            #expect(refusal(DetectRequest.self, json) == "output: a file name ending in .jsonl is needed", "\(json)")
+        }
+    }
+
     @Test func outputNames() {
         for good in ["out.mp4", "take 2.mov", "grade.cube", "été.mp4"] { #expect(OutputFolder.problem(with: good) == nil, "\(good)") }
         for bad in ["", "../out.mp4", "..", "/tmp/out.mp4", "sub/out.mp4", ".hidden.mp4", "a..b.mp4", "x\u{1}.mp4", "-y.mp4", "--help"] {
