@@ -119,3 +119,21 @@ struct ChainAnswer: Encodable {
         (self.ok, self.edit, self.error) = (ok, edit, error)
     }
 }
+
+/// The header of each live frame on the WebSocket: the tick and time shown, the chain
+/// edit that rendered it, its size, and what detection found on it (for the track list).
+struct FrameHeader: Encodable {
+    struct Box: Encodable {
+        var track: Int
+        var kind: String
+        var x, y, w, h: Int
+        /// To three decimals.
+        var score: Double
+    }
+    var tick: Int64
+    var time: Double
+    var edit: Int
+    var width: Int
+    var height: Int
+    var boxes: [Box]
+}

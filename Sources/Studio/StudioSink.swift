@@ -28,6 +28,8 @@ final class StudioSink: PreviewSink, @unchecked Sendable {
     private let state = Mutex(State())
     /// Used only on the player's thread.
     private let encoder = ImageEncoder()
+    /// The frames' headers (used on the player's thread only, as the image encoder).
+    private let headerEncoder = JSONEncoder()
     private let frameRate: Rational
     /// JPEG quality of the live frames.
     private let quality: Int
@@ -86,11 +88,12 @@ final class StudioSink: PreviewSink, @unchecked Sendable {
         let tick = frame.time.floor(in: frameRate.inverse)
         // What detection found on this frame (faces, codes), for the page's track list.
         let boxes = frame.observations.map { o in
-            #"{"track":\#(o.trackID),"kind":"\#(o.kind.rawValue)","x":\#(Int(o.bounds.x)),"y":\#(Int(o.bounds.y)),"#
-                + #""w":\#(Int(o.bounds.width)),"h":\#(Int(o.bounds.height)),"score":\#((o.confidence * 1000).rounded() / 1000)}"#
-        }.joined(separator: ",")
-        let header = Array((#"{"tick":\#(tick),"time":\#(frame.time.seconds),"edit":\#(edit),"width":\#(frame.width),"#
-            + #""height":\#(frame.height),"boxes":[\#(boxes)]}"#).utf8)
+            FrameHeader.Box(track: o.trackID, kind: o.kind.rawValue, x: Int(o.bounds.x), y: Int(o.bounds.y),
+                            w: Int(o.bounds.width), h: Int(o.bounds.height), score: (o.confidence * 1000).rounded() / 1000)
+        }
+        let fields = FrameHeader(tick: tick, time: frame.time.seconds, edit: edit, width: frame.width, height: frame.height, boxes: boxes)
+        // Plain numbers and short names: it cannot fail to encode.
+        let header = (try? Array(headerEncoder.encode(fields))) ?? Array("{}".utf8)
         var message = [UInt8]()
         message.reserveCapacity(4 + header.count + jpeg.count)
         let n = UInt32(header.count)
