@@ -134,6 +134,7 @@ let package = Package(
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
             ],
             // The page, its script and style sheet, compiled into the binary as bytes
             // (`PackageResources`): nothing to install beside it, no bundle to find.
@@ -164,7 +165,9 @@ let package = Package(
         .testTarget(name: "FrameSourceTests", dependencies: ["FrameSource", "MediaInput", "FrameCore", "CFFmpeg", "CPixelKernels", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "VidfxCLITests", dependencies: ["vidfx", "Studio", "FrameSource", "MediaInput", "Effects", "FrameCore", "TestSupport",
                                                      .product(name: "HummingbirdTesting", package: "hummingbird"),
-                                                     .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strict),
+                                                     .product(name: "NIOCore", package: "swift-nio"),
+                                                     .product(name: "NIOPosix", package: "swift-nio"),
+                                                     .product(name: "_NIOFileSystem", package: "swift-nio")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

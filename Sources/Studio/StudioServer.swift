@@ -238,6 +238,8 @@ public final class StudioServer: Sendable {
             // lstat: a symbolic link in the folder is not one of its files (it may point anywhere).
             guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return StudioResponse.error(.notFound, "\(name): no such output") }
             let size = Int(info.st_size)
+            // Checked again as it is opened: the name may point elsewhere by then.
+            let file = OutputFile(path: path, size: size, threads: fileThreads)
             var headers = HTTPFields()
             headers[.contentType] = Self.mediaType(of: name)
             headers[.acceptRanges] = "bytes"
@@ -245,13 +247,11 @@ public final class StudioServer: Sendable {
             switch ByteRange(header: request.headers[.range], size: size) {
             case .whole:
                 headers[.contentLength] = String(size)
-                let body = try await FileIO(threadPool: fileThreads).loadFile(path: path, context: context)
-                return Response(status: .ok, headers: headers, body: body)
+                return Response(status: .ok, headers: headers, body: file.body(nil))
             case .part(let range):
                 headers[.contentLength] = String(range.count)
                 headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
-                let body = try await FileIO(threadPool: fileThreads).loadFile(path: path, range: range, context: context)
-                return Response(status: .partialContent, headers: headers, body: body)
+                return Response(status: .partialContent, headers: headers, body: file.body(range))
             case .unsatisfiable:
                 var refusal = StudioResponse.error(.rangeNotSatisfiable, "\(name): the range is outside its \(size) bytes")
                 refusal.headers[.contentRange] = "bytes */\(size)"

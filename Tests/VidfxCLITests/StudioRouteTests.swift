@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import MediaInput
 import NIOCore
+import NIOPosix
 import Studio
 import TestSupport
 import Testing
@@ -159,5 +160,23 @@ import Testing
             let names = (try JSONSerialization.jsonObject(with: Data(listing.body.readableBytesView)) as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
             #expect(names.contains("prise 2 été.mp4") && !names.contains("passwd-link"), "\(names)")
         }
+    }
+
+    /// The check when a file is opened to be sent, after the name's check: a name swapped
+    /// for a link since (to /etc/passwd) or for a file of another size is not opened.
+    @Test func aFileIsCheckedAgainWhenOpened() async throws {
+        let folder = try ScratchDirectory("vidfx-output-file")
+        let threads = NIOThreadPool(numberOfThreads: 1)
+        threads.start()
+        let path = folder.path("take.mp4")
+        try Data(repeating: 7, count: 100).write(to: URL(fileURLWithPath: path))
+        let handle = try await OutputFile(path: path, size: 100, threads: threads).open()
+        try await handle.close()
+        await #expect(throws: (any Error).self) { _ = try await OutputFile(path: path, size: 99, threads: threads).open() }
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/etc/passwd")
+        let passwd = try FileManager.default.attributesOfItem(atPath: "/etc/passwd")[.size] as? Int ?? 0
+        await #expect(throws: (any Error).self) { _ = try await OutputFile(path: path, size: passwd, threads: threads).open() }
+        try await threads.shutdownGracefully()
     }
 }
