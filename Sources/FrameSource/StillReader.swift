@@ -28,7 +28,8 @@ public final class StillReader {
 
     private var decoder: VideoDecoder
     private let converter: PictureConverter
-    private let configuration: FrameSource.Configuration
+    /// How it reads the input: its cadence, tone mapping, deinterlacing.
+    public let configuration: FrameSource.Configuration
     private let interrupt: InterruptFlag
     private let picture: UnsafeMutablePointer<AVFrame>
     private let next: UnsafeMutablePointer<AVFrame>

@@ -234,11 +234,13 @@ public final class Player: @unchecked Sendable {
         return time < captionUntil ? caption : nil
     }
 
-    /// Tells a chain not yet told the cadence and the input (a caption's timecode and name);
-    /// a live preview's length is not known.
+    /// Tells a chain not yet told the cadence and the input (a caption's timecode and name),
+    /// and the length of a clip that plays once (a fade out then ends it, as in `apply`); a
+    /// looping or live preview's length is not known.
     private func describe(_ chain: EffectChain?) {
         guard let chain, chain.frameRate == nil else { return }
-        chain.describeOutput(frameRate: options.frameRate, ticks: nil, input: source.input)
+        let once = source.configuration.loop == .once ? source.configuration.expectedTicks(for: source.info) : nil
+        chain.describeOutput(frameRate: options.frameRate, ticks: once, input: source.input)
     }
 
     /// While paused, a changed effect is shown on the paused picture at once.

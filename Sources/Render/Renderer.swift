@@ -174,10 +174,7 @@ extension Renderer {
                              chain: EffectChain?, detection: DetectionStage? = nil) throws -> Frame {
         let source = try FrameSource(input: media, configuration: Stills.configuration(configuration, at: time))
         defer { source.close() }
-        // A caption's timecode counts the cadence's frames (a caller may have said more).
-        if let chain, chain.frameRate == nil {
-            chain.describeOutput(frameRate: configuration.frameRate, ticks: nil, input: media.location)
-        }
+        describe(chain, frameRate: configuration.frameRate, ticks: configuration.expectedTicks(for: source.info), input: media.location)
         try checkStill(at: time, duration: source.info.duration, input: media.location)
         return try still(Stills(media: media, configuration: configuration, times: [time], first: source), at: time,
                          chain: chain, detection: detection, input: media.location)
@@ -187,8 +184,18 @@ extension Renderer {
     /// a time a little after the last decodes on instead of seeking. The same pixels.
     public static func still(from reader: StillReader, at time: Rational, chain: EffectChain?,
                              detection: DetectionStage? = nil, input: String) throws -> Frame {
+        describe(chain, frameRate: reader.configuration.frameRate, ticks: reader.configuration.expectedTicks(for: reader.info), input: input)
         try checkStill(at: time, duration: reader.info.duration, input: input)
         return try still(Stills(reader: reader, times: [time]), at: time, chain: chain, detection: detection, input: input)
+    }
+
+    /// Tells a chain not yet told what a still belongs to: the render of the input at the
+    /// cadence, `ticks` long. A caption's timecode counts the cadence's frames, and a fade
+    /// out darkens the stills near the end as it does that render's frames (a caller may
+    /// have said otherwise already).
+    private static func describe(_ chain: EffectChain?, frameRate: Rational, ticks: Int?, input: String) {
+        guard let chain, chain.frameRate == nil else { return }
+        chain.describeOutput(frameRate: frameRate, ticks: ticks, input: input)
     }
 
     private static func checkStill(at time: Rational, duration: Double?, input: String) throws {

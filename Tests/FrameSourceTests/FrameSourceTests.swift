@@ -274,13 +274,17 @@ import Testing
     }
 
     @Test func openAndCloseRepeatedlyReleasesDecoders() throws {
+        let before = VideoDecoder.liveCount.load(ordering: .relaxed)
         for i in 0..<100 {
             let source = try FrameSource(TestMedia.path(i % 2 == 0 ? "h264-30fps.mp4" : "vp9-opus.webm"))
             if i % 3 != 0 { for _ in 0..<(i % 7) { _ = try source.nextFrame() } }
             source.close()
         }
-        // Other suites run in parallel; ours are all closed, so at most theirs remain.
-        #expect(VideoDecoder.liveCount.load(ordering: .relaxed) <= 8)
+        // Other suites run in parallel in this process (the studio's route tests keep
+        // decoders open for stills and thumbnails), so the count moves with theirs; a
+        // leak here would leave 57 to 100 of ours.
+        let after = VideoDecoder.liveCount.load(ordering: .relaxed)
+        #expect(after - before < 40, "\(before) decoders before, \(after) after")
     }
 }
 

@@ -44,6 +44,30 @@ import Testing
         #expect(a[fadeInEnds - 1] != p[fadeInEnds - 1], "the ramp runs to its end")
     }
 
+    /// A still is the frame of the whole render at its tick, fade out included: `dump
+    /// --at T` and the studio's stills (both the library's `Renderer.still`) give the
+    /// bytes `dump` of the whole clip gives for that tick, and the preview does too.
+    @Test func aStillNearTheEndIsFadedAsTheRendersFrame() async throws {
+        let scratch = Scratch()
+        let input = CLI.media("h264-30fps.mp4")
+        let chain = "fade:in=1:out=1"
+        let whole = scratch.path("whole.bgra")
+        var r = try await CLI.run(["dump", input, "-e", chain, "--format", "bgra", "-o", whole])
+        #expect(r.status == 0, "\(r.stderr)")
+        let frames = try Self.frames(whole, width: 320, height: 240)
+        for tick in [5, 45, 80, 89] {
+            let still = scratch.path("at-\(tick).bgra")
+            r = try await CLI.run(["dump", input, "--at", String(format: "%.6f", Double(tick) / 30), "-e", chain, "--format", "bgra", "-o", still])
+            #expect(r.status == 0, "\(r.stderr)")
+            let at = try Self.frames(still, width: 320, height: 240)
+            #expect(at.count == 1 && at.first == frames[tick], "tick \(tick)")
+        }
+        // Near the end the picture is mostly black, as the render's frame is.
+        let last = frames[89].reduce(0) { $0 + Int($1) } / frames[89].count
+        let middle = frames[45].reduce(0) { $0 + Int($1) } / frames[45].count
+        #expect(last * 10 < middle, "the last frame's mean \(last), the middle's \(middle)")
+    }
+
     /// The sound's gain over 20 ms windows of a steady tone, as the ratio of the faded
     /// output's level to the source's, against `afade`'s on the same windows.
     @Test func theSoundFadesAsAfadeDoesAndStaysInSync() async throws {
