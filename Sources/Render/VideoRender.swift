@@ -76,14 +76,7 @@ public struct VideoRender {
         settings.stop = stop
         settings.frameRate = configuration.frameRate
         settings.alpha = info.video.hasAlpha
-        if keepsAudio && !info.audio.isEmpty {
-            settings.audioInput = media
-            settings.audioStart = configuration.start
-            settings.audioDuration = configuration.duration
-            settings.audioCopyAllowed = configuration.loop == .once && configuration.start == Rational(0) && configuration.duration == nil
-            settings.audioGain = chain?.audioGain
-            settings.audioSpeed = configuration.speed
-        }
+        if keepsAudio && !info.audio.isEmpty { settings.keepSound(of: media, playedAs: configuration, chain: chain) }
         let reportPath = DetectionStage.redacts(chain) ? RedactionReport.path(for: output, folder: false) : nil
         try RedactionReport.check(reportPath, overwrite: overwrite)
         let sink = try EncoderSink(settings: settings)

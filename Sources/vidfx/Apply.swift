@@ -140,14 +140,7 @@ struct Apply: ParsableCommand {
         if let cuts {
             settings.keyFrames = keyFrameTicks(cuts, configuration: requested, info: source.info, total: ticks.map(Int64.init))
         }
-        if !noAudio && !source.info.audio.isEmpty {
-            settings.audioInput = media
-            settings.audioStart = configuration.start
-            settings.audioDuration = configuration.duration
-            settings.audioCopyAllowed = configuration.loop == .once && configuration.start == Rational(0) && configuration.duration == nil
-            settings.audioGain = chain?.audioGain
-            settings.audioSpeed = configuration.speed
-        }
+        if !noAudio && !source.info.audio.isEmpty { settings.keepSound(of: media, playedAs: configuration, chain: chain) }
         let sink: EncoderSink
         sink = try EncoderSink(settings: settings)
         // Codes or faces, for the effects that draw or redact them (and --detections), or

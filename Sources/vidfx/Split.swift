@@ -134,14 +134,8 @@ struct Split: ParsableCommand {
             settings.frameRate = configuration.frameRate
             let stop = StopSignal()
             settings.stop = stop
-            if !noAudio && hasAudio {
-                // The scene's stretch of the source, as the segment's pictures are.
-                settings.audioInput = media
-                settings.audioStart = sceneConfiguration.start
-                settings.audioDuration = sceneConfiguration.duration
-                settings.audioCopyAllowed = false
-                settings.audioGain = chain?.audioGain
-            }
+            // The scene's stretch of the source, as the segment's pictures are.
+            if !noAudio && hasAudio { settings.keepSound(of: media, playedAs: sceneConfiguration, chain: chain) }
             let sink = try EncoderSink(settings: settings)
             let stage = try DetectionStage.make(chain: chain, settings: DetectionSettings(), reviewed: nil,
                                                 frameRate: configuration.frameRate.seconds, overwrite: yes)
