@@ -40,6 +40,49 @@ import Testing
         command: document.getElementById('command').textContent}; })()
         """
 
+    /// A hand dragging the scrub bar across 30 ticks: each still is drawn as it arrives
+    /// unless a newer one is on screen, so the ticks drawn only move forwards with the
+    /// hand, and the drag ends on the last tick's exact picture (`dump --at`'s pixels).
+    /// How many were drawn on the way and how late depends on the machine's load: they
+    /// are printed, not asserted.
+    @Test func aDragDrawsStillsInOrderAndEndsOnItsLastTick() async throws {
+        let studio = try await StudioProcess.start()
+        defer { Task { await studio.stop() } }
+        let drag = """
+            new Promise(r => { const ready = () => studio.state.ws ? go() : setTimeout(ready, 20); ready();
+              function go() { if (studio.state.playing) document.getElementById('play').click();
+                const s = document.getElementById('scrub'); const start = performance.now(); const first = studio.state.stillSeq; let tick = 10;
+                const step = () => { s.value = tick; s.dispatchEvent(new Event('input'));
+                  if (tick < 39) { tick += 1; setTimeout(step, 15); return; }
+                  const lastInput = performance.now(); const shown = studio.nextStill(); s.dispatchEvent(new Event('change'));
+                  shown.then(still => r({ still: still.tick, lastInput: lastInput - start,
+                    drawn: studio.state.stillsDrawn.filter(d => d.seq > first).map(d => [d.tick, d.at - start]) })); };
+                step(); } })
+            """
+        let results = try await Self.drive(studio.page, [drag, Self.canvas])
+        let dragged = try #require(results[0] as? [String: Any])
+        let drawn = (dragged["drawn"] as? [[Double]] ?? []).map { (tick: Int($0[0]), at: $0[1]) }
+        #expect(dragged["still"] as? Int == 39, "\(dragged)")
+        #expect(drawn.last?.tick == 39, "\(drawn)")
+        #expect(drawn.allSatisfy { (10...39).contains($0.tick) }, "\(drawn)")
+        // Forwards only: a stale still (asked for before the one on screen) is never drawn.
+        #expect(zip(drawn, drawn.dropFirst()).allSatisfy { $0.tick < $1.tick }, "\(drawn)")
+        let lastInput = dragged["lastInput"] as? Double ?? 0
+        print("drag of 30 ticks over \(Int(lastInput)) ms: \(drawn.count) stills drawn, the last \(Int((drawn.last?.at ?? 0) - lastInput)) ms "
+              + "after the last move; ticks \(drawn.map(\.tick))")
+        let page = try #require(results[1] as? [String: Any])
+        let rgba = try #require(Data(base64Encoded: page["rgba"] as? String ?? ""))
+        let scratch = try ScratchDirectory("vidfx-studio-drag")
+        let dump = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", "1.3", "--format", "bgra", "-o", scratch.path("f.bgra"), "-q"])
+        #expect(dump.status == 0, "\(dump.stderr)")
+        let bgra = try #require(FileManager.default.contents(atPath: scratch.path("f.bgra")))
+        var differing = rgba.count == bgra.count ? 0 : -1
+        for i in stride(from: 0, to: min(rgba.count, bgra.count), by: 4)
+        where rgba[i] != bgra[i + 2] || rgba[i + 1] != bgra[i + 1] || rgba[i + 2] != bgra[i] { differing += 1 }
+        #expect(differing == 0, "\(differing) pixels differ from vidfx dump --at 1.3")
+        #expect(await studio.stop() == 0)
+    }
+
     @Test func slidersScrubAndCopyGiveTheCommandLinesPixels() async throws {
         let studio = try await StudioProcess.start()
         defer { Task { await studio.stop() } }

@@ -8,7 +8,7 @@ const state = {
   chain: [],            // [{name, values: {param: text}, enable: text|null, ease: text|null}]
   playing: true, tick: 0, ticks: 1, rate: [30, 1],
   edit: 0, sentAt: new Map(), latencies: [],
-  outputs: [], render: null, tracks: new Map(), stillSeq: 0, stillShown: null, scrubbing: false, ws: null,
+  outputs: [], render: null, tracks: new Map(), stillSeq: 0, stillDrawnSeq: 0, stillsDrawn: [], stillShown: null, scrubbing: false, ws: null,
 };
 // For tests and scripts: the state, and promises for what the page is about to show.
 const stillWaiters = [];
@@ -377,13 +377,19 @@ async function requestStill() {
   const wipe = $('split-on').checked;
   try {
     const [after, before] = await Promise.all([fetchStill(tick, text), wipe ? fetchStill(tick, '') : null]);
-    if (seq !== state.stillSeq || state.playing) return;
+    // While a hand drags, each still is drawn as it arrives unless a newer one is already
+    // on screen: a stale answer (one asked for before it) is dropped.
+    if (seq <= state.stillDrawnSeq || state.playing) return;
+    state.stillDrawnSeq = seq;
+    state.stillsDrawn.push({ tick, seq, at: performance.now() });
+    if (state.stillsDrawn.length > 200) state.stillsDrawn.shift();
     draw(after, before);
     state.stillBitmap = after;
     drawReviewBoxes(tick);
     state.stillShown = { tick, time: tickTime(tick), chain: text, wipe };
     setStatus(`frame ${tick} (exact)`);
-    while (stillWaiters.length) stillWaiters.shift()(state.stillShown);
+    // Whoever waits for the next still wants the one of the latest request.
+    if (seq === state.stillSeq) while (stillWaiters.length) stillWaiters.shift()(state.stillShown);
   } catch (error) {
     if (seq === state.stillSeq) $('chain-error').textContent = String(error.message || error);
   }
