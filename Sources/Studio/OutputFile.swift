@@ -41,8 +41,9 @@ package struct OutputFile {
 
     /// The bytes of `range` (the whole file when nil), read in chunks as they are sent.
     func body(_ range: ClosedRange<Int>?) -> ResponseBody {
-        let range = range ?? 0...(size - 1)
+        // An empty file has no range (0...-1 would trap).
         guard size > 0 else { return ResponseBody() }
+        let range = range ?? 0...(size - 1)
         return ResponseBody(contentLength: range.count) { writer in
             let handle = try await open()
             do {

@@ -148,6 +148,12 @@ import Testing
                 #expect(r.status == .partialContent && Data(r.body.readableBytesView) == bytes[part], "\(range): \(r.status)")
                 #expect(r.headers[.contentRange] == "bytes \(part.lowerBound)-\(part.upperBound)/1000", "\(range)")
             }
+            // An empty file is served empty (a range of it is unsatisfiable).
+            _ = FileManager.default.createFile(atPath: folder.path("empty.mp4"), contents: Data())
+            let empty = try await client.execute(uri: "/outputs/empty.mp4", method: .get, headers: Self.headers(server))
+            #expect(empty.status == .ok && empty.body.readableBytes == 0 && empty.headers[.contentLength] == "0", "\(empty.headers)")
+            let emptyPart = try await client.execute(uri: "/outputs/empty.mp4", method: .get, headers: Self.headers(server, [.range: "bytes=0-"]))
+            #expect(emptyPart.status == .rangeNotSatisfiable)
             let beyond = try await client.execute(uri: "/outputs/\(name)", method: .get, headers: Self.headers(server, [.range: "bytes=1000-"]))
             #expect(beyond.status == .rangeNotSatisfiable && beyond.headers[.contentRange] == "bytes */1000")
             for refused in ["..%2Fescape.mp4", "%FF%FE.mp4", ".hidden", "-rf.mp4"] {
