@@ -31,7 +31,9 @@ public struct LiveChain: Sendable {
         let items = (chain?.entries ?? []).map { entry in
             let d = type(of: entry.effect).descriptor
             var values: [String: ParameterValue] = [:]
-            for spec in d.parameters {
+            // A default the effect picks from the others (faceblur's padding) stays unset
+            // unless given, so it keeps following them as the keys change the others.
+            for spec in d.parameters where !spec.defaultFollowsOthers || entry.parameters.isGiven(spec.name) {
                 switch spec.type {
                 case .float, .int: values[spec.name] = .number(entry.parameters.double(spec.name))
                 case .choice, .file, .text: values[spec.name] = .text(entry.parameters.text(spec.name))

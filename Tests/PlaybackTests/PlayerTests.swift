@@ -278,4 +278,17 @@ func source(_ name: String, loopForever: Bool = false, limit: Rational? = nil) t
         #expect(entries[1].parameters.isAnimated, "the other effect keeps its keys")
         #expect(live.chain?.variesInTime == true)
     }
+
+    /// ↑ steps faceblur's mode (its first parameter) from patch to erase to blur: the
+    /// padding, never given, keeps following the mode (1 for the blur, not patch's 0.2).
+    @Test func aModeChangedByTheKeysKeepsItsOwnDefaultPadding() throws {
+        var live = LiveChain(try EffectChain(parsing: "faceblur"))
+        try live.adjust(1)
+        try live.adjust(1)
+        let text = try #require(live.chain?.description)
+        #expect(text.hasPrefix("faceblur:mode=blur") && !text.contains("padding"), "\(text)")
+        var given = LiveChain(try EffectChain(parsing: "faceblur:padding=0.3"))
+        try given.adjust(1)
+        #expect(given.chain?.description.contains("padding=0.3") == true, "\(given.chain?.description ?? "")")
+    }
 }
