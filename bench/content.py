@@ -2,9 +2,9 @@
 """Frames by content against their peers, same clip, same run, interleaved:
 
 - scenes: `vidfx scenes CLIP --detector D --csv` (the content detector reads the clip in
-  pieces, a decoder per core) and the same with `--decoders 1`, against the `scenedetect`
-  CLI (PySceneDetect 0.6.7, OpenCV backend, from .oracle-venv: `-i CLIP detect-D
-  list-scenes`); also how many cuts each found and how many agree within one frame;
+  pieces, a decoder per core), the same with `--decoders 1` and with `--fast`, against the
+  `scenedetect` CLI (PySceneDetect 0.7.2, OpenCV backend, from .oracle-venv: `-i CLIP
+  detect-D list-scenes`); also how many cuts each found and whether they are the same;
 - key frames: `vidfx dump CLIP --keyframes --format bgra -o /dev/null` against a full
   decode of the clip (`ffmpeg -i CLIP -f null -`, decoding only);
 - storyboard: `vidfx storyboard CLIP --interval 10` (nearest key frames) against ffmpeg's
@@ -83,20 +83,25 @@ def main():
     print(f"{os.path.basename(path)}, {args.runs} runs each, alternating, {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as scratch:
         if args.only in (None, "scenes"):
-            times = {"vidfx": [], "one decoder": [], "scenedetect": []}
+            times = {"vidfx": [], "one decoder": [], "--fast": [], "scenedetect": []}
             mine_out, one_out = os.path.join(scratch, "mine.csv"), os.path.join(scratch, "one.csv")
+            fast_out = os.path.join(scratch, "fast.csv")
             for _ in range(args.runs):
                 times["vidfx"].append(wall([vidfx, "scenes", path, "--detector", args.detector, "--csv", "-q", "-o", mine_out, "-y"]))
                 times["one decoder"].append(wall([vidfx, "scenes", path, "--detector", args.detector, "--csv", "-q", "-o", one_out, "-y",
                                                   "--decoders", "1"]))
+                times["--fast"].append(wall([vidfx, "scenes", path, "--detector", args.detector, "--csv", "-q", "-o", fast_out, "-y", "--fast"]))
                 times["scenedetect"].append(wall([scenedetect, "-i", path, "-q", ORACLE[args.detector], "list-scenes", "-o", scratch]))
             if open(mine_out).read() != open(one_out).read():
                 print("  the lists of the default scan and of one decoder differ")
             mine = starts(open(mine_out).read())
             theirs = starts(open(os.path.join(scratch, os.path.splitext(os.path.basename(path))[0] + "-Scenes.csv")).read())
             agree = sum(1 for c in mine if any(abs(c - t) <= 1 for t in theirs))
+            fast = starts(open(fast_out).read())
             report(f"scenes, detector {args.detector}", times, "scenedetect")
-            print(f"  cuts: vidfx {len(mine)}, scenedetect {len(theirs)}, vidfx's within one frame of scenedetect's: {agree}")
+            print(f"  scenedetect / vidfx --fast: {statistics.median(times['scenedetect']) / statistics.median(times['--fast']):.2f}x")
+            print(f"  cuts: vidfx {len(mine)} ({'the same' if mine == theirs else 'not the same'} as scenedetect's), "
+                  f"scenedetect {len(theirs)}, vidfx --fast {len(fast)} ({sum(1 for c in fast if any(abs(c - t) <= 1 for t in theirs))} within one frame)")
         if args.only in (None, "keyframes"):
             for name, keyed in [("x264's own key frames: every 2 s and at cuts", path),
                                 ("a key frame every 2 s exactly, as streaming encodes", streaming_clip(args.minutes))]:

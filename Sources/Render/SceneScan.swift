@@ -45,8 +45,15 @@ public struct SceneScan {
     public enum MinimumLength: Sendable, Equatable {
         /// A count of pictures.
         case pictures(Int)
-        /// Seconds, turned into pictures at the stream's rate.
+        /// Seconds: turned into pictures at the stream's rate for counts, and compared
+        /// on the pictures' times by detectors given ``seconds``.
         case seconds(Double)
+
+        /// The length in seconds, when it was given so (for the detectors'
+        /// `minSceneSeconds`).
+        public var seconds: Double? {
+            if case .seconds(let s) = self { s } else { nil }
+        }
 
         /// `15` (pictures) or `0.6s`; nil for anything else, or out of range.
         public init?(_ text: String) {

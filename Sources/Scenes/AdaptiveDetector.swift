@@ -10,19 +10,20 @@ public final class AdaptiveDetector: SceneDetector {
     private let ratio: Double
     private let minContent: Double
     private let window: Int
-    private let minSceneLength: Int
-    private var lastCut: Int?
+    private let minimum: MinimumSceneLength
+    private var lastCut: (frame: Int, time: Rational)?
     private var buffer: [(frame: Int, time: Rational, score: Double)] = []
     /// The last picture's content score (its ratio is known `window` pictures later).
     public private(set) var lastScore = 0.0
 
     /// PySceneDetect's defaults: ratio 3, window 2, a content score of at least 15.
-    public init(ratio: Double = 3, minSceneLength: Int, window: Int = 2, minContent: Double = 15, weights: ContentDetector.Weights = .even) {
+    public init(ratio: Double = 3, minSceneLength: Int, minSceneSeconds: Double? = nil, window: Int = 2, minContent: Double = 15,
+                weights: ContentDetector.Weights = .even) {
         content = ContentDetector(threshold: 255, minSceneLength: 0, weights: weights)
         self.ratio = ratio
         self.minContent = minContent
         self.window = max(1, window)
-        self.minSceneLength = minSceneLength
+        self.minimum = MinimumSceneLength(pictures: minSceneLength, seconds: minSceneSeconds)
     }
 
     /// The content detector's score against the last picture measured (0 for the first).
@@ -32,7 +33,7 @@ public final class AdaptiveDetector: SceneDetector {
     public func process(frame: Int, time: Rational, score: Double?) -> [Cut] {
         let score = score ?? 0
         lastScore = score
-        if lastCut == nil { lastCut = frame }
+        if lastCut == nil { lastCut = (frame, time) }
         buffer.append((frame, time, score))
         let needed = 1 + 2 * window
         guard buffer.count >= needed else { return [] }
@@ -42,9 +43,9 @@ public final class AdaptiveDetector: SceneDetector {
         var adaptive = 0.0
         if abs(neighbours) >= 1e-5 { adaptive = min(target.score / neighbours, 255) }
         else if target.score >= minContent { adaptive = 255 }
-        // As PySceneDetect: the scene length is counted to the newest picture, not the target.
-        guard adaptive >= ratio, target.score >= minContent, frame - lastCut! >= minSceneLength else { return [] }
-        lastCut = target.frame
+        // As PySceneDetect 0.7: the scene length is counted to the target (0.6 counted to the newest picture).
+        guard adaptive >= ratio, target.score >= minContent, minimum.isMet(from: lastCut!, to: (target.frame, target.time)) else { return [] }
+        lastCut = (target.frame, target.time)
         return [Cut(frame: target.frame, time: target.time, score: adaptive)]
     }
 }

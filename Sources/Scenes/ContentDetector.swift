@@ -41,11 +41,13 @@ public final class ContentDetector: SceneDetector {
 
     /// Cuts where the weighted score reaches `threshold`, at least `minSceneLength`
     /// pictures apart (kept so by `filter`).
-    public init(threshold: Double = defaultThreshold, minSceneLength: Int, weights: Weights = .even, filter: FlashFilter.Mode = .merge) {
+    public init(threshold: Double = defaultThreshold, minSceneLength: Int, minSceneSeconds: Double? = nil, weights: Weights = .even,
+                filter: FlashFilter.Mode = .merge) {
         self.threshold = threshold
         self.weights = weights
-        self.flash = FlashFilter(mode: filter, length: minSceneLength)
-        self.recent = RecentPictures(capacity: 2 * minSceneLength + 8)
+        self.flash = FlashFilter(mode: filter, minimum: MinimumSceneLength(pictures: minSceneLength, seconds: minSceneSeconds))
+        // A merged run is cut at its last picture, up to two lengths back (in seconds, at up to 240 fps).
+        self.recent = RecentPictures(capacity: 2 * max(minSceneLength, Int(((minSceneSeconds ?? 0) * 240).rounded(.up))) + 8)
     }
 
     /// The weighted mean difference from the previous picture (0 for the first).
@@ -68,7 +70,7 @@ public final class ContentDetector: SceneDetector {
         let score = score ?? 0
         lastScore = score
         recent.add(frame: frame, time: time, score: score)
-        return flash.filter(frame: frame, above: score >= threshold).compactMap { recent.cut(at: $0) }
+        return flash.filter(frame: frame, time: time, above: score >= threshold).compactMap { recent.cut(at: $0) }
     }
 }
 

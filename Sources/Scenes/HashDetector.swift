@@ -9,18 +9,21 @@ public final class HashDetector: SceneDetector {
     private let threshold: Double
     private let size: Int
     private let lowpass: Int
-    private let minSceneLength: Int
+    private let minimum: MinimumSceneLength
     private var lastHash: [Bool]?
-    private var lastCut: Int?
+    private var lastCut: (frame: Int, time: Rational)?
+    /// PySceneDetect 0.7's threshold (0.6 used 0.395 with a 16×16 hash).
+    public static let defaultThreshold = 0.35
+
     /// The share of hash bits that changed with the last picture.
     public private(set) var lastScore = 0.0
 
-    /// PySceneDetect's defaults: threshold 0.395, a 16×16 hash of a 32×32 DCT.
-    public init(threshold: Double = 0.395, size: Int = 16, lowpass: Int = 2, minSceneLength: Int) {
+    /// PySceneDetect's defaults (0.7): threshold 0.35, an 8×8 hash of a 16×16 DCT.
+    public init(threshold: Double = defaultThreshold, size: Int = 8, lowpass: Int = 2, minSceneLength: Int, minSceneSeconds: Double? = nil) {
         self.threshold = threshold
         self.size = max(1, size)
         self.lowpass = max(1, lowpass)
-        self.minSceneLength = minSceneLength
+        self.minimum = MinimumSceneLength(pictures: minSceneLength, seconds: minSceneSeconds)
     }
 
     /// The picture's hash: `size²` bits, row by row.
@@ -75,11 +78,11 @@ public final class HashDetector: SceneDetector {
 
     /// A cut where the distance reaches the threshold, a shortest scene after the last.
     public func process(frame: Int, time: Rational, score distance: Double?) -> [Cut] {
-        if lastCut == nil { lastCut = frame }
+        if lastCut == nil { lastCut = (frame, time) }
         guard let distance else { return [] }
         lastScore = distance
-        guard distance >= threshold, frame - lastCut! >= minSceneLength else { return [] }
-        lastCut = frame
+        guard distance >= threshold, minimum.isMet(from: lastCut!, to: (frame, time)) else { return [] }
+        lastCut = (frame, time)
         return [Cut(frame: frame, time: time, score: distance)]
     }
 }

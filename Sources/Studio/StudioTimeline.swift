@@ -123,7 +123,7 @@ final class StudioTimeline: Sendable {
             }
             if stoppedAlready { action() }
         }) { length in
-            NamedDetector(name: "content", ContentDetector(minSceneLength: length))
+            NamedDetector(name: "content", ContentDetector(minSceneLength: length, minSceneSeconds: 0.6))
         }
         if stopped { throw RenderError("the timeline was stopped") }
         let strip = Strip(count: times.count, width: Self.thumbnailWidth, height: height, times: times,

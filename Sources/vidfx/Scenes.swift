@@ -11,7 +11,7 @@ import Sinks
 struct ScenesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scenes",
-        abstract: "List the scene cuts of a video (PySceneDetect's detectors and defaults, on every picture).",
+        abstract: "List the scene cuts of a video (PySceneDetect 0.7's detectors and defaults, on every picture).",
         discussion: """
         Frames are the source's pictures counted from 0, times their presentation times in seconds (true
         times for variable-rate video). --csv prints the layout of `scenedetect list-scenes`; --json prints
@@ -30,7 +30,7 @@ struct ScenesCommand: ParsableCommand {
     @Option(help: "content (colour and brightness jumps, the default), adaptive (jumps that stand out from their neighbours), threshold (fades to black), hash (perceptual hash), histogram (luma histogram).")
     var detector: DetectorName = .content
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The detector's threshold (defaults: content 27, adaptive 3, threshold 12, hash 0.395, histogram 0.05).", valueName: "x"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The detector's threshold (PySceneDetect 0.7's defaults: content 27, adaptive 3, threshold 12, hash 0.35, histogram 0.20).", valueName: "x"))
     var threshold: Double?
 
     @Option(name: .customLong("min-scene-len"), parsing: .unconditional, help: ArgumentHelp("The shortest scene: pictures, or seconds with an s (default 0.6s).", valueName: "n"))
@@ -48,7 +48,7 @@ struct ScenesCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Decoders reading the clip at once, each a piece from a key frame on (whole local files of 20 s or more; the cuts and scores are those of one decoder). Default: one per core.", valueName: "n"))
     var decoders: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(help: ArgumentHelp("Also write every picture's score to this CSV (frame, time, score), as scenedetect's --stats does.", valueName: "file"))
+    @Option(help: ArgumentHelp("Also write every picture's score to this CSV, in the layout of scenedetect's --stats (Frame Number, Timecode, the score's column).", valueName: "file"))
     var stats: String?
 
     @Option(name: .shortAndLong, help: "Write the list to this file (atomically) instead of standard output.")
@@ -61,6 +61,9 @@ struct ScenesCommand: ParsableCommand {
     var quiet = false
 
     @OptionGroup var range: ClipRangeOptions
+
+    @Flag(help: "Shrink pictures straight from the decoder's YUV and skip H.264's loop filter: about 1.5 times faster, scores about 2% off PySceneDetect's (a cut near the threshold can move).")
+    var fast = false
 
     @Option(name: .customLong("analysis-width"), parsing: .unconditional, help: ArgumentHelp("Width the pictures are scaled to for detection (default: PySceneDetect's, 256 for wider video).", valueName: "pixels"))
     var analysisWidth: Int?
@@ -88,6 +91,7 @@ struct ScenesCommand: ParsableCommand {
         media = try MediaInput(input, access: .seekable, network: network.settings)
         var options = PictureScanner.Options()
         options.width = analysisWidth
+        if fast { options.scaling = .direct }
         if let start = range.start { options.start = start.value }
         options.duration = range.duration?.value
         options.warningHandler = { message in if !quiet { Console.warning(message) } }
@@ -97,9 +101,7 @@ struct ScenesCommand: ParsableCommand {
             makeDetector(minLength: minLength)
         }
         let list = scan.list, rate = scan.rate
-        let statsLines = ["Frame,Time,\(scan.detectorName)"] + scan.scores.map {
-            "\($0.frame),\(String(format: "%.6f", $0.time.seconds)),\(String(format: "%.6f", $0.score))"
-        }
+        let statsLines = Self.statsLines(scan.scores, detector: detector)
 
         let format = self.format ?? (json ? .json : csv ? .csv : output.flatMap(SceneListFormat.init(fileName:)) ?? .text)
         let text = list.written(as: format, source: SceneListSource(location: input, rate: rate))
@@ -114,6 +116,35 @@ struct ScenesCommand: ParsableCommand {
         }
     }
 
+    /// The rows of PySceneDetect 0.7's stats file for this detector's score: its
+    /// column names, frame numbers from 1, times to the millisecond, and numbers as
+    /// Python prints them (the shortest that reads back the same). The detectors that
+    /// compare a picture with the one before have no row for the first picture.
+    static func statsLines(_ scores: [(frame: Int, time: Rational, score: Double)], detector: DetectorName) -> [String] {
+        let column = switch detector {
+        case .content: "content_val"
+        case .adaptive: "content_val"
+        case .threshold: "average_rgb"
+        case .hash: "hash_dist [size=8 lowpass=2]"
+        case .histogram: "hist_diff [bins=128]"
+        }
+        let rows = detector == .threshold ? scores[...] : scores.dropFirst()
+        return ["Frame Number,Timecode,\(csvField(column))"] + rows.map {
+            "\($0.frame + 1),\(Self.timecode($0.time)),\($0.score)"
+        }
+    }
+
+    /// HH:MM:SS.mmm, rounded to the millisecond.
+    static func timecode(_ t: Rational) -> String {
+        let ms = max(0, Int((t.seconds * 1000).rounded()))
+        return String(format: "%02d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
+    }
+
+    /// A CSV field, quoted when it holds a comma or a quote.
+    static func csvField(_ text: String) -> String {
+        text.contains(",") || text.contains("\"") ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+    }
+
     /// Publishes `text` at `path` whole or not at all.
     private func write(_ text: String, to path: String, what: String) throws {
         do { try AtomicOutput.write(Data(text.utf8), to: path, overwrite: yes) } catch {
@@ -121,23 +152,27 @@ struct ScenesCommand: ParsableCommand {
         }
     }
 
-    /// The content detector with PySceneDetect's defaults.
+    /// The content detector with PySceneDetect's defaults: a shortest scene of 0.6 s.
     static func defaultDetector(minLength: Int) -> NamedDetector {
-        NamedDetector(name: "content", ContentDetector(threshold: ContentDetector.defaultThreshold, minSceneLength: minLength))
+        NamedDetector(name: "content", ContentDetector(threshold: ContentDetector.defaultThreshold, minSceneLength: minLength, minSceneSeconds: 0.6))
     }
 
     func makeDetector(minLength: Int) -> NamedDetector {
-        switch detector {
+        let seconds = MinimumLength(minSceneLength)?.seconds
+        return switch detector {
         case .content:
-            NamedDetector(name: "content", ContentDetector(threshold: threshold ?? ContentDetector.defaultThreshold, minSceneLength: minLength))
+            NamedDetector(name: "content", ContentDetector(threshold: threshold ?? ContentDetector.defaultThreshold, minSceneLength: minLength,
+                                                           minSceneSeconds: seconds))
         case .adaptive:
-            NamedDetector(name: "adaptive", AdaptiveDetector(ratio: threshold ?? 3, minSceneLength: minLength))
+            NamedDetector(name: "adaptive", AdaptiveDetector(ratio: threshold ?? 3, minSceneLength: minLength, minSceneSeconds: seconds))
         case .threshold:
-            NamedDetector(name: "threshold", ThresholdDetector(threshold: threshold ?? 12, minSceneLength: minLength))
+            NamedDetector(name: "threshold", ThresholdDetector(threshold: threshold ?? 12, minSceneLength: minLength, minSceneSeconds: seconds))
         case .hash:
-            NamedDetector(name: "hash", HashDetector(threshold: threshold ?? 0.395, minSceneLength: minLength))
+            NamedDetector(name: "hash", HashDetector(threshold: threshold ?? HashDetector.defaultThreshold, minSceneLength: minLength,
+                                                     minSceneSeconds: seconds))
         case .histogram:
-            NamedDetector(name: "histogram", HistogramDetector(threshold: threshold ?? 0.05, minSceneLength: minLength))
+            NamedDetector(name: "histogram", HistogramDetector(threshold: threshold ?? HistogramDetector.defaultThreshold, minSceneLength: minLength,
+                                                               minSceneSeconds: seconds))
         }
     }
 }

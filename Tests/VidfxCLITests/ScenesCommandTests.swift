@@ -16,36 +16,39 @@ import Testing
         var csv: String
         /// Cut frames, from 0.
         var cuts: [Int]
-        /// Each picture's score as its stats file gives it, by frame from 0.
-        var scores: [Int: Double]
+        /// Cut times, in seconds.
+        var cutTimes: [Double]
+        /// Its stats file's rows, split at commas (the header first).
+        var stats: [[String]]
     }
 
-    /// The oracle's cuts, and (for the content detector) each picture's score. The cuts
-    /// come from a run without a stats file: with one, scenedetect 0.6.7's threshold
-    /// detector put the fade's cut at 233, 234 or 236 from one run to the next on the
-    /// same clip (the other detectors gave the same cuts either way, run after run).
+    /// The oracle's cuts and stats file. The cuts come from a run without a stats file
+    /// (0.6.7's threshold detector moved the fade's cut from run to run with one).
     static func oracle(_ clip: String, detector: String) async throws -> Oracle {
         let scratch = try ScratchDirectory("scenes-oracle")
         let stats = scratch.path("stats.csv")
         let outcome = try await Subprocess.outcome(scenedetect, ["-i", clip, "-q", oracleCommand[detector]!,
                                                                  "list-scenes", "-o", scratch.url.path, "-q"], in: CLI.directory)
         #expect(outcome.status == 0, "scenedetect: \(outcome.stderrText)")
-        if detector == "content" {
-            let scored = try await Subprocess.outcome(scenedetect, ["-i", clip, "-q", "-s", stats, "detect-content"], in: CLI.directory)
-            #expect(scored.status == 0, "scenedetect: \(scored.stderrText)")
-        }
+        let scored = try await Subprocess.outcome(scenedetect, ["-i", clip, "-q", "-s", stats, oracleCommand[detector]!], in: CLI.directory)
+        #expect(scored.status == 0, "scenedetect: \(scored.stderrText)")
         let name = URL(fileURLWithPath: clip).deletingPathExtension().lastPathComponent
         let csv = try String(contentsOfFile: scratch.path("\(name)-Scenes.csv"), encoding: .utf8)
         let rows = csv.split(separator: "\n").dropFirst(2).map { $0.split(separator: ",") }
         let cuts = rows.dropFirst().compactMap { Int($0[1]).map { $0 - 1 } }
-        var scores: [Int: Double] = [:]
-        let statRows = (try? String(contentsOfFile: stats, encoding: .utf8))?.split(separator: "\n").map { $0.split(separator: ",") } ?? []
-        if let header = statRows.first, let column = header.firstIndex(of: "content_val") {
-            for row in statRows.dropFirst() where row.count > column {
-                if let frame = Int(row[0]), let score = Double(row[column]) { scores[frame - 1] = score }
-            }
+        let times = rows.dropFirst().compactMap { Double($0[3]) }
+        let statRows = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n").map { csvFields($0) }
+        return Oracle(csv: csv, cuts: cuts, cutTimes: times, stats: statRows)
+    }
+
+    /// A CSV row's fields (quoted fields hold commas: "adaptive_ratio (w=2)" does not,
+    /// "hash_dist [size=8 lowpass=2]" does not either, but be safe).
+    static func csvFields(_ line: Substring) -> [String] {
+        var fields: [String] = [], field = "", quoted = false
+        for c in line {
+            if c == "\"" { quoted.toggle() } else if c == ",", !quoted { fields.append(field); field = "" } else { field.append(c) }
         }
-        return Oracle(csv: csv, cuts: cuts, scores: scores)
+        return fields + [field]
     }
 
     static func vidfx(_ clip: String, detector: String, extra: [String] = []) async throws -> (cuts: [[String: Any]], scenes: [[String: Any]]) {
@@ -55,31 +58,63 @@ import Testing
         return (try #require(document["cuts"] as? [[String: Any]]), try #require(document["scenes"] as? [[String: Any]]))
     }
 
-    /// Every cut of each side has one on the other within a frame, except where the
-    /// oracle's own content score is within 3% of the threshold (a borderline picture:
-    /// vidfx scales from YUV in one step where OpenCV converts then resizes, and the scores
-    /// differ by about 2%: median measured 1.9%).
-    static func agree(_ mine: [Int], _ theirs: Oracle, detector: String) -> [String] {
-        func borderline(_ frame: Int) -> Bool {
-            guard detector == "content", let s = theirs.scores[frame] else { return false }
-            return abs(s - 27) <= 0.03 * 27
+    /// Each detector on clips with hard cuts, a flash and fades (`cuts.mp4`, and a
+    /// 1080p copy, shrunk 7.5 times for analysis), a crowd and a stadium (real
+    /// pictures), and 25 fps: the same cuts, and every picture's score as
+    /// PySceneDetect 0.7.2's stats file prints it, character for character. The hash
+    /// detector's bits next to its median may fall the other way (OpenCV's float DCT):
+    /// a few scores differ, by whole bits.
+    @Test(arguments: ["content", "adaptive", "threshold", "hash", "histogram"])
+    func everyScoreAndCutIsPySceneDetects(detector: String) async throws {
+        let scratch = try ScratchDirectory("scenes-scores")
+        let big = scratch.path("cuts-1080.mp4")
+        let made = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", CLI.directory.appendingPathComponent("testmedia/cuts.mp4").path,
+                                                                "-t", "4", "-vf", "scale=1920:1080", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "20", big])
+        #expect(made.status == 0)
+        var checked = 0, differing = 0
+        for clip in ["testmedia/cuts.mp4", big, "testmedia/crowd.mp4", "testmedia/pitch.mp4", "testmedia/h264-25fps.mp4"] {
+            let theirs = try await Self.oracle(clip, detector: detector)
+            let stats = scratch.path("stats-\(detector).csv")
+            let r = try await CLI.run(["scenes", clip, "--detector", detector, "--json", "-q", "--stats", stats, "-y"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let document = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+            let mine = try #require(document["cuts"] as? [[String: Any]]).compactMap { $0["frame"] as? Int }
+            #expect(mine == theirs.cuts, "\(clip), \(detector): vidfx cuts at \(mine), PySceneDetect at \(theirs.cuts)")
+            let rows = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n").map { Self.csvFields($0) }
+            let header = try #require(rows.first), theirHeader = try #require(theirs.stats.first)
+            #expect(header.count == 3 && Array(header.prefix(2)) == Array(theirHeader.prefix(2)), "\(header)")
+            let column = try #require(theirHeader.firstIndex(of: header[2]), "\(header[2]) is not among \(theirHeader)")
+            let theirScores = Dictionary(theirs.stats.dropFirst().map { ($0[0], $0) }, uniquingKeysWith: { a, _ in a })
+            #expect(rows.count == theirs.stats.count, "\(clip), \(detector): \(rows.count) rows, PySceneDetect's \(theirs.stats.count)")
+            for row in rows.dropFirst() {
+                let their = try #require(theirScores[row[0]], "\(clip), \(detector): no row for frame \(row[0])")
+                #expect(row[1] == their[1], "\(clip), frame \(row[0]): time \(row[1]) against \(their[1])")
+                guard their[column] != "None" else { continue }
+                checked += 1
+                if row[2] == their[column] { continue }
+                differing += 1
+                if detector == "hash", let a = Double(row[2]), let b = Double(their[column]), (abs(a - b) * 64).rounded() == abs(a - b) * 64 { continue }
+                Issue.record("\(clip), \(detector), frame \(row[0]): \(row[2]) against PySceneDetect's \(their[column])")
+            }
         }
-        var problems: [String] = []
-        // A borderline picture moves the cut to the next picture over the threshold: a few frames on.
-        func nearBorderline(_ c: Int) -> Bool { theirs.cuts.contains { abs($0 - c) <= 3 && borderline($0) } }
-        for c in mine where !theirs.cuts.contains(where: { abs($0 - c) <= 1 }) && !nearBorderline(c) { problems.append("vidfx cut at \(c) not in PySceneDetect's \(theirs.cuts)") }
-        for c in theirs.cuts where !mine.contains(where: { abs($0 - c) <= 1 }) && !borderline(c) { problems.append("PySceneDetect's cut at \(c) missing from \(mine)") }
-        return problems
+        #expect(checked > 500)
+        // Measured: 14 of 568 hash scores; every other detector none.
+        #expect(differing <= (detector == "hash" ? checked / 20 : 0), "\(detector): \(differing) of \(checked) scores differ")
     }
 
+    /// Variable timing (30, 20 and 40 fps in turn): PySceneDetect 0.7 measures the
+    /// shortest scene in seconds on the pictures' times, and so does vidfx (counting
+    /// pictures instead would allow 0.45 s scenes where the clip runs at 40 fps). The
+    /// same cuts, at the same times within a picture (PySceneDetect gives a fade's
+    /// last cut a time of its frame number at the average rate, between two pictures).
     @Test(arguments: ["content", "adaptive", "threshold", "hash", "histogram"])
-    func sameCutsAsPySceneDetect(detector: String) async throws {
-        for clip in ["testmedia/cuts.mp4", "testmedia/cuts-vfr.mkv"] {
-            let theirs = try await Self.oracle(clip, detector: detector)
-            let mine = try await Self.vidfx(clip, detector: detector).cuts.compactMap { $0["frame"] as? Int }
-            #expect(!theirs.cuts.isEmpty, "the clip has cuts for \(detector) to find")
-            let problems = Self.agree(mine, theirs, detector: detector)
-            #expect(problems.isEmpty, "\(clip), \(detector): \(problems)")
+    func variableRateCutsAreAtPySceneDetectsTimes(detector: String) async throws {
+        let clip = "testmedia/cuts-vfr.mkv"
+        let theirs = try await Self.oracle(clip, detector: detector)
+        let mine = try await Self.vidfx(clip, detector: detector).cuts.compactMap { $0["time"] as? Double }
+        #expect(!mine.isEmpty && mine.count == theirs.cutTimes.count, "\(detector): vidfx cuts at \(mine), PySceneDetect at \(theirs.cutTimes)")
+        for (a, b) in zip(mine, theirs.cutTimes) {
+            #expect(abs(a - b) < 0.0255, "\(detector): vidfx cuts at \(mine), PySceneDetect at \(theirs.cutTimes)")
         }
     }
 
@@ -92,11 +127,11 @@ import Testing
         #expect(a.count == b.count)
         #expect(a.dropFirst().first == b.dropFirst().first, "the header row")
         #expect(a.first?.hasPrefix("Timecode List:") == true)
-        // Every scene row has the same ten columns, and the start frames agree within one.
+        // Every scene row has the same ten columns, equal apart from the scene's number.
         for (x, y) in zip(a.dropFirst(2), b.dropFirst(2)) {
             let (p, q) = (x.split(separator: ","), y.split(separator: ","))
             #expect(p.count == 10 && q.count == 10)
-            #expect(abs((Int(p[1]) ?? -9) - (Int(q[1]) ?? 9)) <= 1, "\(x) against \(y)")
+            #expect(p[1...] == q[1...], "\(x) against \(y)")
         }
     }
 
@@ -119,16 +154,26 @@ import Testing
         #expect(abs((last["time"] as? Double ?? 0) - times[287]) < 0.06, "the end is where the last picture stops")
     }
 
-    @Test func fullHDIsAnalysedAtPySceneDetectsSize() async throws {
-        let scratch = try ScratchDirectory("scenes-1080")
-        let clip = scratch.path("cuts-1080.mp4")
-        let made = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", CLI.directory.appendingPathComponent("testmedia/cuts.mp4").path,
-                                                                "-t", "6", "-vf", "scale=1920:1080", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "20", clip])
-        #expect(made.status == 0)
-        let theirs = try await Self.oracle(clip, detector: "content")
-        let mine = try await Self.vidfx(clip, detector: "content").cuts.compactMap { $0["frame"] as? Int }
-        #expect(theirs.cuts.count >= 4)
-        #expect(Self.agree(mine, theirs, detector: "content").isEmpty, "\(mine) against \(theirs.cuts)")
+    /// `--fast` shrinks pictures straight from YUV (and skips the loop filter): the
+    /// same cuts within a picture on the test clip, scores near the exact ones but not
+    /// equal to them.
+    @Test func fastScalingStaysNearTheExactScores() async throws {
+        let scratch = try ScratchDirectory("scenes-fast")
+        func scan(_ extra: [String]) async throws -> (cuts: [Int], scores: [Double]) {
+            let stats = scratch.path("stats\(extra.count).csv")
+            let r = try await CLI.run(["scenes", "testmedia/cuts.mp4", "--json", "-q", "--stats", stats] + extra)
+            #expect(r.status == 0, "\(r.stderr)")
+            let document = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+            let cuts = try #require(document["cuts"] as? [[String: Any]]).compactMap { $0["frame"] as? Int }
+            let scores = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n").dropFirst().compactMap { Self.csvFields($0).last.flatMap(Double.init) }
+            return (cuts, scores)
+        }
+        let exact = try await scan([]), fast = try await scan(["--fast"])
+        #expect(exact.cuts.count == fast.cuts.count && zip(exact.cuts, fast.cuts).allSatisfy { abs($0 - $1) <= 1 }, "\(fast.cuts) against \(exact.cuts)")
+        #expect(exact.scores.count == 287 && fast.scores.count == 287)
+        let relative = zip(exact.scores, fast.scores).filter { $0.0 > 1 }.map { abs($0.1 - $0.0) / $0.0 }.sorted()
+        let median = relative[relative.count / 2]
+        #expect(median > 0.0001 && median < 0.05, "median relative difference \(median)")
     }
 
     /// A clip read in pieces at once (`--decoders`, each piece from a key frame on) gives
@@ -163,7 +208,8 @@ import Testing
             if detector == "content" { #expect(one.summary.contains(" cuts,") && !one.summary.contains(" 0 cuts"), "\(one.summary)") }
             #expect(three.json == one.json, "\(detector): the cut lists differ")
             let (a, b) = (one.stats.split(separator: "\n"), three.stats.split(separator: "\n"))
-            #expect(a.count == b.count && a.count == 865, "\(detector): \(a.count) and \(b.count) rows")
+            // A header and a row a picture (none for the first, which has nothing to compare with, but for the threshold detector).
+            #expect(a.count == b.count && a.count == (detector == "threshold" ? 865 : 864), "\(detector): \(a.count) and \(b.count) rows")
             let differing = zip(a, b).filter { $0 != $1 }.count
             let first = zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset
             #expect(differing == 0, "\(detector): \(differing) rows differ, from row \(first ?? 0)")
@@ -207,7 +253,7 @@ import Testing
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [String: Any]
         #expect((json?["cuts"] as? [Any])?.count == 7)
         let rows = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n")
-        #expect(rows.count == 289 && rows[0] == "Frame,Time,content")
+        #expect(rows.count == 288 && rows[0] == "Frame Number,Timecode,content_val" && rows[1].hasPrefix("2,00:00:00.033,"), "\(rows.prefix(2))")
         let again = try await CLI.run(["scenes", "testmedia/cuts.mp4", "--json", "-o", out])
         #expect(again.status != 0 && again.stderr.contains("-y"), "\(again.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: out)).count > 100, "left as it was")
