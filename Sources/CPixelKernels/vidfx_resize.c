@@ -86,3 +86,18 @@ void vfx_resize_bgr_linear(const uint8_t *src, ptrdiff_t src_stride, int src_wid
         for (int x = 0; x < dst_width; x++) o[4 * x + 3] = 255;
     }
 }
+
+void vfx_resize_source_rows(int src_width, int src_height, int dst_width, int dst_height, uint8_t *needed) {
+    for (int y = 0; y < src_height; y++) needed[y] = 0;
+    double scale_y = (double)src_height / dst_height;
+    if ((double)src_width / dst_width == 2.0 && scale_y == 2.0 && src_width == 2 * dst_width && src_height == 2 * dst_height) {
+        for (int y = 0; y < src_height; y++) needed[y] = 1;
+        return;
+    }
+    for (int dy = 0; dy < dst_height; dy++) {
+        int sy; int16_t b0, b1;
+        coordinate(dy, scale_y, src_height, &sy, &b0, &b1);
+        needed[sy] = 1;
+        if (sy + 1 < src_height) needed[sy + 1] = 1;
+    }
+}

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Glibc
 import CPixelKernels
 public import FrameCore
 public import MediaInput
@@ -72,6 +73,15 @@ public final class PictureScanner: @unchecked Sendable {
     private var fullSize: UnsafeMutableRawBufferPointer?
     private var fullStride = 0
     private var resizeRows: [Int32] = []
+    /// The first rows of the two-row slices the resize reads (``Scaling/openCV``), when
+    /// converting only those gives the same bytes as converting the whole picture:
+    /// checked on the first picture of each size and format.
+    private var slices: [Int32]?
+    private var slicesChecked = false
+
+    /// Whether the last picture was converted to BGR only on the rows the resize reads
+    /// (for tests: the check on the first picture passed).
+    package var convertsReadRowsOnly: Bool { slices != nil && slicesChecked }
     private var index = -1
     private var ended = false
     private let pool = FramePool(capacity: 4)
@@ -189,10 +199,13 @@ public final class PictureScanner: @unchecked Sendable {
             swsKey = key
             fullSize?.deallocate()
             fullSize = nil
+            slices = nil
+            slicesChecked = false
             if throughBGR {
                 fullStride = (w * 3 + 63) & ~63
                 fullSize = UnsafeMutableRawBufferPointer.allocate(byteCount: fullStride * h, alignment: 64)
                 resizeRows = [Int32](repeating: 0, count: 8 * width)
+                slices = PictureScanner.slices(format: p.pointee.format, width: w, height: h, toWidth: width, toHeight: height)
             }
         }
         guard let sws else {
@@ -204,7 +217,25 @@ public final class PictureScanner: @unchecked Sendable {
             let target = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
             if throughBGR, let fullSize {
                 let bgr = fullSize.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                convert(p, with: sws, into: bgr, stride: fullStride)
+                if let slices, !slicesChecked {
+                    // Whole, then only the slices over a cleared copy: the rows read must agree.
+                    slicesChecked = true
+                    convert(p, with: sws, into: bgr, stride: fullStride)
+                    let whole = UnsafeMutableRawBufferPointer.allocate(byteCount: fullSize.count, alignment: 64)
+                    defer { whole.deallocate() }
+                    whole.copyMemory(from: UnsafeRawBufferPointer(fullSize))
+                    fullSize.initializeMemory(as: UInt8.self, repeating: 0)
+                    convert(p, with: sws, into: bgr, stride: fullStride, slices: slices)
+                    let rowBytes = w * 3
+                    let same = slices.allSatisfy { first in
+                        (Int(first)..<Int(first) + 2).allSatisfy { row in
+                            memcmp(whole.baseAddress! + row * fullStride, fullSize.baseAddress! + row * fullStride, rowBytes) == 0
+                        }
+                    }
+                    if !same { self.slices = nil }
+                } else {
+                    convert(p, with: sws, into: bgr, stride: fullStride, slices: slices)
+                }
                 resizeRows.withUnsafeMutableBufferPointer { rows in
                     vfx_resize_bgr_linear(bgr, fullStride, Int32(w), Int32(h), target, stride, Int32(width), Int32(height), rows.baseAddress)
                 }
@@ -215,17 +246,47 @@ public final class PictureScanner: @unchecked Sendable {
         return frame
     }
 
-    private func convert(_ p: UnsafeMutablePointer<AVFrame>, with sws: OpaquePointer, into target: UnsafeMutablePointer<UInt8>, stride: Int) {
+    /// Converts the picture whole, or only the two-row slices starting at `slices`
+    /// (each written at its own rows of `target`).
+    private func convert(_ p: UnsafeMutablePointer<AVFrame>, with sws: OpaquePointer, into target: UnsafeMutablePointer<UInt8>, stride: Int,
+                         slices: [Int32]? = nil) {
         var dst: [UnsafeMutablePointer<UInt8>?] = [target, nil, nil, nil]
         var dstStride: [Int32] = [Int32(stride), 0, 0, 0]
         withUnsafePointer(to: &p.pointee.data) { dataTuple in
             dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { src in
                 withUnsafePointer(to: &p.pointee.linesize) { lsTuple in
                     lsTuple.withMemoryRebound(to: Int32.self, capacity: 8) { ls in
-                        _ = sws_scale(sws, src, ls, 0, p.pointee.height, &dst, &dstStride)
+                        guard let slices else {
+                            _ = sws_scale(sws, src, ls, 0, p.pointee.height, &dst, &dstStride)
+                            return
+                        }
+                        for first in slices {
+                            // The slice's planes: luma from its first row, chroma from half of it (4:2:0).
+                            let planes: [UnsafePointer<UInt8>?] = [src[0].map { $0 + Int(first) * Int(ls[0]) },
+                                                                   src[1].map { $0 + Int(first / 2) * Int(ls[1]) },
+                                                                   src[2].map { $0 + Int(first / 2) * Int(ls[2]) }, nil]
+                            _ = sws_scale(sws, planes, ls, first, 2, &dst, &dstStride)
+                        }
                     }
                 }
             }
         }
+    }
+
+    /// The slices to convert for `.openCV` scaling: two rows each, from an even row, in
+    /// order, from the top row to the bottom one (swscale takes a frame's slices from
+    /// its top, and ends the frame at its last row). Only for 4:2:0 8-bit pictures of an
+    /// even height, which swscale converts to BGR without scaling (row by row); nil
+    /// for the others, which are converted whole.
+    static func slices(format: Int32, width: Int, height: Int, toWidth: Int, toHeight: Int) -> [Int32]? {
+        guard format == AV_PIX_FMT_YUV420P.rawValue || format == AV_PIX_FMT_YUVJ420P.rawValue, height % 2 == 0, height >= 4 else { return nil }
+        var needed = [UInt8](repeating: 0, count: height)
+        vfx_resize_source_rows(Int32(width), Int32(height), Int32(toWidth), Int32(toHeight), &needed)
+        needed[0] = 1
+        needed[height - 1] = 1
+        var starts: [Int32] = []
+        for row in stride(from: 0, to: height, by: 2) where needed[row] != 0 || needed[row + 1] != 0 { starts.append(Int32(row)) }
+        // Worth it only when it skips a good part of the picture.
+        return starts.count * 2 <= height * 3 / 4 ? starts : nil
     }
 }

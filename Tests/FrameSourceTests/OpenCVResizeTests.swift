@@ -1,4 +1,7 @@
 import CPixelKernels
+import FrameCore
+@testable import FrameSource
+import MediaInput
 import Foundation
 import TestSupport
 import Testing
@@ -47,5 +50,32 @@ import Testing
             #expect(mine[4 * i + 3] == 255)
         }
         #expect(differ == 0, "\(width)x\(height) → \(toWidth)x\(toHeight): \(differ) values differ from OpenCV's")
+    }
+}
+
+/// `PictureScanner` converts only the rows its resize reads when swscale converts
+/// 4:2:0 row by row, and its pictures are then those of a whole conversion.
+@Suite struct PictureScannerRowsTests {
+    @Test func aFullHDClipIsConvertedOnlyWhereTheResizeReads() async throws {
+        let scratch = try ScratchDirectory("scanner-rows")
+        let clip = scratch.path("hd.mp4")
+        let made = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=0.5",
+                                                                "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", clip])
+        #expect(made.status == 0)
+        var exact = PictureScanner.Options()
+        exact.scaling = .openCV
+        let scanner = try PictureScanner(input: MediaInput(clip), options: exact)
+        var pictures: [Frame] = []
+        while let picture = try scanner.next() { pictures.append(picture) }
+        #expect(pictures.count == 15 && scanner.width == 256 && scanner.height == 144)
+        #expect(scanner.convertsReadRowsOnly)
+        // The same clip as 10-bit is converted whole (swscale scales its depth).
+        let deep = scratch.path("hd10.mp4")
+        let madeDeep = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", clip, "-c:v", "libx264", "-preset", "ultrafast",
+                                                                    "-pix_fmt", "yuv420p10le", deep])
+        #expect(madeDeep.status == 0)
+        let whole = try PictureScanner(input: MediaInput(deep), options: exact)
+        _ = try whole.next()
+        #expect(!whole.convertsReadRowsOnly)
     }
 }

@@ -14,4 +14,8 @@ void vfx_resize_bgr_linear(const uint8_t *src, ptrdiff_t src_stride, int src_wid
                            uint8_t *dst, ptrdiff_t dst_stride, int dst_width, int dst_height,
                            int32_t *rows);
 
+/// Marks in `needed` (src_height bytes) the source rows `vfx_resize_bgr_linear` reads
+/// for these sizes: a picture converted only there shrinks to the same bytes.
+void vfx_resize_source_rows(int src_width, int src_height, int dst_width, int dst_height, uint8_t *needed);
+
 #endif
