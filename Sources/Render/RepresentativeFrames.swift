@@ -5,11 +5,32 @@ public import MediaInput
 import Scenes
 import Sinks
 
-/// Frames chosen by content, for `dump --count` and `sheet`: the clip is cut into equal
-/// slots, and each slot gives the sharpest of a few pictures spread over it that is
-/// neither dark nor flat (a fade, black, a blank card); where all of them are, the one
-/// with the most contrast, and the reason says so.
+/// Frames chosen by content, for `dump --count`, `dump --scenes` and `sheet`: the clip is
+/// cut into slots (equal ones, or the stable middles of its scenes), and each slot gives
+/// the sharpest of a few pictures in it that is neither dark nor flat (a fade, black, a
+/// blank card) nor changing (a dissolve's double exposure, a fade, a whip pan) where a
+/// calmer one is usable; where none is, the one with the most contrast, and the reason
+/// says so.
 public struct RepresentativeFrames {
+    /// A stretch of the clip to choose one picture in.
+    public struct Slot: Sendable {
+        /// Where it starts and ends on the clip's timeline.
+        public var from: Rational, to: Rational
+        /// What it is, for the reason (e.g. "scene 3 (frames 120–239)").
+        public var label: String
+        /// The pictures it may choose, each with how much it changes from its
+        /// neighbours (a scene scan's content scores); nil for three spread over it.
+        public var candidates: [(time: Rational, activity: Double)]?
+
+        /// A slot offering `candidates` (or three pictures spread over it when nil).
+        public init(from: Rational, to: Rational, label: String, candidates: [(time: Rational, activity: Double)]? = nil) {
+            self.from = from
+            self.to = to
+            self.label = label
+            self.candidates = candidates
+        }
+    }
+
     /// A chosen picture, at its time, and why.
     public struct Choice {
         /// The picture.
@@ -22,12 +43,12 @@ public struct RepresentativeFrames {
 
     /// One decoder for every picture looked at, seeking from one to the next.
     let stills: StillReader
-    let start: Rational
-    let length: Double
+    /// Where it chooses, one picture each.
+    public let slots: [Slot]
     /// How many slots (frames) it chooses.
-    public let count: Int
+    public var count: Int { slots.count }
     /// Pictures looked at in each slot.
-    let candidates = 3
+    static let candidates = 3
 
     /// The slots over [start, start + length) of the clip `info` describes.
     public init(media: MediaInput, configuration: FrameSource.Configuration, info: MediaInfo, count: Int, input: String) throws {
@@ -39,36 +60,94 @@ public struct RepresentativeFrames {
     public init(reader: StillReader, configuration: FrameSource.Configuration, count: Int, input: String) throws {
         stills = reader
         let info = reader.info
-        self.count = count
         let start = configuration.start
-        self.start = start
         guard let total = info.duration else {
             throw RenderError("\(input): its duration is unknown (a live stream?); give --duration")
         }
         let length = configuration.duration.map { min($0.seconds, total - start.seconds) } ?? total - start.seconds
-        self.length = length
         guard length > 0 else { throw RenderError("\(input): the start is at or past the end (\(String(format: "%.3f", total)) s)", exitCode: 2) }
+        let slotLength = length / Double(count)
+        func at(_ seconds: Double) -> Rational { Rational(Int64((seconds * 1_000_000).rounded(.down)), 1_000_000) }
+        slots = (0..<count).map { slot in
+            let (a, b) = (start.seconds + slotLength * Double(slot), start.seconds + slotLength * Double(slot + 1))
+            return Slot(from: at(a), to: at(b), label: "\(SceneList.timecode(a))–\(SceneList.timecode(b))")
+        }
+    }
+
+    /// Chooses in the scenes of `scan` (made with `recordScores`, so that every picture's
+    /// content score is known): in each scene's stable middle (its middle 70%; all of a
+    /// scene under 10 pictures), split into `perScene` equal slots, the calmest picture
+    /// of each third of a slot is looked at. A picture's activity is the largest content
+    /// score within two pictures of it: a still shot scores near 0, a dissolve or a
+    /// fade several points at every picture.
+    public init(reader: StillReader, scenes scan: SceneScan, perScene: Int) {
+        stills = reader
+        let scores = scan.scores
+        var index: [Int: Int] = [:]
+        for (i, s) in scores.enumerated() { index[s.frame] = i }
+        func activity(_ i: Int) -> Double {
+            (max(0, i - 2)...min(scores.count - 1, i + 2)).reduce(0.0) { max($0, $1 == 0 ? 0 : scores[$1].score) }
+        }
+        var slots: [Slot] = []
+        for (n, scene) in scan.list.scenes.enumerated() {
+            let label = "scene \(n + 1) (frames \(scene.start.frame)–\(scene.end.frame - 1))"
+            guard let first = index[scene.start.frame] else { continue }
+            let last = index[scene.end.frame - 1] ?? scores.count - 1
+            let pictures = last - first + 1
+            let margin = pictures < 10 ? 0 : Int((Double(pictures) * 0.15).rounded())
+            let (a, b) = (first + margin, last - margin)
+            guard a <= b else { continue }
+            let span = b - a + 1
+            for k in 0..<perScene {
+                let (lo, hi) = (a + span * k / perScene, a + span * (k + 1) / perScene - 1)
+                guard lo <= hi else { continue }
+                var candidates: [(time: Rational, activity: Double)] = []
+                let thirds = min(Self.candidates, hi - lo + 1)
+                for t in 0..<thirds {
+                    let (p, q) = (lo + (hi - lo + 1) * t / thirds, lo + (hi - lo + 1) * (t + 1) / thirds - 1)
+                    // The calmest picture of this third, the one nearest its middle among equals.
+                    let middle = Double(p + q) / 2
+                    let best = (p...q).min { (activity($0), abs(Double($0) - middle)) < (activity($1), abs(Double($1) - middle)) }!
+                    candidates.append((scores[best].time, activity(best)))
+                }
+                slots.append(Slot(from: scores[lo].time, to: scores[hi].time,
+                                  label: perScene == 1 ? label : "\(label), part \(k + 1) of \(perScene)", candidates: candidates))
+            }
+        }
+        self.slots = slots
     }
 
     /// The choice for slot `slot` (0..<count).
     public func choose(slot: Int) throws -> Choice? {
-        let slotLength = length / Double(count)
-        var looked: [(frame: Frame, time: Rational, measures: PictureMeasures)] = []
-        for j in 0..<candidates {
-            let seconds = start.seconds + slotLength * (Double(slot) + (Double(j) + 0.5) / Double(candidates))
-            let t = Rational(Int64((seconds * 1_000_000).rounded(.down)), 1_000_000)
-            guard let frame = try stills.picture(at: t) else { continue }
+        let theSlot = slots[slot]
+        let offered: [(time: Rational, activity: Double?)] = theSlot.candidates?.map { ($0.time, $0.activity) } ?? (0..<Self.candidates).map { j in
+            let seconds = theSlot.from.seconds + (theSlot.to - theSlot.from).seconds * (Double(j) + 0.5) / Double(Self.candidates)
+            return (Rational(Int64((seconds * 1_000_000).rounded(.down)), 1_000_000), nil)
+        }
+        // Changing: well above the calmest picture offered, and above the noise of a still shot.
+        let calmest = offered.compactMap(\.activity).min() ?? 0
+        let calm = max(1.5, 2 * calmest)
+        var looked: [(frame: Frame, time: Rational, measures: PictureMeasures, flaw: String?, activity: Double)] = []
+        for candidate in offered {
+            guard let frame = try stills.picture(at: candidate.time) else { continue }
             let (w, h) = FrameScaler.fit(width: frame.width, height: frame.height, into: (320, 320))
-            looked.append((frame, t, PictureMeasures(FrameScaler.resize(frame, width: w, height: h))))
+            let measures = PictureMeasures(FrameScaler.resize(frame, width: w, height: h))
+            let changing = (candidate.activity ?? 0) > calm
+            looked.append((frame, candidate.time, measures, measures.flaw ?? (changing ? "changing" : nil), candidate.activity ?? 0))
         }
         guard !looked.isEmpty else { return nil }
-        let span = "\(SceneList.timecode(start.seconds + slotLength * Double(slot)))–\(SceneList.timecode(start.seconds + slotLength * Double(slot + 1)))"
-        let usable = looked.filter { $0.measures.flaw == nil }
-        let skipped = looked.compactMap { $0.measures.flaw }
+        let span = theSlot.label
+        let usable = looked.filter { $0.flaw == nil }
+        let skipped = looked.compactMap { $0.flaw }
         let skippedText = skipped.isEmpty ? "" : "; skipped \(skipped.count) (\(Set(skipped).sorted().joined(separator: ", ")))"
         if let best = usable.max(by: { $0.measures.sharpness < $1.measures.sharpness }) {
             return Choice(frame: best.frame, time: best.time,
                           reason: "sharpest of \(looked.count) in \(span) (\(best.measures.summary))\(skippedText)")
+        }
+        // All changing, none dark or flat: the calmest (a transition's least mixed picture).
+        if let calmer = looked.filter({ $0.measures.flaw == nil }).min(by: { $0.activity < $1.activity }) {
+            return Choice(frame: calmer.frame, time: calmer.time,
+                          reason: "every picture looked at in \(span) is changing: the calmest (\(calmer.measures.summary))")
         }
         let best = looked.max(by: { $0.measures.contrast < $1.measures.contrast })!
         return Choice(frame: best.frame, time: best.time,

@@ -52,7 +52,7 @@ struct Dump: ParsableCommand {
     @Option(name: .customLong("count"), parsing: .unconditional, help: ArgumentHelp("N representative frames spread over the clip, skipping dark, faded and soft ones (the manifest says why each was chosen).", valueName: "N"))
     var pick: Int?
 
-    @Flag(help: "One frame from the middle of each scene (cuts as `vidfx scenes` finds them), or --per-scene K spread over it.")
+    @Flag(help: "One frame from each scene's stable middle (cuts as `vidfx scenes` finds them; the sharpest of its calmest pictures, never dark, flat or in a dissolve where better is near), or --per-scene K spread over it.")
     var scenes = false
 
     @Option(name: .customLong("per-scene"), parsing: .unconditional, help: ArgumentHelp("With --scenes: frames per scene.", valueName: "K"))
@@ -115,7 +115,7 @@ struct Dump: ParsableCommand {
         }
 
         var times: [Rational]
-        var reasons: [String] = []
+        let reasons: [String] = []
         if let at {
             var parsed: [Rational] = []
             for item in at.split(separator: ",") {
@@ -134,30 +134,28 @@ struct Dump: ParsableCommand {
         // Standard input through a spool: seekable (an MP4 indexed at the end) and read
         // again for each still.
         let media = try self.source.input(input, access: .seekable)
+        var sceneScan: SceneScan?
         if scenes {
-            // The cuts first (a pass over small pictures), then stills inside each scene.
+            // The cuts and every picture's score first (a pass over small pictures), then
+            // stills chosen in each scene's stable middle.
             var options = PictureScanner.Options()
             options.start = configuration.start
             options.duration = configuration.duration
             options.warningHandler = configuration.warningHandler
-            let scan = try SceneScan(input: input, media: media, options: options, interruption: interruption,
-                                     minimumLength: .seconds(0.6), decoders: ProcessInfo.processInfo.activeProcessorCount) {
+            sceneScan = try SceneScan(input: input, media: media, options: options, interruption: interruption,
+                                      minimumLength: .seconds(0.6), recordScores: true,
+                                      decoders: ProcessInfo.processInfo.activeProcessorCount) {
                 ScenesCommand.defaultDetector(minLength: $0)
-            }
-            for (n, scene) in scan.list.scenes.enumerated() {
-                let (a, b) = (scene.start.time, scene.end.time)
-                for j in 0..<perScene {
-                    // K points spread over the scene, the middle for one; to the microsecond.
-                    let seconds = a.seconds + (b - a).seconds * (Double(j) + 0.5) / Double(perScene)
-                    times.append(Rational(Int64((seconds * 1_000_000).rounded(.down)), 1_000_000))
-                    reasons.append("scene \(n + 1) (frames \(scene.start.frame)–\(scene.end.frame - 1)), "
-                                   + (perScene == 1 ? "its middle" : "\(j + 1) of \(perScene)"))
-                }
             }
         }
         // The input is opened once: a source for the cadence, or one reader that seeks
         // for stills at times and frames chosen by content.
-        let stills = times.isEmpty && pick == nil ? nil : try StillReader(input: media, configuration: configuration)
+        let stills = times.isEmpty && pick == nil && sceneScan == nil ? nil : try StillReader(input: media, configuration: configuration)
+        let sceneChooser = try sceneScan.map { scan in
+            let chooser = RepresentativeFrames(reader: stills!, scenes: scan, perScene: perScene)
+            guard chooser.count > 0 else { throw CommandFailure(message: "\(input): no scene has a picture to choose") }
+            return chooser
+        }
         let source = stills == nil ? try FrameSource(input: media, configuration: configuration) : nil
         defer { source?.close() }
         let info = stills?.info ?? source!.info
@@ -201,7 +199,7 @@ struct Dump: ParsableCommand {
             }
         }
 
-        let expected: Int? = if let pick { pick } else if keyFrames { frames } else if times.isEmpty {
+        let expected: Int? = if let pick { pick } else if let sceneChooser { sceneChooser.count } else if keyFrames { frames } else if times.isEmpty {
             configuration.expectedTicks(for: info)
         } else { times.count }
         let line = ProgressLine(style: render.progress.style, quiet: render.quiet || output == "-", total: expected, frameRate: configuration.frameRate.seconds,
@@ -227,7 +225,9 @@ struct Dump: ParsableCommand {
         var count = 0
         renderer.progress = { count = $0; line.update(frames: $0) }
         if let images = writer as? ImageSequenceSink { renderer.noted = { images.setLastReason($0) } }
-        let supply: any FrameSupply = if let pick, let stills {
+        let supply: any FrameSupply = if let sceneChooser {
+            sceneChooser.frames()
+        } else if let pick, let stills {
             try RepresentativeFrames(reader: stills, configuration: configuration, count: pick, input: input).frames()
         } else if let stills {
             Stills(reader: stills, times: times, notes: reasons)
