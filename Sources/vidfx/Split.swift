@@ -11,14 +11,16 @@ struct Split: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a file per scene: cut where `vidfx scenes` finds cuts, or where a cut list says.",
         discussion: """
-        --exact renders each scene through the chain at the cadence, frame-exact: the scene \
-        files hold, one after another, the very ticks of one `vidfx apply` of the whole clip \
-        (a scene begins at the first tick that shows its first picture), each with its sound \
-        in step. The output name holds {n} for the scene's number from 1, {n:03} with \
-        leading zeros. A split by stream copy at the key frames (PySceneDetect's \
-        `split-video --copy`) is not built yet; `apply --keyframes-at scenes` makes a file \
-        that any tool can cut there by copy without losing a frame.
-          vidfx split talk.mp4 --scenes --exact -o 'talk-{n:03}.mp4'
+        By default each scene is copied, not re-encoded (PySceneDetect's `split-video \
+        --copy`): it begins at the key frame nearest its cut, so the files hold every picture \
+        and sound packet of the clip once, in seconds whatever the clip's length. \
+        `apply --keyframes-at scenes` first makes a file with a key frame at every cut, which \
+        then splits exactly. --exact renders each scene through the chain at the cadence, \
+        frame-exact: the scene files hold, one after another, the very ticks of one `vidfx \
+        apply` of the whole clip (a scene begins at the first tick that shows its first \
+        picture), each with its sound in step. The output name holds {n} for the scene's \
+        number from 1, {n:03} with leading zeros.
+          vidfx split talk.mp4 --scenes -o 'talk-{n:03}.mp4'
           vidfx scenes talk.mp4 -o cuts.json
           vidfx split talk.mp4 --cuts cuts.json --exact -e sepia -o 'scene-{n}.mkv'
         """
@@ -65,7 +67,8 @@ struct Split: ParsableCommand {
     func validate() throws {
         if scenes == (cuts != nil) { throw ValidationError("say where to cut: --scenes, or --cuts FILE") }
         if !exact {
-            throw ValidationError("a split by stream copy is not built yet: --exact re-encodes each scene, frame-exact")
+            let needExact = [(effects != nil, "-e"), (crf != nil, "--crf"), (preset != nil, "--preset")].filter(\.0).map(\.1)
+            if let first = needExact.first { throw ValidationError("\(first) needs --exact: a split by copy keeps the pictures as they are") }
         }
         guard Self.number(in: output) != nil else {
             throw ValidationError("-o: '\(output)' needs {n} or {n:03} for the scene's number, so that each scene has a file of its own")
@@ -91,6 +94,7 @@ struct Split: ParsableCommand {
     }
 
     func run() throws {
+        if !exact { return try copy() }
         let chain = try EffectChainParsing.chain(effects)
         let interruption = Interruption()
         defer { interruption.end() }
@@ -159,6 +163,46 @@ struct Split: ParsableCommand {
             let span = names.count == 1 ? names[0] : "\(names[0]) … \(names[names.count - 1])"
             Console.note("wrote \(Console.count(names.count, "scene")): \(span), \(Console.count(frames, "frame")), "
                          + String(format: "%.2f s", Double(frames) / configuration.frameRate.seconds))
+        }
+    }
+
+    /// The split by stream copy: a file a scene, each from the key frame nearest its cut.
+    private func copy() throws {
+        let interruption = Interruption()
+        defer { interruption.end() }
+        let configuration = source.configuration(quiet: quiet)
+        if configuration.start != Rational(0) || configuration.duration != nil {
+            throw CommandFailure(message: "--start and --duration need --exact: a split by copy takes the whole clip", code: 64)
+        }
+        let media = try source.input(input, access: .seekable)
+        guard !media.isStandardInput, !media.isLive else {
+            throw CommandFailure(message: "\(input): a split by copy reads the file twice; give a file or a URL", code: 2)
+        }
+        // What the file is, before any cut list is read or scan made.
+        let info = try StillReader(input: media, configuration: configuration).info
+        guard !info.isStillImage else { throw CommandFailure(message: "\(input): a still image has no scenes to split") }
+        let cutList = try CutTimes.named(cuts ?? "scenes", input: input, source: source, option: cuts == nil ? "--scenes" : "--cuts",
+                                         configuration: configuration)
+        guard cutList.seconds.count < Self.mostScenes else {
+            throw CommandFailure(message: "\(cuts ?? input): \(cutList.seconds.count + 1) scenes; split writes at most \(Self.mostScenes) files", code: 2)
+        }
+        let split = CopySplit(input: media.location, cuts: cutList.seconds)
+        let pieces: [CopySplit.Piece]
+        do {
+            pieces = try split.run(path: { name($0 + 1) }, overwrite: yes, audio: !noAudio, isStopped: { interruption.signal != nil })
+        } catch {
+            if let signal = interruption.signal {
+                Console.note("interrupted; the scenes not yet whole were not written")
+                throw ExitCode(128 + signal)
+            }
+            throw CommandFailure(message: error.description)
+        }
+        if !quiet {
+            let names = pieces.map(\.path)
+            let span = names.count == 1 ? names[0] : "\(names[0]) … \(names[names.count - 1])"
+            let moved = cutList.seconds.filter { cut in !pieces.contains { abs($0.start - cut.seconds) <= 0.0005 } }.count
+            Console.note("copied \(Console.count(pieces.count, "scene")): \(span), \(Console.count(pieces.reduce(0) { $0 + $1.pictures }, "picture"))"
+                         + (moved > 0 ? "; \(moved) of the cuts moved to their nearest key frame (apply --keyframes-at scenes puts key frames there)" : ""))
         }
     }
 }

@@ -2,9 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `vidfx split` (issue 49): a file per scene, re-encoded frame-exact with `--exact`: the
-/// scene files hold, one after another, the very ticks of one render of the whole clip,
-/// each with its sound in step.
+/// `vidfx split` (issue 49): a file per scene, copied from the key frame nearest each cut
+/// (the default), or re-encoded frame-exact with `--exact`: the scene files hold, one
+/// after another, the very ticks of one render of the whole clip, each with its sound in
+/// step.
 @Suite struct SplitTests {
     static func frameHashes(_ file: String) async throws -> [String] {
         let text = try await Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", file, "-map", "0:v", "-f", "framemd5", "-"])
@@ -31,6 +32,45 @@ import Testing
         #expect(lengths == zip([0] + cuts, cuts + [288]).map { $1 - $0 }, "\(lengths) for cuts \(cuts)")
     }
 
+    /// By copy: every picture once, in order (the pieces decode, joined, to the clip's
+    /// pictures), each piece starting at a key frame with its sound in step; on a file
+    /// made with a key frame at every cut (`apply --keyframes-at scenes`), the pieces are
+    /// exactly the scenes.
+    @Test func aCopySplitKeepsEveryPictureOnceWithItsSound() async throws {
+        let scratch = Scratch()
+        let clip = scratch.path("sound.mp4"), keyed = scratch.path("keyed.mp4")
+        let made = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", CLI.media("cuts.mp4"), "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+                                                                "-shortest", "-c:v", "copy", "-c:a", "aac", clip])
+        #expect(made.status == 0)
+        let keying = try await CLI.run(["apply", clip, "--keyframes-at", "scenes", "-o", keyed, "-q"])
+        #expect(keying.status == 0, "\(keying.stderr)")
+        let scenes = try await KeyFramesAtTests.cutTimes("cuts.mp4").map { Int(($0 * 30).rounded()) }
+        // The keyed file is cut where its key frames were put: at the clip's own cuts (its
+        // own scan, of pictures encoded twice, could see a fade's cut a picture away).
+        let list = scratch.path("cuts.json")
+        #expect(try await CLI.run(["scenes", clip, "-o", list, "-q"]).status == 0)
+        for (source, tag) in [(clip, "plain"), (keyed, "keyed")] {
+            let r = try await CLI.run(["split", source] + (tag == "keyed" ? ["--cuts", list] : ["--scenes"]) + ["-o", scratch.path("\(tag)-{n:02}.mp4")])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stderr.contains("copied") && r.stderr.contains("288 pictures"), "\(r.stderr)")
+            let files = scratch.contents.filter { $0.hasPrefix(tag + "-") }
+            #expect(files.count >= 5, "\(files)")
+            var joined: [String] = [], lengths: [Int] = []
+            for file in files {
+                let hashes = try await Self.frameHashes(scratch.path(file))
+                joined += hashes
+                lengths.append(hashes.count)
+                try await CLIProcess.expectInSync(scratch.path(file))
+            }
+            let whole = try await Self.frameHashes(source)
+            #expect(whole.count == 288 && joined == whole, "\(tag): \(joined.count) pictures against \(whole.count)")
+            if tag == "keyed" {
+                #expect(lengths == zip([0] + scenes, scenes + [288]).map { $1 - $0 }, "\(lengths) for cuts \(scenes)")
+                #expect(!r.stderr.contains("moved"), "\(r.stderr)")
+            }
+        }
+    }
+
     @Test func aCutListSplitsWithTheSoundInStep() async throws {
         let scratch = Scratch()
         let list = scratch.path("cuts.txt")
@@ -52,7 +92,8 @@ import Testing
         let mine = scratch.path("scene-1.mp4")
         try Data("mine".utf8).write(to: URL(fileURLWithPath: mine))
         for (arguments, says) in [(["--scenes", "--exact", "-o", scratch.path("scene.mp4")], "needs {n}"),
-                                  (["--scenes", "-o", scratch.path("scene-{n}.mp4")], "--exact"),
+                                  (["--scenes", "-e", "sepia", "-o", scratch.path("scene-{n}.mp4")], "--exact"),
+                                  (["--scenes", "--start", "2", "-o", scratch.path("scene-{n}.mp4")], "--exact"),
                                   (["--exact", "-o", scratch.path("scene-{n}.mp4")], "--scenes, or --cuts"),
                                   (["--scenes", "--exact", "-o", scratch.path("scene-{n}.mp4")], "already exists")] {
             let r = try await CLI.run(["split", CLI.media("cuts.mp4")] + arguments)
