@@ -101,3 +101,15 @@ void vfx_resize_source_rows(int src_width, int src_height, int dst_width, int ds
         if (sy + 1 < src_height) needed[sy + 1] = 1;
     }
 }
+
+void vfx_walk_bgr(const uint8_t *src, ptrdiff_t src_stride, long x0, long y0, long xx, long xy, long yx, long yy,
+                  uint8_t *dst, ptrdiff_t dst_stride, int width, int height) {
+    for (int y = 0; y < height; y++) {
+        uint8_t *o = dst + y * dst_stride;
+        long sx = x0 + y * yx, sy = y0 + y * yy;
+        for (int x = 0; x < width; x++, o += 3, sx += xx, sy += xy) {
+            const uint8_t *p = src + sy * src_stride + 3 * sx;
+            o[0] = p[0]; o[1] = p[1]; o[2] = p[2];
+        }
+    }
+}

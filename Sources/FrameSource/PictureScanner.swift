@@ -34,8 +34,8 @@ public final class PictureScanner: @unchecked Sendable {
 
     /// What to read and at which size.
     public struct Options: Sendable {
-        /// The analysis width; nil follows PySceneDetect's rule (a width of 256 or more
-        /// is scaled to 256, height in proportion; smaller pictures keep their size).
+        /// The analysis width; nil follows PySceneDetect 0.7's rule (a picture whose
+        /// longer side is over 256 is shrunk to make it 256; smaller pictures keep their size).
         public var width: Int?
         /// Where to start, in seconds on the source timeline.
         public var start = Rational(0)
@@ -78,6 +78,10 @@ public final class PictureScanner: @unchecked Sendable {
     /// checked on the first picture of each size and format.
     private var slices: [Int32]?
     private var slicesChecked = false
+    /// The right-angle turn ``Scaling/openCV`` gives a rotated video, and the turned picture.
+    private let turn: Orientation?
+    private var turned: UnsafeMutableRawBufferPointer?
+    private var turnedStride = 0
 
     /// Whether the last picture was converted to BGR only on the rows the resize reads
     /// (for tests: the check on the first picture passed).
@@ -110,7 +114,11 @@ public final class PictureScanner: @unchecked Sendable {
         info = decoder.info
         nominalFrameDuration = decoder.nominalDuration
         let (w, h) = (max(1, decoder.info.video.codedWidth), max(1, decoder.info.video.codedHeight))
-        (width, height) = PictureScanner.analysisSize(width: w, height: h, requested: options.width)
+        // OpenCV's capture turns the picture upright by its rotation (not its mirror)
+        // before anything measures it.
+        turn = options.scaling == .openCV && decoder.orientation.rotation != 0 ? Orientation(rotation: decoder.orientation.rotation, mirrored: false) : nil
+        let shown = turn?.swapsAxes == true ? (h, w) : (w, h)
+        (width, height) = PictureScanner.analysisSize(width: shown.0, height: shown.1, requested: options.width)
         picture = av_frame_alloc()
         if options.start > Rational(0) { _ = decoder.seek(toSeconds: options.start) }
     }
@@ -119,14 +127,22 @@ public final class PictureScanner: @unchecked Sendable {
         av_frame_free(&picture)
         sws_freeContext(sws)
         fullSize?.deallocate()
+        turned?.deallocate()
     }
 
-    /// PySceneDetect's analysis size: a picture `width` wide or wider than 256 is
-    /// divided by `width / 256` (each side rounded), or by `width / requested`.
+    /// PySceneDetect 0.7's analysis size: a picture whose longer side is 256 or more is
+    /// divided by that side ÷ 256 (each side rounded), so a portrait picture is 256 high;
+    /// with `requested`, a width: the picture is divided by `width / requested`.
     public static func analysisSize(width: Int, height: Int, requested: Int?) -> (Int, Int) {
-        let target = Double(requested ?? 256)
-        guard Double(width) > target || (requested != nil && width != requested) else { return (width, height) }
-        let factor = Double(width) / target
+        let factor: Double
+        if let requested {
+            guard width != requested else { return (width, height) }
+            factor = Double(width) / Double(requested)
+        } else {
+            let longer = max(width, height)
+            guard longer > 256 else { return (width, height) }
+            factor = Double(longer) / 256
+        }
         return (max(1, Int((Double(width) / factor).rounded())), max(1, Int((Double(height) / factor).rounded())))
     }
 
@@ -180,7 +196,7 @@ public final class PictureScanner: @unchecked Sendable {
     private func scale(_ p: UnsafeMutablePointer<AVFrame>) throws(FrameSourceError) -> Frame {
         let (w, h) = (Int(p.pointee.width), Int(p.pointee.height))
         // With .openCV, a picture already at the analysis size is OpenCV's BGR as is.
-        let throughBGR = options.scaling == .openCV && (w, h) != (width, height)
+        let throughBGR = options.scaling == .openCV && ((w, h) != (width, height) || turn != nil)
         let key = [p.pointee.width, p.pointee.height, p.pointee.format]
         if key != swsKey {
             sws_freeContext(sws)
@@ -205,7 +221,16 @@ public final class PictureScanner: @unchecked Sendable {
                 fullStride = (w * 3 + 63) & ~63
                 fullSize = UnsafeMutableRawBufferPointer.allocate(byteCount: fullStride * h, alignment: 64)
                 resizeRows = [Int32](repeating: 0, count: 8 * width)
-                slices = PictureScanner.slices(format: p.pointee.format, width: w, height: h, toWidth: width, toHeight: height)
+                if turn == nil {
+                    slices = PictureScanner.slices(format: p.pointee.format, width: w, height: h, toWidth: width, toHeight: height)
+                }
+            }
+            turned?.deallocate()
+            turned = nil
+            if let turn, throughBGR {
+                let (tw, th) = turn.swapsAxes ? (h, w) : (w, h)
+                turnedStride = (tw * 3 + 63) & ~63
+                turned = UnsafeMutableRawBufferPointer.allocate(byteCount: turnedStride * th, alignment: 64)
             }
         }
         guard let sws else {
@@ -236,8 +261,16 @@ public final class PictureScanner: @unchecked Sendable {
                 } else {
                     convert(p, with: sws, into: bgr, stride: fullStride, slices: slices)
                 }
+                var (source, sourceStride, sw, sh) = (UnsafePointer(bgr), fullStride, w, h)
+                if let turn, let turned {
+                    let walk = turn.walk(width: w, height: h)
+                    let out = turned.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                    vfx_walk_bgr(bgr, fullStride, walk.x0, walk.y0, walk.xx, walk.xy, walk.yx, walk.yy, out, turnedStride,
+                                 Int32(walk.out_width), Int32(walk.out_height))
+                    (source, sourceStride, sw, sh) = (UnsafePointer(out), turnedStride, walk.out_width, walk.out_height)
+                }
                 resizeRows.withUnsafeMutableBufferPointer { rows in
-                    vfx_resize_bgr_linear(bgr, fullStride, Int32(w), Int32(h), target, stride, Int32(width), Int32(height), rows.baseAddress)
+                    vfx_resize_bgr_linear(source, sourceStride, Int32(sw), Int32(sh), target, stride, Int32(width), Int32(height), rows.baseAddress)
                 }
             } else {
                 convert(p, with: sws, into: target, stride: stride)

@@ -65,7 +65,7 @@ struct ScenesCommand: ParsableCommand {
     @Flag(help: "Shrink pictures straight from the decoder's YUV and skip H.264's loop filter: about 1.5 times faster, scores about 2% off PySceneDetect's (a cut near the threshold can move).")
     var fast = false
 
-    @Option(name: .customLong("analysis-width"), parsing: .unconditional, help: ArgumentHelp("Width the pictures are scaled to for detection (default: PySceneDetect's, 256 for wider video).", valueName: "pixels"))
+    @Option(name: .customLong("analysis-width"), parsing: .unconditional, help: ArgumentHelp("Width the pictures are scaled to for detection (default: PySceneDetect 0.7's, 256 on the longer side when it is longer).", valueName: "pixels"))
     var analysisWidth: Int?
 
     @OptionGroup var network: NetworkOptions

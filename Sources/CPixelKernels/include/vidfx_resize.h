@@ -18,4 +18,9 @@ void vfx_resize_bgr_linear(const uint8_t *src, ptrdiff_t src_stride, int src_wid
 /// for these sizes: a picture converted only there shrinks to the same bytes.
 void vfx_resize_source_rows(int src_width, int src_height, int dst_width, int dst_height, uint8_t *needed);
 
+/// A packed BGR picture turned by a right angle (or mirrored): output pixel (X, Y) is
+/// source pixel (x0 + X·xx + Y·yx, y0 + X·xy + Y·yy), `width`×`height` output pixels.
+void vfx_walk_bgr(const uint8_t *src, ptrdiff_t src_stride, long x0, long y0, long xx, long xy, long yx, long yy,
+                  uint8_t *dst, ptrdiff_t dst_stride, int width, int height);
+
 #endif
