@@ -40,6 +40,17 @@ public final class CopySplit {
         self.cuts = cuts
     }
 
+    /// How many of the first `n` indices satisfy `below`, which holds for a prefix of
+    /// them (a binary search: a cut list of thousands against a clip of many key frames).
+    static func count(_ n: Int, where below: (Int) -> Bool) -> Int {
+        var (lo, hi) = (0, n)
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if below(mid) { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
     /// An open input and the streams taken from it.
     private struct Source {
         var format: UnsafeMutablePointer<AVFormatContext>?
@@ -123,7 +134,11 @@ public final class CopySplit {
         var boundaries = Set<Int64>()
         for cut in cuts {
             let t = cut.seconds
-            guard let nearest = keys.min(by: { (abs($0.time - t), $0.time) < (abs($1.time - t), $1.time) }), nearest.pts != firstKey.pts else { continue }
+            // Key frames come in time order: the first at or after the cut, or the one before.
+            let after = CopySplit.count(keys.count) { keys[$0].time < t }
+            let candidates = [after - 1, after].filter { keys.indices.contains($0) }.map { keys[$0] }
+            guard let nearest = candidates.min(by: { (abs($0.time - t), $0.time) < (abs($1.time - t), $1.time) }),
+                  nearest.pts != firstKey.pts else { continue }
             boundaries.insert(nearest.pts)
         }
 
@@ -234,8 +249,7 @@ public final class CopySplit {
                 guard pkt.pointee.pts != VFX_AV_NOPTS_VALUE else { continue }
                 let t = source.seconds(pkt.pointee.pts, of: i)
                 // Which piece by the boundaries' times (known from the first pass).
-                var k = 0
-                for (j, b) in boundaryTimes.enumerated() where b <= t + 1e-9 { k = j + 1 }
+                let k = CopySplit.count(boundaryTimes.count) { boundaryTimes[$0] <= t + 1e-9 }
                 if current < 0 && k == 0 && t < firstKey.time - 1e-9 { continue }  // before the first picture
                 lastAudioPiece = max(lastAudioPiece, k)
                 if k > current {

@@ -186,6 +186,8 @@ struct Split: ParsableCommand {
         guard cutList.seconds.count < Self.mostScenes else {
             throw CommandFailure(message: "\(cuts ?? input): \(cutList.seconds.count + 1) scenes; split writes at most \(Self.mostScenes) files", code: 2)
         }
+        // Every name a piece may take, checked as --exact checks them (never the input, a folder or a link's target).
+        for n in 1...(cutList.seconds.count + 1) { try OutputSafety.check(output: name(n), input: input, overwrite: yes) }
         let split = CopySplit(input: media.location, cuts: cutList.seconds)
         let pieces: [CopySplit.Piece]
         do {

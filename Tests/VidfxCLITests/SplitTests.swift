@@ -99,6 +99,13 @@ import Testing
             let r = try await CLI.run(["split", CLI.media("cuts.mp4")] + arguments)
             #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains(says), "\(r.stderr)")
         }
+        // A split by copy whose pieces' names include the input: refused, even with -y, before anything is written.
+        let input = scratch.path("clip-1.mp4")
+        try FileManager.default.copyItem(atPath: CLI.media("cuts.mp4"), toPath: input)
+        let over = try await CLI.run(["split", input, "--scenes", "-y", "-o", scratch.path("clip-{n}.mp4")])
+        #expect(over.status != 0 && over.stderr.split(separator: "\n").count == 1 && over.stderr.contains("is the input"), "\(over.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == Data(contentsOf: URL(fileURLWithPath: CLI.media("cuts.mp4"))))
+        try FileManager.default.removeItem(atPath: input)
         // Twelve thousand cuts (a tick apart at 1000 fps, on a 12 s clip) would be twelve
         // thousand files: refused before anything is rendered.
         let long = scratch.path("long.mkv"), many = scratch.path("many.txt")
