@@ -181,14 +181,32 @@ public struct SourceImage: @unchecked Sendable {
 }
 
 /// What effects may need from outside: loading images named by parameters (LUT key
-/// images). The CLI supplies a loader backed by the decoder; Effects never decodes.
+/// images, overlays) and reading the files they name. The CLI supplies a loader backed
+/// by the decoder; Effects never decodes. A host that takes chains from someone it does
+/// not trust (the studio) also says how a named file is read and whether a font may be
+/// a path.
 public struct EffectResources: Sendable {
     /// Loads an image file as a BGRA frame.
     public var loadImage: (@Sendable (String) throws -> Frame)?
 
-    /// Creates resources with an optional image loader.
-    public init(loadImage: (@Sendable (String) throws -> Frame)? = nil) {
+    /// Reads the whole of a file a parameter names (a `.cube` LUT); nil reads the path as
+    /// given.
+    public var readFile: (@Sendable (String) throws -> [UInt8])?
+
+    /// Whether `text:font=` may name a font file by its path. When false only fontconfig
+    /// names are taken: a path could name a FIFO or device, whose open blocks.
+    public var fontFilesAllowed: Bool
+
+    /// Creates resources.
+    /// - Parameters:
+    ///   - loadImage: decodes an image file (nil: effects that need one refuse).
+    ///   - readFile: reads a file's bytes (nil: the path as given, by Foundation).
+    ///   - fontFilesAllowed: whether a font may be a file's path.
+    public init(loadImage: (@Sendable (String) throws -> Frame)? = nil, readFile: (@Sendable (String) throws -> [UInt8])? = nil,
+                fontFilesAllowed: Bool = true) {
         self.loadImage = loadImage
+        self.readFile = readFile
+        self.fontFilesAllowed = fontFilesAllowed
     }
 }
 

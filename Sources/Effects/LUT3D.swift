@@ -29,6 +29,11 @@ public struct LUT3D: Sendable, Equatable {
     /// Loads a `.cube` file, or a PNG/JPEG Hald CLUT or 512×512 lookup image (through `resources`).
     public static func load(_ path: String, resources: EffectResources) throws(EffectError) -> LUT3D {
         if path.lowercased().hasSuffix(".cube") {
+            if let read = resources.readFile {
+                let bytes: [UInt8]
+                do { bytes = try read(path) } catch { throw EffectError("\(path): cannot read LUT file (\(error))") }
+                return try parseCube(String(decoding: bytes, as: UTF8.self), name: path)
+            }
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw EffectError("\(path): cannot read LUT file (\(FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"))")
             }

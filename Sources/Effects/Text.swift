@@ -87,6 +87,9 @@ public struct Text: OverlayEffect {
         var text = parameters[Key.text]
         text = text.split(separator: "\\n", omittingEmptySubsequences: false).joined(separator: "\n")
         lines = try text.split(separator: "\n", omittingEmptySubsequences: false).map { line throws(EffectError) in try Text.pieces(of: String(line)) }
+        if !resources.fontFilesAllowed, parameters[Key.font].contains("/") {
+            throw EffectError("text: font '\(parameters[Key.font])': name a fontconfig font (DejaVu Sans); font files are not read here")
+        }
         fontFile = try Text.findFont(parameters[Key.font])
         size = parameters[Key.size]
         color = Paint(parameters[Key.color])

@@ -1,4 +1,5 @@
 import Foundation
+public import FrameCore
 
 /// The one folder the studio writes renders into and reads file parameters from.
 /// Names are single path components: no `/`, no `..`, no hidden files (in-progress
@@ -38,6 +39,45 @@ public struct OutputFolder: Sendable {
         return lstat(file(name), &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
+    /// The largest file a chain's parameter may name (a 65³ `.cube` is about 7 MB).
+    static let largestParameterFile = 256 << 20
+
+    /// Opens `name`, a regular file of the folder itself, for reading, and hands `body` a
+    /// path to the opened file (`/proc/self/fd/N`) that stays valid until it returns. The
+    /// check is made on what was opened: a name swapped for a link, a FIFO or a device
+    /// since any earlier check is refused, never followed or waited on.
+    /// - Throws: ``ParameterFileError`` when the name is refused or is not such a file.
+    func withRegularFile<T>(_ name: String, _ body: (String) throws -> T) throws -> T {
+        if let problem = Self.problem(with: name) { throw ParameterFileError(message: problem) }
+        // O_NOFOLLOW: a link at the name fails the open; O_NONBLOCK: a FIFO's open does not
+        // wait for a writer (it is refused by the type check below).
+        let fd = open(file(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason = errno == ELOOP ? "a link, not a file of the outputs folder" : String(cString: strerror(errno))
+            throw ParameterFileError(message: "'\(name)': \(reason)")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw ParameterFileError(message: "'\(name)': not a regular file (pipes and devices are not read)")
+        }
+        guard Int(info.st_size) <= Self.largestParameterFile else {
+            throw ParameterFileError(message: "'\(name)': \(info.st_size) bytes; a file parameter may have up to \(Self.largestParameterFile >> 20) MB")
+        }
+        return try body("/proc/self/fd/\(fd)")
+    }
+
+    /// The bytes of `name`, a regular file of the folder itself, opened as
+    /// ``withRegularFile(_:_:)`` opens it.
+    func readRegularFile(_ name: String) throws -> [UInt8] {
+        try withRegularFile(name) { path in
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ParameterFileError(message: "'\(name)': cannot be read")
+            }
+            return [UInt8](data)
+        }
+    }
+
     /// The folder's visible files, with their sizes, sorted by name.
     func listing() -> [(name: String, size: Int)] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
@@ -47,4 +87,12 @@ public struct OutputFolder: Sendable {
             return (name, Int(info.st_size))
         }
     }
+}
+
+/// Why a file a chain names cannot be read from the outputs folder.
+public struct ParameterFileError: UserFacingError {
+    /// The one line: the name and the cause.
+    public let message: String
+    /// The message.
+    public var description: String { message }
 }

@@ -34,14 +34,25 @@ extension StudioServer.Configuration {
         let probe = try FrameSource(input: media, configuration: base)
         let info = probe.info
         probe.close()
-        let resources = EffectResources(loadImage: { path in
-            let image = try FrameSource(path)
-            defer { image.close() }
-            guard let frame = try image.nextFrame() else {
-                throw FrameSourceError(input: path, kind: .noFrames, reason: "no picture in the image")
+        // A chain's files are names in the outputs folder (checked before it is parsed),
+        // opened here as files of the folder: what is decoded or read is what was opened,
+        // even if the name was swapped for a link or a FIFO after the check. Font paths are
+        // not taken from a page at all.
+        let resources = EffectResources(loadImage: { name in
+            try folder.withRegularFile(name) { path in
+                do {
+                    let image = try FrameSource(path)
+                    defer { image.close() }
+                    guard let frame = try image.nextFrame() else {
+                        throw FrameSourceError(input: name, kind: .noFrames, reason: "no picture in the image")
+                    }
+                    return frame
+                } catch let error as FrameSourceError {
+                    // Named as the page named it, not by the descriptor's path.
+                    throw FrameSourceError(input: name, kind: error.kind, reason: error.reason)
+                }
             }
-            return frame
-        })
+        }, readFile: { name in try folder.readRegularFile(name) }, fontFilesAllowed: false)
         var configuration = Self(
             input: location, inputForCommands: shown, folder: folder,
             media: media, stillConfiguration: stills, frameRate: frameRate,

@@ -168,6 +168,57 @@ import Testing
         }
     }
 
+    /// A chain's files are opened as files of the folder when the chain is built, not
+    /// only checked by name before: a name swapped since for a link (to a good LUT or
+    /// image outside the folder) or a FIFO is refused, never followed or waited on. A
+    /// font path from the page is refused; a fontconfig name is taken.
+    @Test func aChainsFilesAreOpenedAsFilesOfTheFolder() async throws {
+        try await Self.withStudio { server, client, folder in
+            let outside = try ScratchDirectory("vidfx-outside")
+            let cube = "LUT_3D_SIZE 2\n" + (0..<8).map { i in "\(i & 1) \(i >> 1 & 1) \(i >> 2)" }.joined(separator: "\n") + "\n"
+            for place in [folder.path("look.cube"), outside.path("look.cube")] { try cube.write(toFile: place, atomically: false, encoding: .utf8) }
+            for place in [folder.path("mark.png"), outside.path("mark.png")] {
+                try FileManager.default.copyItem(atPath: CLI.media("still.png"), toPath: place)
+            }
+            let parse = server.configuration.parseChain
+            // As checked: files of the folder, read from it (whatever the current folder is).
+            #expect(try parse("lut:file=look.cube") != nil)
+            #expect(try parse("overlay:file=mark.png") != nil)
+            let still = try await client.execute(uri: "/api/frame?t=0&chain=lut%3Afile%3Dlook.cube", method: .get, headers: Self.headers(server))
+            #expect(still.status == .ok, "\(String(buffer: still.body))")
+            // Swapped after the check for links to the same files outside: not followed.
+            for name in ["look.cube", "mark.png"] {
+                try FileManager.default.removeItem(atPath: folder.path(name))
+                try FileManager.default.createSymbolicLink(atPath: folder.path(name), withDestinationPath: outside.path(name))
+            }
+            for chain in ["lut:file=look.cube", "overlay:file=mark.png", "lut:file=mark.png"] {
+                #expect(throws: (any Error).self, "\(chain)") { _ = try parse(chain) }
+                do { _ = try parse(chain) } catch { #expect("\(error)".contains("a link, not a file of the outputs folder"), "\(chain): \(error)") }
+            }
+            // A FIFO: refused at once (a read of one would wait for a writer for ever).
+            for name in ["look.cube", "mark.png"] {
+                try FileManager.default.removeItem(atPath: folder.path(name))
+                #expect(mkfifo(folder.path(name), 0o600) == 0)
+            }
+            for chain in ["lut:file=look.cube", "overlay:file=mark.png"] {
+                do { _ = try parse(chain); Issue.record("\(chain): a FIFO was read") } catch {
+                    #expect("\(error)".contains("not a regular file"), "\(chain): \(error)")
+                }
+            }
+            // Fonts: by fontconfig name only.
+            #expect(try parse("text:text=a:font='DejaVu Sans'") != nil)
+            for font in ["/dev/stdin", "/etc/passwd", "fonts/x.ttf"] {
+                do { _ = try parse("text:text=a:font='\(font)'"); Issue.record("\(font) was taken") } catch {
+                    #expect("\(error)".contains("font files are not read here"), "\(font): \(error)")
+                }
+                let chain = "text:text=a:font='\(font)'".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                let refused = try await client.execute(uri: "/api/frame?t=0&chain=\(chain)", method: .get, headers: Self.headers(server))
+                #expect(refused.status == .badRequest && String(buffer: refused.body).contains("font files are not read here"),
+                        "\(font): \(refused.status) \(String(buffer: refused.body))")
+            }
+        }
+    }
+
     /// The check when a file is opened to be sent, after the name's check: a name swapped
     /// for a link since (to /etc/passwd) or for a file of another size is not opened.
     @Test func aFileIsCheckedAgainWhenOpened() async throws {
