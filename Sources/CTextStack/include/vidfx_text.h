@@ -45,11 +45,19 @@ typedef struct {
     double x_advance, y_advance, x_offset, y_offset;
 } vfx_glyph_place;
 
-/// Shapes `length` bytes of UTF-8 `text` (script, direction and language guessed from
-/// it: right-to-left scripts come out in visual order, left to right). Writes up to
-/// `capacity` places; returns how many there are (call again with more room when it is
-/// larger than `capacity`).
-int vfx_font_shape(vfx_font *font, const char *text, int length, vfx_glyph_place *places, int capacity);
+/// Shapes `length` bytes of UTF-8 `text`, one run of one direction: `right_to_left` 1 or
+/// 0 as the bidi algorithm resolved it, or -1 to guess it from the text (script and
+/// language are always guessed). Right-to-left runs come out in visual order, left to
+/// right. Writes up to `capacity` places; returns how many there are (call again with
+/// more room when it is larger than `capacity`).
+int vfx_font_shape(vfx_font *font, const char *text, int length, int right_to_left, vfx_glyph_place *places, int capacity);
+
+/// The bidi embedding level of each of `length` code points of one line, by the Unicode
+/// bidi algorithm (FriBidi): the paragraph's direction from its first strong character
+/// (left to right when there is none), brackets paired, and white space at the line's
+/// end back at the paragraph's level. An odd level is right to left. Returns the
+/// paragraph's level (0 or 1), or -1 when FriBidi cannot be loaded or fails.
+int vfx_bidi_levels(const uint32_t *text, int length, int8_t *levels);
 
 /// A glyph's coverage (0…255 a pixel, `width`×`height`, rows `width` apart), placed
 /// `left` pixels right of the pen and with its top row `top` pixels above the baseline.
