@@ -3,30 +3,48 @@ public import FrameCore
 import MediaInput
 
 /// The first pass of a GIF: every frame through libavfilter's `palettegen` (the
-/// histogram of the whole clip), whose 256 colours ``GIFSink`` then maps the frames to.
-/// Memory stays flat: only the histogram grows, and that is bounded.
+/// histogram of the whole clip, or of each scene), whose 256 colours ``GIFSink`` then
+/// maps the frames to. Memory stays flat: only the histogram grows, and that is bounded.
 public final class GIFPaletteSink: FrameSink {
     private let size: (width: Int, height: Int)?
+    private let sceneStarts: Set<Int64>
     private var graph: FilterGraph?
     private var picture: UnsafeMutablePointer<AVFrame>?
-    /// The palette (16×16 BGRA), once ``finish()`` has run.
-    private(set) var palette: UnsafeMutablePointer<AVFrame>?
+    /// The palettes (16×16 BGRA each) and the frame each is first used for, in order,
+    /// once ``finish()`` has run: one, or one per scene.
+    private(set) var palettes: [(first: Int64, palette: UnsafeMutablePointer<AVFrame>)] = []
+    /// The first frame of the palette being counted.
+    private var first: Int64 = 0
     private var count: Int64 = 0
 
     /// A palette pass for frames scaled to `size` first when given (as the GIF will be).
-    public init(size: (width: Int, height: Int)? = nil) { self.size = size }
+    /// - Parameters:
+    ///   - size: the GIF's size (nil: as the frames come).
+    ///   - sceneStarts: the frames (counted from 0) that start a scene: each scene gets a
+    ///     palette of its own, counted over its frames alone. Empty: one for the clip.
+    public init(size: (width: Int, height: Int)? = nil, sceneStarts: Set<Int64> = []) {
+        self.size = size
+        self.sceneStarts = sceneStarts
+    }
 
     deinit {
         av_frame_free(&picture)
-        av_frame_free(&palette)
+        for (_, palette) in palettes { var held: UnsafeMutablePointer<AVFrame>? = palette; av_frame_free(&held) }
     }
 
     /// "palette".
     public var name: String { "palette" }
 
-    /// Counts the frame's colours.
+    /// How many palettes ``finish()`` made.
+    public var paletteCount: Int { palettes.count }
+
+    /// Counts the frame's colours (into a new palette when it starts a scene).
     public func write(_ frame: Frame) throws(SinkError) -> Bool {
-        let p = try GIFFrames.picture(of: frame, pts: count, reusing: &picture)
+        if count > 0, sceneStarts.contains(count), graph != nil {
+            try endPalette()
+            first = count
+        }
+        let p = try GIFFrames.picture(of: frame, pts: count - first, reusing: &picture)
         if graph == nil {
             do {
                 graph = try FilterGraph((GIFFrames.scale(size).map { $0 + "," } ?? "") + "palettegen=stats_mode=full", for: p,
@@ -38,9 +56,15 @@ public final class GIFPaletteSink: FrameSink {
         return true
     }
 
-    /// Computes the palette.
+    /// Computes the last palette.
     public func finish() throws(SinkError) {
-        guard let graph else { throw SinkError(path: "palette", reason: "no frames to make a palette from") }
+        guard graph != nil else { throw SinkError(path: "palette", reason: "no frames to make a palette from") }
+        try endPalette()
+    }
+
+    /// Ends the graph counting since `first` and keeps its palette.
+    private func endPalette() throws(SinkError) {
+        guard let graph else { return }
         guard let allocated = av_frame_alloc() else { throw SinkError(path: "palette", reason: "out of memory") }
         var out: UnsafeMutablePointer<AVFrame>? = allocated
         var made = false
@@ -55,7 +79,7 @@ public final class GIFPaletteSink: FrameSink {
             av_frame_free(&out)
             throw SinkError(path: "palette", reason: "palettegen gave no palette")
         }
-        palette = allocated
+        palettes.append((first, allocated))
         self.graph = nil
     }
 

@@ -3,11 +3,12 @@ import Foundation
 public import FrameCore
 import MediaInput
 
-/// An animated GIF: each frame mapped to the clip's palette (``GIFPaletteSink``, the
-/// first pass) by libavfilter's `paletteuse` with its error diffusion, then FFmpeg's
-/// GIF encoder and muxer, which store only what changed between frames. ffmpeg's
-/// two-pass recipe (`palettegen`, then `paletteuse`), frame for frame. Written beside
-/// the target and renamed into place when complete.
+/// An animated GIF: each frame mapped to the clip's palette, or its scene's
+/// (``GIFPaletteSink``, the first pass), by libavfilter's `paletteuse` with its error
+/// diffusion, then FFmpeg's GIF encoder and muxer, which store only what changed between
+/// frames (a scene's own palette goes in as a local colour table). ffmpeg's two-pass
+/// recipe (`palettegen`, then `paletteuse`), frame for frame. Written beside the target
+/// and renamed into place when complete.
 public final class GIFSink: FrameSink {
     /// What to write.
     public struct Settings: Sendable {
@@ -30,7 +31,10 @@ public final class GIFSink: FrameSink {
     }
 
     private let settings: Settings
-    private var palette: UnsafeMutablePointer<AVFrame>?
+    /// The palettes and the frame each is first used for (``GIFPaletteSink``'s).
+    private var palettes: [(first: Int64, palette: UnsafeMutablePointer<AVFrame>)] = []
+    /// The palette in use.
+    private var current = 0
     private var graph: FilterGraph?
     private var picture: UnsafeMutablePointer<AVFrame>?
     private var mapped: UnsafeMutablePointer<AVFrame>?
@@ -48,17 +52,18 @@ public final class GIFSink: FrameSink {
         self.settings = settings
         work = AtomicOutput.workPath(for: settings.output)
         AtomicOutput.removeStaleWork(besides: settings.output)
-        guard let p = pass.palette, let copy = av_frame_clone(p) else {
-            throw SinkError(path: settings.output, reason: "the palette pass has not finished")
+        guard !pass.palettes.isEmpty else { throw SinkError(path: settings.output, reason: "the palette pass has not finished") }
+        for (first, palette) in pass.palettes {
+            guard let copy = av_frame_clone(palette) else { throw SinkError(path: settings.output, reason: "out of memory") }
+            palettes.append((first, copy))
         }
-        palette = copy
         mapped = av_frame_alloc()
         packet = av_packet_alloc()
         guard mapped != nil, packet != nil else { throw SinkError(path: settings.output, reason: "out of memory") }
     }
 
     deinit {
-        av_frame_free(&palette)
+        for (_, palette) in palettes { var held: UnsafeMutablePointer<AVFrame>? = palette; av_frame_free(&held) }
         av_frame_free(&picture)
         av_frame_free(&mapped)
         av_packet_free(&packet)
@@ -76,12 +81,23 @@ public final class GIFSink: FrameSink {
     /// The output file's name.
     public var name: String { settings.output }
 
-    /// Maps the frame to the palette and encodes it.
+    /// Maps the frame to its scene's palette and encodes it.
     public func write(_ frame: Frame) throws(SinkError) -> Bool {
-        let p = try GIFFrames.picture(of: frame, pts: count, reusing: &picture)
         let path = settings.output
+        // A scene with a palette of its own: the frames mapped to the last one are
+        // finished, and a graph for the next palette starts with this frame (the error
+        // diffusion starts afresh at the cut).
+        if current + 1 < palettes.count, count >= palettes[current + 1].first {
+            if graph != nil {
+                do { try graph?.push(nil) } catch { throw SinkError(path: path, reason: error.reason) }
+                try drainGraph()
+                graph = nil
+            }
+            current += 1
+        }
+        let p = try GIFFrames.picture(of: frame, pts: count, reusing: &picture)
         if graph == nil {
-            guard let palette else { throw SinkError(path: path, reason: "no palette") }
+            let palette = palettes[current].palette
             let rate = settings.frameRate
             guard let copy = av_frame_clone(palette) else { throw SinkError(path: path, reason: "out of memory") }
             defer { var held: UnsafeMutablePointer<AVFrame>? = copy; av_frame_free(&held) }
@@ -92,7 +108,7 @@ public final class GIFSink: FrameSink {
                                                     ("pal", UnsafePointer(palette), AVRational(num: 1, den: 1))])
                 graph = made
                 try made.push(copy, to: 1)
-                try made.push(nil, to: 1)  // one palette for the whole clip
+                try made.push(nil, to: 1)  // one palette for the graph's frames
             } catch {
                 throw SinkError(path: path, reason: "\(error.chain): \(error.reason)")
             }

@@ -18,8 +18,8 @@ struct Apply: ParsableCommand {
         The output is written beside the target and renamed into place when complete; Ctrl-C finalizes \
         what was rendered into a playable file (exit 130). \
         A photo in, a photo out: `vidfx apply photo.jpg -e faceblur -o redacted.jpg` (.jpg, .png, .webp, .ppm). \
-        `-o clip.gif` (or --codec gif) writes an animated GIF with one palette for the clip (ffmpeg's palettegen and paletteuse; \
-        --fps and --size make it smaller; it plays for ever, or --loop N times). \
+        `-o clip.gif` (or --codec gif) writes an animated GIF with one palette for the clip, or one a scene with --palette scenes \
+        (ffmpeg's palettegen and paletteuse; --fps and --size make it smaller; it plays for ever, or --loop N times). \
         `-o -` streams to standard output (Matroska unless --container says otherwise; MP4 and MOV are \
         fragmented), e.g. `vidfx apply in.mp4 -e sepia -o - | ffplay -`.
         """
@@ -64,6 +64,9 @@ struct Apply: ParsableCommand {
     @Option(name: .customLong("keyframes-at"), help: ArgumentHelp("Make a key frame (IDR) of the first picture of each cut: 'scenes' finds them as `vidfx scenes` does; a FILE lists them (`vidfx scenes --json`, PySceneDetect's CSV, or times). A split by stream copy there is then exact.", valueName: "scenes|FILE"))
     var keyframesAt: String?
 
+    @Option(help: ArgumentHelp("A GIF's palettes: one for the whole clip (clip, the default), one for each scene `vidfx scenes` finds (scenes), or for each scene of a cut list (FILE, as --keyframes-at reads it); a clip whose scenes differ keeps each one's colours.", valueName: "clip|scenes|FILE"))
+    var palette = "clip"
+
     @Option(help: ArgumentHelp("Render only segment I of N (1…N) of the ticks, video only, for `vidfx concat` to join: one render across machines.", valueName: "I/N"))
     var segment: SegmentArgument?
 
@@ -83,6 +86,7 @@ struct Apply: ParsableCommand {
             return try writePhoto(as: format, chain: chain)
         }
         if try writesGIF() { return try writeGIF(chain: chain) }
+        if palette != "clip" { throw CommandFailure(message: "\(output): --palette is for a GIF output (-o NAME.gif or --codec gif)", code: 2) }
         // Caught from before the input is opened: Ctrl-C must end a stalled open too.
         let interruption = Interruption()
         defer { interruption.end() }

@@ -8,7 +8,8 @@ import Sinks
 extension Apply {
     /// `apply clip.mp4 -o clip.gif`: ffmpeg's two-pass GIF, with the chain. The clip is
     /// rendered twice, each time as the cadence gives it: first for its palette
-    /// (`palettegen`), then mapped to it (`paletteuse`, error diffusion) and encoded.
+    /// (`palettegen`; with `--palette scenes|FILE`, one for each scene), then mapped to it
+    /// (`paletteuse`, error diffusion) and encoded.
     /// Twice the decoding rather than every frame kept: memory stays flat however long
     /// the clip. `--size` scales (Lanczos) before both passes; there is no sound. `--loop N`
     /// is the GIF's play count (the clip is in the file once); without it, it plays for ever.
@@ -45,7 +46,16 @@ extension Apply {
             renderer.isStopped = { interruption.signal != nil }
             return try renderer.run(frames)
         }
-        let palette = GIFPaletteSink(size: gifSize)
+        // --palette scenes|FILE: the ticks that first show each cut start a palette.
+        var sceneStarts: Set<Int64> = []
+        if self.palette != "clip" {
+            let cuts = try CutTimes.named(self.palette, input: input, source: source, option: "--palette", configuration: configuration)
+            let probe = try FrameSource(input: media, configuration: configuration)
+            let total = probe.configuration.expectedTicks(for: probe.info)
+            sceneStarts = keyFrameTicks(cuts, configuration: probe.configuration, info: probe.info, total: total.map(Int64.init))
+            probe.close()
+        }
+        let palette = GIFPaletteSink(size: gifSize, sceneStarts: sceneStarts)
         _ = try pass(into: palette, last: false)
         if let signal = interruption.signal { throw ExitCode(128 + signal) }
         var settings = GIFSink.Settings(output: output, frameRate: configuration.frameRate)
@@ -62,7 +72,8 @@ extension Apply {
         if !render.quiet, let written = gif.written {
             let seconds = Double(written.frames) / configuration.frameRate.seconds
             Console.note("wrote \(output): \(Console.count(written.frames, "frame")), \(written.width)x\(written.height) gif, "
-                         + String(format: "%.2f s", seconds) + ", one palette of 256 colours"
+                         + String(format: "%.2f s", seconds)
+                         + (palette.paletteCount == 1 ? ", one palette of 256 colours" : ", \(palette.paletteCount) palettes (one a scene)")
                          + (timeline.loop.map { ", plays \($0 == 1 ? "once" : "\($0) times")" } ?? ""))
         }
     }

@@ -52,6 +52,47 @@ import Testing
         #expect(scratch.contents == ["small.gif"], "no work file left: \(scratch.contents)")
     }
 
+    /// `--palette scenes`: each scene `vidfx scenes` finds gets a palette of its own
+    /// (cuts.mp4 joins footage of different colours), so the GIF is closer to the clip
+    /// than with one palette, and no frame after a palette change is worse than one
+    /// palette's (stale indices left by the encoder's frame differencing would show
+    /// there). A cut list names scenes the same way; a video output refuses the option.
+    @Test func eachSceneCanHaveItsOwnPalette() async throws {
+        let scratch = Scratch()
+        let input = CLI.media("cuts.mp4")
+        let (one, scenes, listed) = (scratch.path("one.gif"), scratch.path("scenes.gif"), scratch.path("listed.gif"))
+        let size = ["--size", "320x180", "--fps", "10"]
+        let a = try await CLI.run(["apply", input, "-o", one] + size)
+        let b = try await CLI.run(["apply", input, "-o", scenes, "--palette", "scenes"] + size)
+        #expect(a.status == 0 && a.stderr.contains("one palette of 256 colours"), "\(a.stderr)")
+        let found = try await CLI.run(["scenes", input, "--csv"])
+        let listing = String(decoding: found.stdout, as: UTF8.self).split(separator: "\n")
+        let sceneCount = listing.count - 2  // the cut line and the header
+        #expect(sceneCount >= 3, "\(listing)")
+        #expect(b.status == 0 && b.stderr.contains("\(sceneCount) palettes (one a scene)"), "\(b.stderr)")
+        let source = try await Self.rgb(input, ["-vf", "fps=10:round=up,scale=320:180:flags=lanczos"])
+        let x = try await Self.rgb(one), y = try await Self.rgb(scenes)
+        let frame = 320 * 180 * 3
+        #expect(x.count == 96 * frame && y.count == x.count && source.count == x.count, "\(x.count / frame) \(y.count / frame) \(source.count / frame)")
+        let (p, q) = (Self.psnr(y, source), Self.psnr(x, source))
+        print("GIF of cuts.mp4: \(sceneCount) palettes \(p) dB, \(Self.size(scenes)) bytes; one palette \(q) dB, \(Self.size(one)) bytes")
+        #expect(p >= q + 0.5, "per scene \(p) dB against one palette's \(q) dB")
+        for n in 0..<(x.count / frame) {
+            let range = (n * frame)..<((n + 1) * frame)
+            let (own, shared) = (Self.psnr(Array(y[range]), Array(source[range])), Self.psnr(Array(x[range]), Array(source[range])))
+            #expect(own >= shared - 1, "frame \(n): \(own) dB with its scene's palette, \(shared) dB with the clip's")
+        }
+        // The same cuts from a file (times, one a line).
+        let cuts = scratch.path("cuts.txt")
+        let times = listing.dropFirst(2).compactMap { line in line.split(separator: ",").dropFirst(3).first.map(String.init) }
+        try times.dropFirst().joined(separator: "\n").write(toFile: cuts, atomically: true, encoding: .utf8)
+        let c = try await CLI.run(["apply", input, "-o", listed, "--palette", cuts] + size)
+        #expect(c.status == 0 && c.stderr.contains("\(sceneCount) palettes (one a scene)"), "\(times) \(c.stderr)")
+        #expect(try await Self.rgb(listed) == y, "the same GIF from the listed cuts")
+        let refused = try await CLI.run(["apply", input, "-o", scratch.path("x.mp4"), "--palette", "scenes"])
+        #expect(refused.status == 2 && refused.stderr.contains("--palette is for a GIF output"), "\(refused.stderr)")
+    }
+
     /// The NETSCAPE2.0 loop count of a GIF, nil when it has no such block (it plays once).
     static func loopCount(_ path: String) throws -> Int? {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
