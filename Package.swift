@@ -26,6 +26,14 @@ let kernelOptimisation: [CSetting] = Context.environment["VIDFX_DEVELOP"].flatMa
     $0.isEmpty || $0 == "0" ? nil : [.unsafeFlags(["-O2"])]
 } ?? []
 
+/// `VIDFX_DEVELOP=1` also builds the Swift targets whose loops touch every pixel at -O in
+/// debug builds: the test suite's renders, detections and scans (its CLI tests run the debug
+/// vidfx under AddressSanitizer) spent most of their time in -Onone code. Opt-in for the
+/// same reason as above.
+let loopOptimisation: [SwiftSetting] = Context.environment["VIDFX_DEVELOP"].flatMap {
+    $0.isEmpty || $0 == "0" ? nil : [.unsafeFlags(["-O"], .when(configuration: .debug))]
+} ?? []
+
 let package = Package(
     name: "vidfx",
     platforms: [.macOS(.v15)],
@@ -70,26 +78,26 @@ let package = Package(
         .target(name: "COnDemand"),
         .target(name: "CFFmpegShim", dependencies: ["CFFmpeg", "COnDemand"]),
         // BGRA frames, exact time values and the buffer pool; no FFmpeg.
-        .target(name: "FrameCore", swiftSettings: strict),
+        .target(name: "FrameCore", swiftSettings: strict + loopOptimisation),
         // One input opened once, for every reader of it (video and audio).
         .target(name: "MediaInput", dependencies: ["FrameCore", "CFFmpeg", "CFFmpegShim"], swiftSettings: strict),
         // Pixel loops written in C, each compiled for baseline x86-64 and for AVX2 and picked
         // at run time, so a dependent's portable build runs them as fast as a tuned one: the
         // colour kernels, BGRA → 4:2:0, the HDR table lookup, the field measure.
         .target(name: "CPixelKernels", cSettings: kernelOptimisation),
-        .target(name: "FrameSource", dependencies: ["FrameCore", "MediaInput", "CFFmpeg", "CFFmpegShim", "CPixelKernels"], swiftSettings: strict),
+        .target(name: "FrameSource", dependencies: ["FrameCore", "MediaInput", "CFFmpeg", "CFFmpegShim", "CPixelKernels"], swiftSettings: strict + loopOptimisation),
         // The text stack (FreeType, HarfBuzz, fontconfig, FriBidi) behind a small C API, loaded when a
         // text is first drawn. CFreeType, a system library, names the apt packages; its folder
         // links FreeType's headers and is CTextStack's header search path (as COpenCV below).
         .systemLibrary(name: "CFreeType", providers: [.apt(["libfreetype-dev", "libharfbuzz-dev", "libfontconfig-dev", "libfribidi-dev", "fonts-dejavu-core"])]),
         .target(name: "CTextStack", dependencies: ["COnDemand", "CFreeType"], cSettings: [.headerSearchPath("../CFreeType")]),
         // The software shader engine and the effects; knows nothing of FFmpeg.
-        .target(name: "Effects", dependencies: ["FrameCore", "CPixelKernels", "CTextStack"], swiftSettings: strict + tuning),
+        .target(name: "Effects", dependencies: ["FrameCore", "CPixelKernels", "CTextStack"], swiftSettings: strict + tuning + loopOptimisation),
         // zlib, for PNG frames streamed straight to their files.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Where frames go (one FrameSink protocol): the encoder with the input's audio,
         // raw streams, image sequences, and the preview sinks.
-        .target(name: "Sinks", dependencies: ["FrameCore", "MediaInput", "CFFmpeg", "CFFmpegShim", "CZlib", "CPixelKernels"], swiftSettings: strict + tuning),
+        .target(name: "Sinks", dependencies: ["FrameCore", "MediaInput", "CFFmpeg", "CFFmpegShim", "CZlib", "CPixelKernels"], swiftSettings: strict + tuning + loopOptimisation),
         // zbar's C API (QR codes and barcodes), loaded on demand.
         .target(name: "CZbar", dependencies: ["COnDemand"]),
         // OpenCV's dnn module (C++) behind a small C API: the face network. COpenCV, a system
@@ -107,10 +115,10 @@ let package = Package(
         ),
         // What is in a frame (codes, faces) behind one Detector protocol, with tracking
         // and the timeline that runs detectors every Nth tick on a worker pool.
-        .target(name: "Detection", dependencies: ["FrameCore", "CZbar"], swiftSettings: strict),
+        .target(name: "Detection", dependencies: ["FrameCore", "CZbar"], swiftSettings: strict + loopOptimisation),
         // What changes between pictures: scene cuts (PySceneDetect's detectors), on the
         // small pictures FrameSource's PictureScanner reads; no FFmpeg.
-        .target(name: "Scenes", dependencies: ["FrameCore", "CPixelKernels"], swiftSettings: strict),
+        .target(name: "Scenes", dependencies: ["FrameCore", "CPixelKernels"], swiftSettings: strict + loopOptimisation),
         // Offline rendering (Renderer, Player's twin): a supply of frames through detection,
         // the chain and one sink; the detection stage, its log and the redaction report;
         // representative frames. What apply, dump, detect and the studio's stills share.

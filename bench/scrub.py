@@ -4,13 +4,16 @@
     python3 bench/scrub.py [--binary PATH] [--stills 10] [--chain CHAIN]
 
 Makes two 1080p30 H.264 clips in bench/out (testsrc2 with noise: 3 s, and 60 s with
-x264's default key frame interval, so a seek decodes up to a GOP), starts `vidfx studio`
+x264's default key frame interval, so a seek decodes up to a GOP) and a phone's HDR clip
+(the street crossing as 10-bit HLG HEVC, 1920x1080 stored with a 90° rotation, shown
+1080x1920, a key frame a second as phones write them), starts `vidfx studio`
 on each and asks `GET /api/frame?t=…&chain=…&format=bmp` (as the page does) for --stills
 scattered times, one at a time (a hand scrubbing), timing each answer. For the same times, in the same run:
   dump     `vidfx dump IN --at T -e CHAIN` as a process (what the studio ran per still
            before its stills were rendered in-process);
   ffmpeg   `ffmpeg -ss T -i IN -frames:v 1 -f null -` (its exact seek and decode; no
-           effects, no encoding).
+           effects, no encoding); on the HDR clip through its tone-map chain to BGRA
+           (zscale + tonemap, as bench/hdr.py), since vidfx's still is tone-mapped too.
 and 12 neighbouring ticks after one still (a hand stepping through frames).
 Prints the median and range of each and the ratios of the medians; writes
 bench/out/scrub.json. Also reads the studio's CPU while no page is open (10 s idle).
@@ -25,6 +28,26 @@ def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# ffmpeg's HDR → SDR chain (bench/hdr.py's), for the HDR clip's peer.
+TONEMAP = ("zscale=t=linear:npl=203,format=gbrpf32le,zscale=p=bt709,"
+           "tonemap=tonemap=mobius:desat=0:peak=4.93,zscale=t=bt709:m=bt709:r=pc,format=bgra")
+
+
+def phone_clip(seconds):
+    """The street crossing as a phone writes HDR: HLG 10-bit HEVC, rotated, 1 s GOPs."""
+    path = os.path.join(OUT, f"scrub-hlg-phone-{seconds}s.mov")
+    if not os.path.exists(path):
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-stream_loop", "-1", "-i", os.path.join(ROOT, "testmedia", "crowd.mp4"),
+                        "-t", str(seconds), "-vf",
+                        "scale=1920:1080,setsar=1,fps=30,format=yuv444p16le,"
+                        "zscale=tin=bt709:min=bt709:pin=bt709:rin=tv:t=arib-std-b67:m=bt2020nc:p=bt2020:r=tv:npl=203,format=yuv420p10le",
+                        "-c:v", "libx265", "-preset", "fast", "-crf", "22", "-tag:v", "hvc1",
+                        "-x265-params", "log-level=error:keyint=30:min-keyint=30:colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc",
+                        "-color_primaries", "bt2020", "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc",
+                        "-metadata:s:v", "rotate=90", path], check=True)
+    return path
 
 
 def clip(name, seconds):
@@ -45,7 +68,7 @@ def summary(values):
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
-def measure(binary, path, seconds, stills, chain):
+def measure(binary, path, seconds, stills, chain, peer_filter=None):
     random.seed(7)
     times = [round(random.uniform(0, seconds - 0.1), 3) for _ in range(stills)]
     outputs = tempfile.mkdtemp(prefix="vidfx-scrub-")
@@ -80,8 +103,9 @@ def measure(binary, path, seconds, stills, chain):
         folder = tempfile.mkdtemp(prefix="vidfx-scrub-dump-")
         dump_times.append(timed(lambda: subprocess.run([binary, "dump", path, "--at", str(t), "-e", chain, "-o", folder + "/f", "-q"], check=True)))
         # ffmpeg's own exact seek and decode, no encoding (the issue's yardstick).
+        peer = ["-vf", peer_filter] if peer_filter else []
         ffmpeg_times.append(timed(lambda: subprocess.run(["ffmpeg", "-v", "error", "-ss", str(t), "-i", path, "-frames:v", "1",
-                                                          "-f", "null", "-"], check=True)))
+                                                          *peer, "-f", "null", "-"], check=True)))
     return {"clip": os.path.basename(path), "times": times, "idle_cpu_share": idle,
             "studio": summary(studio_times), "neighbours": summary(neighbour_times),
             "dump": summary(dump_times), "ffmpeg": summary(ffmpeg_times)}
@@ -95,8 +119,9 @@ def main():
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     results = []
-    for name, seconds in [("scrub-1080p-3s.mp4", 3), ("scrub-1080p-60s.mp4", 60)]:
-        r = measure(args.binary, clip(name, seconds), seconds, args.stills, args.chain)
+    for path, seconds, peer in [(clip("scrub-1080p-3s.mp4", 3), 3, None), (clip("scrub-1080p-60s.mp4", 60), 60, None),
+                                (phone_clip(20), 20, TONEMAP)]:
+        r = measure(args.binary, path, seconds, args.stills, args.chain, peer)
         results.append(r)
         s, d, f, n = r["studio"], r["dump"], r["ffmpeg"], r["neighbours"]
         print(f"{r['clip']}: studio still {s['median']:.3f} s ({s['min']:.3f}–{s['max']:.3f}), "

@@ -101,11 +101,10 @@ struct ScenesCommand: ParsableCommand {
             makeDetector(minLength: minLength)
         }
         let list = scan.list, rate = scan.rate
-        let statsLines = Self.statsLines(scan.scores, detector: detector)
 
         let format = self.format ?? (json ? .json : csv ? .csv : output.flatMap(SceneListFormat.init(fileName:)) ?? .text)
         let text = list.written(as: format, source: SceneListSource(location: input, rate: rate))
-        if let stats { try write(statsLines.joined(separator: "\n") + "\n", to: stats, what: "the scores") }
+        if let stats { try write(scan.statsFile, to: stats, what: "the scores") }
         if let output {
             try write(text, to: output, what: "the scene list")
         } else {
@@ -114,35 +113,6 @@ struct ScenesCommand: ParsableCommand {
         if !quiet {
             Console.note("\(input): \(Console.count(list.cuts.count, "cut")), \(Console.count(list.scenes.count, "scene")) in \(Console.count(scan.pictures, "picture")) (\(scan.detectorName), min \(scan.minimumLength)\(scan.pieces > 1 ? ", \(scan.pieces) decoders" : ""))")
         }
-    }
-
-    /// The rows of PySceneDetect 0.7's stats file for this detector's score: its
-    /// column names, frame numbers from 1, times to the millisecond, and numbers as
-    /// Python prints them (the shortest that reads back the same). The detectors that
-    /// compare a picture with the one before have no row for the first picture.
-    static func statsLines(_ scores: [(frame: Int, time: Rational, score: Double)], detector: DetectorName) -> [String] {
-        let column = switch detector {
-        case .content: "content_val"
-        case .adaptive: "content_val"
-        case .threshold: "average_rgb"
-        case .hash: "hash_dist [size=8 lowpass=2]"
-        case .histogram: "hist_diff [bins=128]"
-        }
-        let rows = detector == .threshold ? scores[...] : scores.dropFirst()
-        return ["Frame Number,Timecode,\(csvField(column))"] + rows.map {
-            "\($0.frame + 1),\(Self.timecode($0.time)),\($0.score)"
-        }
-    }
-
-    /// HH:MM:SS.mmm, rounded to the millisecond.
-    static func timecode(_ t: Rational) -> String {
-        let ms = max(0, Int((t.seconds * 1000).rounded()))
-        return String(format: "%02d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
-    }
-
-    /// A CSV field, quoted when it holds a comma or a quote.
-    static func csvField(_ text: String) -> String {
-        text.contains(",") || text.contains("\"") ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
     }
 
     /// Publishes `text` at `path` whole or not at all.

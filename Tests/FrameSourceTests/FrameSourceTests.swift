@@ -112,7 +112,7 @@ import Testing
         for (k, frame) in frames.enumerated() where (k + 1) * frameBytes <= reference.count {
             let ours = frame.packedBytes()
             let theirs = reference[reference.startIndex + k * frameBytes ..< reference.startIndex + (k + 1) * frameBytes]
-            let worst = zip(ours, theirs).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
+            let worst = TestMedia.largestDifference(ours, theirs)
             #expect(worst <= 1, "tick \(k) of \(file): max difference \(worst)")
         }
     }
