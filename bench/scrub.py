@@ -16,7 +16,8 @@ scattered times, one at a time (a hand scrubbing), timing each answer. For the s
            (zscale + tonemap, as bench/hdr.py), since vidfx's still is tone-mapped too.
 and 12 neighbouring ticks after one still (a hand stepping through frames).
 Prints the median and range of each and the ratios of the medians; writes
-bench/out/scrub.json. Also reads the studio's CPU while no page is open (10 s idle).
+bench/out/scrub.json. Also reads the studio's CPU while no page is open (10 s idle), once
+the timeline it makes in the background at start is ready.
 """
 import argparse, json, os, random, statistics, subprocess, tempfile, time, urllib.parse, urllib.request
 
@@ -77,6 +78,17 @@ def measure(binary, path, seconds, stills, chain, peer_filter=None):
     try:
         url = studio.stdout.readline().split(": ", 1)[1].strip()
         base, token = url.split("/?token=")
+        # The studio makes its timeline (thumbnails and cuts) in the background once, when
+        # it starts: wait for it, so that neither the idle figure nor the stills count it.
+        made = time.perf_counter()
+        while True:
+            request = urllib.request.Request(f"{base}/api/timeline", headers={"Authorization": f"Bearer {token}"})
+            with urllib.request.urlopen(request, timeout=120) as answer:
+                state = json.loads(answer.read())["state"]
+            if state != "working":
+                break
+            time.sleep(0.5)
+        timeline_seconds = time.perf_counter() - made
         # Idle: no page open.
         time.sleep(1)
         before = cpu_seconds(studio.pid)
@@ -106,7 +118,7 @@ def measure(binary, path, seconds, stills, chain, peer_filter=None):
         peer = ["-vf", peer_filter] if peer_filter else []
         ffmpeg_times.append(timed(lambda: subprocess.run(["ffmpeg", "-v", "error", "-ss", str(t), "-i", path, "-frames:v", "1",
                                                           *peer, "-f", "null", "-"], check=True)))
-    return {"clip": os.path.basename(path), "times": times, "idle_cpu_share": idle,
+    return {"clip": os.path.basename(path), "times": times, "idle_cpu_share": idle, "timeline_seconds": timeline_seconds,
             "studio": summary(studio_times), "neighbours": summary(neighbour_times),
             "dump": summary(dump_times), "ffmpeg": summary(ffmpeg_times)}
 
@@ -128,7 +140,7 @@ def main():
               f"neighbouring tick {1000 * n['median']:.0f} ms ({1000 * n['min']:.0f}–{1000 * n['max']:.0f}), "
               f"dump process {d['median']:.3f} s ({d['min']:.3f}–{d['max']:.3f}), ffmpeg {f['median']:.3f} s ({f['min']:.3f}–{f['max']:.3f}); "
               f"studio/dump {s['median'] / d['median']:.2f}x, studio/ffmpeg {s['median'] / f['median']:.2f}x; "
-              f"idle CPU {100 * r['idle_cpu_share']:.1f}% of a core")
+              f"idle CPU {100 * r['idle_cpu_share']:.1f}% of a core (after the timeline, made in {r['timeline_seconds']:.1f} s)")
     with open(os.path.join(OUT, "scrub.json"), "w") as f:
         json.dump(results, f, indent=2)
 
