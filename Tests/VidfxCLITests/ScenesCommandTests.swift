@@ -61,11 +61,12 @@ import Testing
     /// copy, shrunk 7.5 times for analysis, and a 720p copy stored on its side with a
     /// rotation tag, as phones record portrait video: OpenCV turns it upright first, and
     /// PySceneDetect 0.7 shrinks it by its longer side; and a small one so tagged), a
-    /// crowd and a stadium (real pictures), and 25 fps: the same cuts, and every picture's score as
+    /// crowd and a stadium (real pictures), 25 fps, and a minute of them all joined and
+    /// repeated: the same cuts, and every picture's score as
     /// PySceneDetect 0.7.2's stats file prints it, character for character. The hash
     /// detector's bits next to its median may fall the other way (OpenCV's float DCT):
     /// a few scores differ, by whole bits. The content detector (the default) sees every
-    /// clip and the others four or five each, so that each clip meets at least three
+    /// clip and the others four to six each, so that each clip meets at least two
     /// detectors (35 oracle runs were a tenth of the suite's time).
     @Test func everyScoreAndCutIsPySceneDetects() async throws {
         let scratch = try ScratchDirectory("scenes-scores")
@@ -78,11 +79,20 @@ import Testing
                                                                     "-t", "4", "-vf", "scale=1280:720", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "20", side])
         let tagged = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", side, "-c", "copy", "-metadata:s:v:0", "rotate=90", portrait])
         #expect(sideMade.status == 0 && tagged.status == 0)
+        // A long one: cuts.mp4, pitch.mp4 and crowd.mp4 joined and played four times (62 s,
+        // 1871 pictures, timecodes past a minute).
+        let long = scratch.path("long.mp4")
+        let media = ["cuts.mp4", "pitch.mp4", "crowd.mp4"].flatMap { ["-i", CLI.directory.appendingPathComponent("testmedia/\($0)").path] }
+        let joined = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-y"] + media + [
+            "-filter_complex", "[0:v]fps=30,scale=640:360,setsar=1[a];[1:v]fps=30,scale=640:360,setsar=1[b];[2:v]fps=30,scale=640:360,setsar=1[c];"
+                + "[a][b][c]concat=n=3:v=1:a=0,loop=loop=3:size=32767:start=0[v]",
+            "-map", "[v]", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "23", long])
+        #expect(joined.status == 0)
         let (cuts, rotated, crowd, pitch, pal) = ("testmedia/cuts.mp4", "testmedia/rotated90.mp4", "testmedia/crowd.mp4",
                                                   "testmedia/pitch.mp4", "testmedia/h264-25fps.mp4")
         let plan: [(detector: String, clips: [String])] = [
-            ("content", [cuts, big, portrait, rotated, crowd, pitch, pal]),
-            ("adaptive", [cuts, portrait, crowd, pitch, pal]),
+            ("content", [cuts, big, portrait, rotated, crowd, pitch, pal, long]),
+            ("adaptive", [cuts, portrait, crowd, pitch, pal, long]),
             ("threshold", [cuts, big, rotated, pal]),
             ("hash", [cuts, big, crowd, pitch]),
             ("histogram", [cuts, portrait, rotated, pitch]),
