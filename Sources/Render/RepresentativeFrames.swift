@@ -19,7 +19,8 @@ public struct RepresentativeFrames {
         /// What it is, for the reason (e.g. "scene 3 (frames 120–239)").
         public var label: String
         /// The pictures it may choose, each with how much it changes from its
-        /// neighbours (a scene scan's content scores); nil for three spread over it.
+        /// neighbours (a scene scan's content scores); nil for three spread over it,
+        /// whose change is measured from the two pictures after each.
         public var candidates: [(time: Rational, activity: Double)]?
 
         /// A slot offering `candidates` (or three pictures spread over it when nil).
@@ -124,17 +125,20 @@ public struct RepresentativeFrames {
             let seconds = theSlot.from.seconds + (theSlot.to - theSlot.from).seconds * (Double(j) + 0.5) / Double(Self.candidates)
             return (Rational(Int64((seconds * 1_000_000).rounded(.down)), 1_000_000), nil)
         }
-        // Changing: well above the calmest picture offered, and above the noise of a still shot.
-        let calmest = offered.compactMap(\.activity).min() ?? 0
-        let calm = max(1.5, 2 * calmest)
-        var looked: [(frame: Frame, time: Rational, measures: PictureMeasures, flaw: String?, activity: Double)] = []
+        var measured: [(frame: Frame, time: Rational, measures: PictureMeasures, activity: Double?)] = []
         for candidate in offered {
             guard let frame = try stills.picture(at: candidate.time) else { continue }
             let (w, h) = FrameScaler.fit(width: frame.width, height: frame.height, into: (320, 320))
-            let measures = PictureMeasures(FrameScaler.resize(frame, width: w, height: h))
-            let changing = (candidate.activity ?? 0) > calm
-            looked.append((frame, candidate.time, measures, measures.flaw ?? (changing ? "changing" : nil), candidate.activity ?? 0))
+            let small = FrameScaler.resize(frame, width: w, height: h)
+            let activity = try candidate.activity ?? activity(after: candidate.time, of: small)
+            measured.append((frame, candidate.time, PictureMeasures(small), activity))
         }
+        // Changing: well above the calmest picture looked at, and above the noise of a still shot.
+        // A picture with nothing after it (the clip's end) has no measure: never changing.
+        let calmest = measured.compactMap(\.activity).min() ?? 0
+        let calm = max(1.5, 2 * calmest)
+        let looked = measured.map { (frame: $0.frame, time: $0.time, measures: $0.measures,
+                                     flaw: $0.measures.flaw ?? (($0.activity ?? 0) > calm ? "changing" : nil), activity: $0.activity ?? 0) }
         guard !looked.isEmpty else { return nil }
         let span = theSlot.label
         let usable = looked.filter { $0.flaw == nil }
@@ -144,10 +148,11 @@ public struct RepresentativeFrames {
             return Choice(frame: best.frame, time: best.time,
                           reason: "sharpest of \(looked.count) in \(span) (\(best.measures.summary))\(skippedText)")
         }
-        // All changing, none dark or flat: the calmest (a transition's least mixed picture).
+        // None usable, some only changing: the calmest of those (a transition's least mixed picture).
         if let calmer = looked.filter({ $0.measures.flaw == nil }).min(by: { $0.activity < $1.activity }) {
             return Choice(frame: calmer.frame, time: calmer.time,
-                          reason: "every picture looked at in \(span) is changing: the calmest (\(calmer.measures.summary))")
+                          reason: "every picture looked at in \(span) is \(Set(skipped).sorted().joined(separator: " or ")): "
+                              + "the calmest (\(calmer.measures.summary))")
         }
         let best = looked.max(by: { $0.measures.contrast < $1.measures.contrast })!
         return Choice(frame: best.frame, time: best.time,
@@ -156,6 +161,25 @@ public struct RepresentativeFrames {
 }
 
 extension RepresentativeFrames {
+    /// How much the picture at `time` (`small`, shrunk) changes over the next two: the
+    /// content detector's score between each and the one before, the larger. What a scene
+    /// scan gives each picture of `dump --scenes`, measured here for slots without one
+    /// (`sheet`, `dump --count`): near 0 in a still shot, several points a picture through a
+    /// dissolve or a fade. The two pictures after it are decoded on from it, not sought.
+    /// Nil when no picture follows it (the clip's end).
+    func activity(after time: Rational, of small: Frame) throws -> Double? {
+        let detector = ContentDetector(minSceneLength: 1)
+        _ = detector.measure(small)
+        let step = 1 / max(1, stills.info.frameRate ?? 30)
+        var most: Double?
+        for k in 1...2 {
+            let next = time + Rational(Int64((Double(k) * step * 1_000_000).rounded()), 1_000_000)
+            guard let picture = try stills.picture(at: next) else { break }
+            most = max(most ?? 0, detector.measure(FrameScaler.resize(picture, width: small.width, height: small.height)) ?? 0)
+        }
+        return most
+    }
+
     /// The choices in slot order as a ``FrameSupply``: each frame's tick is its slot, its
     /// note the reason it was chosen.
     public func frames() -> some FrameSupply { Choices(of: self) }
