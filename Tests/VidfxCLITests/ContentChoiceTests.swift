@@ -25,8 +25,8 @@ import Testing
         let reasons = frames.compactMap { $0["reason"] as? String }
         #expect(reasons.count == 24)
         // The slot inside the black has only dark pictures, and says so; those of the fades
-        // around it only dark or changing ones (each measured against the two pictures
-        // after it), and say so; every other slot has a usable picture.
+        // around it only dark or changing ones (each measured against the picture after
+        // it), and say so; every other slot has a usable picture.
         let inBlack = zip(times, reasons).filter { Self.black.contains($0.0) }
         #expect(!inBlack.isEmpty && inBlack.allSatisfy { $0.1.contains("every picture") && $0.1.contains("dark") }, "\(inBlack)")
         let inFades = zip(times, reasons).filter { Self.fades.contains($0.0) && !Self.black.contains($0.0) }
@@ -110,7 +110,7 @@ import Testing
     }
 
     /// Equal slots (`dump --count`, `sheet`) have no scan: each picture looked at is
-    /// measured against the two after it, so a dissolve's double exposure (sharp: it has
+    /// measured against the one after it, so a dissolve's double exposure (sharp: it has
     /// the edges of two pictures) is skipped as changing. Before, 18 of the 33 pictures
     /// below were in transitions, and 4 of the 7 with 3 and 4 slots. A dissolve out of a
     /// moving shot (C into D) changes no more than the shot itself, and may still be
