@@ -28,6 +28,11 @@ public struct SceneScan {
     public let detectorName: String
     /// Every picture's score, when asked for (`recordScores`).
     public let scores: [(frame: Int, time: Rational, score: Double)]
+    /// The parts of the scores, when asked for (`recordScores`): by picture number (as in
+    /// ``scores``) and stats file column (``SceneDetector/recordMeasures()``).
+    public let measures: [Int: [String: Double]]
+    /// The stats file's columns besides the score's (the detector's ``SceneDetector/measureColumns``).
+    public let measureColumns: [String]
     /// How many pieces the clip was read in.
     public let pieces: Int
 
@@ -72,17 +77,20 @@ public struct SceneScan {
     }
 
     /// Scans `media`'s pictures (at `options`' size and range) with the detector
-    /// `detector(minimumLength in pictures)` makes, using up to `decoders` decoders.
+    /// `detector(minimumLength in pictures)` makes, using up to `decoders` decoders; with
+    /// `recordScores`, every picture's score, and with `recordMeasures` too, its parts.
     /// `watch` is given the scan's stop action (to call from a signal handler);
     /// `isStopped` says afterwards whether it was called.
     /// - Throws: ``Stopped`` after a stop; ``RenderError`` for a still image or an empty
     ///   range; `FrameSourceError` when the input cannot be read.
     public init(media: MediaInput, options: PictureScanner.Options, minimumLength: MinimumLength, recordScores: Bool = false,
-                decoders: Int = 1, watch: (@escaping @Sendable () -> Void) -> Void = { _ in }, isStopped: () -> Bool = { false },
+                recordMeasures: Bool = false, decoders: Int = 1, watch: (@escaping @Sendable () -> Void) -> Void = { _ in }, isStopped: () -> Bool = { false },
                 detector: (Int) -> NamedDetector) throws {
         let input = media.location
+        let recordMeasures = recordScores && recordMeasures
         if decoders > 1, let scan = try SceneScan.inPieces(media: media, options: options, watch: watch, isStopped: isStopped,
                                                            minimumLength: minimumLength, recordScores: recordScores,
+                                                           recordMeasures: recordMeasures,
                                                            decoders: decoders, detector: detector) {
             self = scan
             return
@@ -93,6 +101,8 @@ public struct SceneScan {
         let rate = SceneScan.rate(of: scanner)
         let minLength = minimumLength.pictures(rate: rate)
         let detector = detector(minLength)
+        if recordMeasures { detector.detector.recordMeasures() }
+        var measures: [Int: [String: Double]] = [:]
         var cuts: [Cut] = []
         var first: Frame?
         var last: Frame?
@@ -101,13 +111,17 @@ public struct SceneScan {
         while let picture = try scanner.next() {
             if first == nil { first = picture }
             cuts += detector.process(picture)
-            if recordScores { scores.append((Int(picture.tick), picture.time, detector.detector.lastScore)) }
+            if recordScores {
+                scores.append((Int(picture.tick), picture.time, detector.detector.lastScore))
+                SceneScan.take(detector.detector, measuredFor: Int(picture.tick), parts: detector.detector.lastMeasures, into: &measures)
+            }
             last = picture
             count += 1
         }
         if isStopped() { throw Stopped(pictures: count) }
         guard let first, let last else { throw RenderError("\(input): no pictures in the chosen range") }
         cuts += detector.finish(last: last)
+        if recordScores { SceneScan.take(detector.detector, measuredFor: nil, parts: [:], into: &measures) }
         cuts = cuts.filter { $0.frame > Int(first.tick) }.sorted { $0.frame < $1.frame }
         // The end of the last scene: where the last picture stops being shown.
         let lastLength = scanner.nominalFrameDuration ?? Rational(1, Int64(max(1, rate.rounded())))
@@ -118,18 +132,31 @@ public struct SceneScan {
         self.minimumLength = minLength
         detectorName = detector.name
         self.scores = scores
+        self.measures = measures
+        measureColumns = recordMeasures ? detector.detector.measureColumns : []
         pieces = 1
     }
 
     private init(list: SceneList, rate: Double, pictures: Int, minimumLength: Int, detectorName: String,
-                 scores: [(frame: Int, time: Rational, score: Double)], pieces: Int) {
+                 scores: [(frame: Int, time: Rational, score: Double)], measures: [Int: [String: Double]], measureColumns: [String],
+                 pieces: Int) {
         self.list = list
         self.rate = rate
         self.pictures = pictures
         self.minimumLength = minimumLength
         self.detectorName = detectorName
         self.scores = scores
+        self.measures = measures
+        self.measureColumns = measureColumns
         self.pieces = pieces
+    }
+
+    /// Files picture `frame`'s `parts` (when it has any) and what `detector` decided since
+    /// it was last asked, in `measures`.
+    private static func take(_ detector: any SceneDetector, measuredFor frame: Int?, parts: [String: Double],
+                             into measures: inout [Int: [String: Double]]) {
+        if let frame, !parts.isEmpty { measures[frame, default: [:]].merge(parts) { $1 } }
+        for d in detector.takeDecidedMeasures() { measures[d.frame, default: [:]][d.column] = d.value }
     }
 
     private static func rate(of scanner: PictureScanner) -> Double {
@@ -148,7 +175,7 @@ public struct SceneScan {
     /// shorter than ``shortestInPieces``, no key frame to start a second piece at, or a
     /// piece that did not end on the key frame the next begins with.
     static func inPieces(media: MediaInput, options: PictureScanner.Options, watch: (@escaping @Sendable () -> Void) -> Void,
-                         isStopped: () -> Bool, minimumLength: MinimumLength, recordScores: Bool, decoders: Int,
+                         isStopped: () -> Bool, minimumLength: MinimumLength, recordScores: Bool, recordMeasures: Bool, decoders: Int,
                          detector makeDetector: (Int) -> NamedDetector) throws -> SceneScan? {
         let input = media.location
         guard !media.isRemote, !media.isStandardInput, !media.isLive, !options.keyFramesOnly,
@@ -161,13 +188,19 @@ public struct SceneScan {
         let rate = SceneScan.rate(of: first)
         let minLength = minimumLength.pictures(rate: rate)
         let named = makeDetector(minLength), decider = named.detector
+        if recordMeasures { decider.recordMeasures() }
 
-        var pieces = [Piece(scanner: first, start: Rational(0), measure: makeDetector(minLength).detector)]
+        func measurer() -> any SceneDetector {
+            let d = makeDetector(minLength).detector
+            if recordMeasures { d.recordMeasures() }
+            return d
+        }
+        var pieces = [Piece(scanner: first, start: Rational(0), measure: measurer())]
         for k in 1..<decoders {
             let at = Rational(Int64((duration * Double(k) / Double(decoders) * 1000).rounded()), 1000)
             let scanner = try PictureScanner(input: media, options: pieceOptions)
             guard let start = scanner.start(atKeyFrameBefore: at), start > pieces[pieces.count - 1].start else { continue }
-            pieces.append(Piece(scanner: scanner, start: start, measure: makeDetector(minLength).detector))
+            pieces.append(Piece(scanner: scanner, start: start, measure: measurer()))
         }
         guard pieces.count > 1 else { return nil }
         for k in 0..<(pieces.count - 1) { pieces[k].end = pieces[k + 1].start }
@@ -193,7 +226,7 @@ public struct SceneScan {
 
         // Piece k + 1 begins with the key frame piece k ended on (and scored against the
         // picture before it); else the pieces do not join, and one pass decides.
-        var entries: [(time: Rational, score: Double?)] = []
+        var entries: [(time: Rational, score: Double?, parts: [String: Double])] = []
         for (k, piece) in pieces.enumerated() {
             var own = piece.entries
             if k > 0 {
@@ -208,17 +241,23 @@ public struct SceneScan {
         }
         var cuts: [Cut] = []
         var scores: [(frame: Int, time: Rational, score: Double)] = []
+        var measures: [Int: [String: Double]] = [:]
         for (n, entry) in entries.enumerated() {
             cuts += decider.process(frame: n, time: entry.time, score: entry.score)
-            if recordScores { scores.append((n, entry.time, decider.lastScore)) }
+            if recordScores {
+                scores.append((n, entry.time, decider.lastScore))
+                take(decider, measuredFor: n, parts: entry.parts, into: &measures)
+            }
         }
         cuts += decider.finish(lastFrame: entries.count - 1)
+        if recordScores { take(decider, measuredFor: nil, parts: [:], into: &measures) }
         cuts = cuts.filter { $0.frame > 0 }.sorted { $0.frame < $1.frame }
         let lastLength = first.nominalFrameDuration ?? Rational(1, Int64(max(1, rate.rounded())))
         let end = SceneList.Position(frame: entries.count, time: lastTime + lastLength)
         let list = SceneList(cuts: cuts, start: .init(frame: 0, time: firstTime), end: end)
         return SceneScan(list: list, rate: rate, pictures: entries.count, minimumLength: minLength, detectorName: named.name,
-                         scores: scores, pieces: pieces.count)
+                         scores: scores, measures: measures, measureColumns: recordMeasures ? decider.measureColumns : [],
+                         pieces: pieces.count)
     }
 
     /// One piece of a clip read in pieces: from its key frame `start` to the key frame
@@ -228,7 +267,7 @@ public struct SceneScan {
         let start: Rational
         var end: Rational?
         let measure: any SceneDetector
-        private(set) var entries: [(time: Rational, score: Double?)] = []
+        private(set) var entries: [(time: Rational, score: Double?, parts: [String: Double])] = []
         private(set) var failure: FrameSourceError?
 
         init(scanner: PictureScanner, start: Rational, measure: any SceneDetector) {
@@ -241,7 +280,8 @@ public struct SceneScan {
             do {
                 while let picture = try scanner.next() {
                     if let end, picture.time > end { break }
-                    entries.append((picture.time, measure.measure(picture)))
+                    let score = measure.measure(picture)
+                    entries.append((picture.time, score, measure.lastMeasures))
                     if picture.time == end { break }
                 }
             } catch {

@@ -15,6 +15,8 @@ public final class AdaptiveDetector: SceneDetector {
     private var buffer: [(frame: Int, time: Rational, score: Double)] = []
     /// The last picture's content score (its ratio is known `window` pictures later).
     public private(set) var lastScore = 0.0
+    private var recording = false
+    private var decided: [(frame: Int, column: String, value: Double)] = []
 
     /// PySceneDetect's defaults: ratio 3, window 2, a content score of at least 15.
     public init(ratio: Double = 3, minSceneLength: Int, minSceneSeconds: Double? = nil, window: Int = 2, minContent: Double = 15,
@@ -28,6 +30,26 @@ public final class AdaptiveDetector: SceneDetector {
 
     /// The content detector's score against the last picture measured (0 for the first).
     public func measure(_ picture: Frame) -> Double? { content.score(picture) }
+
+    /// Records the content score's parts, and each picture's ratio.
+    public func recordMeasures() {
+        content.recordMeasures()
+        recording = true
+    }
+
+    /// The content score's parts for the last picture measured.
+    public var lastMeasures: [String: Double] { content.lastMeasures }
+
+    /// The ratios decided since the last call.
+    public func takeDecidedMeasures() -> [(frame: Int, column: String, value: Double)] {
+        defer { decided.removeAll(keepingCapacity: true) }
+        return decided
+    }
+
+    /// PySceneDetect's ratio column, named with the window, and the content parts.
+    public var measureColumns: [String] { [ratioColumn] + content.measureColumns }
+
+    private var ratioColumn: String { "adaptive_ratio (w=\(window))" }
 
     /// A cut (`window` pictures back) where a picture's score stands out from its neighbours'.
     public func process(frame: Int, time: Rational, score: Double?) -> [Cut] {
@@ -43,6 +65,7 @@ public final class AdaptiveDetector: SceneDetector {
         var adaptive = 0.0
         if abs(neighbours) >= 1e-5 { adaptive = min(target.score / neighbours, 255) }
         else if target.score >= minContent { adaptive = 255 }
+        if recording { decided.append((target.frame, ratioColumn, adaptive)) }
         // As PySceneDetect 0.7: the scene length is counted to the target (0.6 counted to the newest picture).
         guard adaptive >= ratio, target.score >= minContent, minimum.isMet(from: lastCut!, to: (target.frame, target.time)) else { return [] }
         lastCut = (target.frame, target.time)

@@ -36,6 +36,17 @@ public protocol SceneDetector: AnyObject {
     func finish(lastFrame: Int?) -> [Cut]
     /// The score of the last picture processed, on the detector's scale (for a stats file).
     var lastScore: Double { get }
+    /// Measures the parts of each score too from now on, for a stats file: the content
+    /// detector's edges cost a Canny pass a picture, so only when asked.
+    func recordMeasures()
+    /// The last picture measured's parts of its score, by their stats file column
+    /// (``recordMeasures()``; empty by default).
+    var lastMeasures: [String: Double] { get }
+    /// Measures decided since the last call, for pictures before the last processed (the
+    /// adaptive detector's ratio, known a window later), by picture number and column.
+    func takeDecidedMeasures() -> [(frame: Int, column: String, value: Double)]
+    /// The stats file's columns besides the score's (a row without one says `None`).
+    var measureColumns: [String] { get }
 }
 
 extension SceneDetector {
@@ -49,6 +60,15 @@ extension SceneDetector {
 
     /// Nothing is held back by default.
     public func finish(lastFrame: Int?) -> [Cut] { [] }
+
+    /// No parts to record by default.
+    public func recordMeasures() {}
+    /// No parts by default.
+    public var lastMeasures: [String: Double] { [:] }
+    /// Nothing decided late by default.
+    public func takeDecidedMeasures() -> [(frame: Int, column: String, value: Double)] { [] }
+    /// No columns besides the score's by default.
+    public var measureColumns: [String] { [] }
 }
 
 /// The scores and times of the last pictures, so that a cut decided late can say both:

@@ -48,7 +48,7 @@ struct ScenesCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Decoders reading the clip at once, each a piece from a key frame on (whole local files of 20 s or more; the cuts and scores are those of one decoder). Default: one per core.", valueName: "n"))
     var decoders: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(help: ArgumentHelp("Also write every picture's score to this CSV, in the layout of scenedetect's --stats (Frame Number, Timecode, the score's column).", valueName: "file"))
+    @Option(help: ArgumentHelp("Also write every picture's score to this CSV, in the layout of scenedetect's --stats (Frame Number, Timecode, the score's column and, for content and adaptive, its parts: delta_hue, delta_sat, delta_lum, delta_edges, the adaptive ratio).", valueName: "file"))
     var stats: String?
 
     @Option(name: .shortAndLong, help: "Write the list to this file (atomically) instead of standard output.")
@@ -97,7 +97,7 @@ struct ScenesCommand: ParsableCommand {
         options.warningHandler = { message in if !quiet { Console.warning(message) } }
         let scan = try SceneScan(input: input, media: media, options: options, interruption: interruption,
                                  minimumLength: MinimumLength(minSceneLength)!, recordScores: stats != nil,
-                                 decoders: decoders) { minLength in
+                                 recordMeasures: stats != nil, decoders: decoders) { minLength in
             makeDetector(minLength: minLength)
         }
         let list = scan.list, rate = scan.rate
@@ -151,10 +151,11 @@ extension SceneScan {
     /// A scan that Ctrl-C stops: a stopped scan says how far it got, writes nothing and
     /// exits 128 + the signal.
     init(input: String, media: MediaInput, options: PictureScanner.Options, interruption: Interruption,
-         minimumLength: MinimumLength, recordScores: Bool = false, decoders: Int = 1,
+         minimumLength: MinimumLength, recordScores: Bool = false, recordMeasures: Bool = false, decoders: Int = 1,
          detector: (Int) -> NamedDetector) throws {
         do {
-            try self.init(media: media, options: options, minimumLength: minimumLength, recordScores: recordScores, decoders: decoders,
+            try self.init(media: media, options: options, minimumLength: minimumLength, recordScores: recordScores,
+                          recordMeasures: recordMeasures, decoders: decoders,
                           watch: { interruption.arm($0) }, isStopped: { interruption.signal != nil }, detector: detector)
         } catch let stopped as SceneScan.Stopped {
             Console.note("interrupted after \(Console.count(stopped.pictures, "picture")); nothing written")

@@ -35,7 +35,7 @@ import Testing
         return frame
     }
 
-    struct OracleAnswer: Decodable { var h: [UInt8]; var s: [UInt8]; var v: [UInt8]; var hash: [Bool] }
+    struct OracleAnswer: Decodable { var h: [UInt8]; var s: [UInt8]; var v: [UInt8]; var hash: [Bool]; var edges: [UInt8] }
 
     static func askOpenCV(_ frame: Frame) async throws -> OracleAnswer {
         let scratch = try ScratchDirectory("scenes-oracle")
@@ -61,6 +61,40 @@ import Testing
         #expect(planes.saturation == answer.s)
         let hueMisses = zip(planes.hue, answer.h).filter { $0 != $1 }.count
         #expect(hueMisses == 0, "\(hueMisses) of \(planes.hue.count) hues differ from OpenCV's")
+    }
+
+    /// The edge map behind the stats file's `delta_edges`: PySceneDetect's own
+    /// `_detect_edges` (cv2.Canny at two thirds and four thirds of the median, dilated)
+    /// on the same value plane. Tilted blocks of three levels under noise: clean steps
+    /// (ties in the non-maximum suppression), light noise, and heavy noise (weak edges
+    /// that hysteresis joins or drops); and sizes whose dilation square differs: 5 at
+    /// 97×61 and 256×144, 7 at 640×360, where √pixels/192 is 2.5 and Python rounds it to 2.
+    @Test(arguments: [(97, 61, 4), (256, 144, 0), (256, 144, 16), (640, 360, 3), (256, 455, 6)])
+    func edgesArePySceneDetects(width: Int, height: Int, noiseShift: Int) async throws {
+        let noise = Self.picture(width: width, height: height, seed: UInt64(width + height))
+        var frame = Frame(width: width, height: height)
+        let stride = frame.bytesPerRow
+        frame.withUnsafeMutableBytes { p in
+            for y in 0..<height {
+                for x in 0..<width {
+                    let o = y * stride + 4 * x
+                    let block = ((x + y / 3) / 23 + (y - x / 4 + 1000) / 17) % 3
+                    let n = noiseShift == 0 ? 0 : Int(noise.pixel(x: x, y: y).g) >> noiseShift
+                    let level = UInt8(clamping: 40 + 70 * block + n)
+                    p[o] = level; p[o + 1] = level; p[o + 2] = level; p[o + 3] = 255
+                }
+            }
+        }
+        let answer = try await Self.askOpenCV(frame)
+        var planes = HSVPlanes()
+        planes.fill(from: frame)
+        #expect(planes.value == answer.v)
+        var map = EdgeMap()
+        map.fill(from: planes, width: width, height: height)
+        let differ = zip(map.edges, answer.edges).filter { $0 != $1 }.count
+        let marked = map.edges.filter { $0 == 255 }.count
+        #expect(differ == 0, "\(width)x\(height): \(differ) of \(map.edges.count) edge pixels differ")
+        #expect(marked > map.edges.count / 50 && marked < map.edges.count * 9 / 10, "\(marked) of \(map.edges.count) edge pixels: too few or too many to tell")
     }
 
     @Test func perceptualHashIsPySceneDetects() async throws {
