@@ -29,9 +29,9 @@ public struct SceneScan {
     /// Every picture's score, when asked for (`recordScores`).
     public let scores: [(frame: Int, time: Rational, score: Double)]
     /// The parts of the scores, when asked for (`recordScores`): by picture number (as in
-    /// ``scores``) and stats file column (``SceneDetector/recordMeasures()``).
+    /// ``scores``) and stats file column (`SceneDetector.recordMeasures()`).
     public let measures: [Int: [String: Double]]
-    /// The stats file's columns besides the score's (the detector's ``SceneDetector/measureColumns``).
+    /// The stats file's columns besides the score's (the detector's `SceneDetector.measureColumns`).
     public let measureColumns: [String]
     /// How many pieces the clip was read in.
     public let pieces: Int
