@@ -28,6 +28,9 @@ public final class FaceDetector: Detector {
     private let library: FaceNetLibrary
     private var blob: [Float] = []
     private var maps: [Float] = []
+    /// The last frame size's taps (source width, height, then columns and rows): a clip's
+    /// frames are one size, and the tables run to thousands of entries at 1080p.
+    private var lastTaps: (width: Int, height: Int, columns: Taps, rows: Taps)?
 
     /// The default least score (chosen by measurement: see docs/detection.md).
     public static let defaultThreshold = 0.3
@@ -135,7 +138,9 @@ public final class FaceDetector: Detector {
         if blob.count != 3 * w * h { blob = [Float](repeating: 0, count: 3 * w * h) }
         let (sw, sh) = (frame.width, frame.height)
         let stride = frame.bytesPerRow / 4
-        let columns = FaceDetector.taps(from: sw, to: w), rows = FaceDetector.taps(from: sh, to: h)
+        let same = lastTaps.map { $0.width == sw && $0.height == sh && $0.columns.count == w && $0.rows.count == h } ?? false
+        if !same { lastTaps = (sw, sh, FaceDetector.taps(from: sw, to: w), FaceDetector.taps(from: sh, to: h)) }
+        let (columns, rows) = (lastTaps!.columns, lastTaps!.rows)
         // OpenCV resizes to bytes before the blob is made: a sample rounds to a whole level.
         let whole = !(columns.even && rows.even)
         frame.withUnsafeBytes { raw in
@@ -195,6 +200,8 @@ public final class FaceDetector: Detector {
         var weight: [Float] = []
         /// Every output's taps are equal weights (a box average, or a copy).
         var even = true
+        /// How many outputs.
+        var count: Int { start.count - 1 }
     }
 
     /// Shrinking: the source pixels from `Int(o·f)` up to `Int((o+1)·f)`, equally weighted
