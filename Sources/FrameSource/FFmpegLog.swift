@@ -28,7 +28,7 @@ enum FFmpegLog {
                 Thread.current.threadDictionary[FFmpegLog.threadKey] = text
                 Thread.current.threadDictionary[FFmpegLog.segmentErrorKey] = text
             }
-            if FFmpegLog.echo && level <= FFmpegLog.level { FileHandle.standardError.write(Data(("[ffmpeg] " + text + "\n").utf8)) }
+            if FFmpegLog.echo && level <= FFmpegLog.level { try? FileHandle.standardError.write(contentsOf: Data(("[ffmpeg] " + text + "\n").utf8)) }
         }, level)
     }()
 

@@ -363,7 +363,7 @@ final class BatchProgress {
     func finished(ok success: Bool, line: String?) {
         if success { ok += 1 } else { failed += 1 }
         if let line, !quiet {
-            if terminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            if terminal { try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[K".utf8)) }
             Console.error(line)
         }
         draw()
@@ -375,12 +375,12 @@ final class BatchProgress {
         let elapsed = Date().timeIntervalSince(started)
         let eta = done > 0 ? elapsed / Double(done) * Double(total - done) : 0
         let text = String(format: "batch: %d/%d done, %d failed, ETA %d:%02d", done, total, failed, Int(eta) / 60, Int(eta) % 60)
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[K\(text)".utf8))
     }
 
     func end() {
         guard !quiet else { return }
-        if terminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if terminal { try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[K".utf8)) }
         Console.note("batch: \(Console.count(ok, "job")) done, \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped (done before)" : "")
                      + String(format: " in %.1f s", Date().timeIntervalSince(started)))
     }

@@ -142,7 +142,7 @@ final class DetectionOutput: FrameSink {
     var name: String { "stdout" }
 
     /// One tick.
-    func write(_ frame: Frame) -> Bool {
+    func write(_ frame: Frame) throws(SinkError) -> Bool {
         for o in frame.observations where !o.isInterpolated { countByKind[o.kind, default: 0] += 1 }
         if json {
             if let data = try? encoder.encode(TickJSON(frame)) { buffer.append(data) }
@@ -173,16 +173,22 @@ final class DetectionOutput: FrameSink {
                 buffer.append(contentsOf: row.utf8)
             }
         }
-        if buffer.count > 1 << 16 { flush() }
+        if buffer.count > 1 << 16 { return try flush() }
         return true
     }
 
-    func finish() { flush() }
+    func finish() throws(SinkError) { try flush() }
 
-    func abandon() { flush() }
+    func abandon() { _ = try? flush() }
 
-    func flush() {
-        FileHandle.standardOutput.write(buffer)
-        buffer.removeAll(keepingCapacity: true)
+    /// Writes out what is buffered. False when the reader has gone (`… | head`): the
+    /// render then ends there, quietly.
+    @discardableResult
+    func flush() throws(SinkError) -> Bool {
+        defer { buffer.removeAll(keepingCapacity: true) }
+        let failure = Console.write(buffer, to: STDOUT_FILENO)
+        if failure == EPIPE { return false }
+        guard failure == 0 else { throw SinkError(path: "standard output", reason: String(cString: strerror(failure))) }
+        return true
     }
 }

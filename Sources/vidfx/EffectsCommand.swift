@@ -55,8 +55,7 @@ struct EffectsCommand: ParsableCommand {
         let descriptors = types.map { $0.descriptor }
         let kinds = Dictionary(uniqueKeysWithValues: types.map { ($0.descriptor.name, $0.kind) })
         if json {
-            FileHandle.standardOutput.write(try EffectCatalog.json(types))
-            FileHandle.standardOutput.write(Data("\n".utf8))
+            try Console.output(try EffectCatalog.json(types) + Data("\n".utf8))
             return
         }
         var text = ""

@@ -67,7 +67,6 @@ struct Plan: ParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let out = Output(input: input, fps: rate.description, ticks: total, seconds: Double(total) / rate.seconds, segments: list)
-        FileHandle.standardOutput.write(try encoder.encode(out))
-        FileHandle.standardOutput.write(Data("\n".utf8))
+        try Console.output(try encoder.encode(out) + Data("\n".utf8))
     }
 }

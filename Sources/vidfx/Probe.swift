@@ -36,8 +36,7 @@ struct Probe: ParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            FileHandle.standardOutput.write(try encoder.encode(info))
-            FileHandle.standardOutput.write(Data("\n".utf8))
+            try Console.output(try encoder.encode(info) + Data("\n".utf8))
         } else {
             print(Probe.describe(info), terminator: "")
         }

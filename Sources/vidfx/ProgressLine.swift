@@ -53,14 +53,14 @@ final class ProgressLine {
                 fields.append("\"damagedPackets\": \(damage.damagedPackets)")
                 fields.append("\"undecodablePackets\": \(damage.undecodablePackets)")
             }
-            FileHandle.standardError.write(Data(("{" + fields.joined(separator: ", ") + "}\n").utf8))
+            try? FileHandle.standardError.write(contentsOf: Data(("{" + fields.joined(separator: ", ") + "}\n").utf8))
         case .auto:
             var line = ""
             if let percent { line += String(format: "%5.1f%%  ", percent) }
             line += "\(frames)" + (total.map { "/\($0)" } ?? "") + " frames  "
             line += String(format: "%.1f fps  %.2fx", fps, speed)
             if let eta { line += String(format: "  ETA %d:%02d", Int(eta) / 60, Int(eta) % 60) }
-            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+            try? FileHandle.standardError.write(contentsOf: Data(("\r\u{1B}[K" + line).utf8))
             drew = true
         case .none:
             break
@@ -70,6 +70,6 @@ final class ProgressLine {
     /// Ends the line (so later messages start on their own line).
     func end(frames: Int) {
         update(frames: frames, force: true)
-        if drew { FileHandle.standardError.write(Data("\n".utf8)) }
+        if drew { try? FileHandle.standardError.write(contentsOf: Data("\n".utf8)) }
     }
 }

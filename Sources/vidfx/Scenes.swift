@@ -108,7 +108,8 @@ struct ScenesCommand: ParsableCommand {
         if let output {
             try write(text, to: output, what: "the scene list")
         } else {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            // A reader that stopped early has what it wanted; the summary still follows.
+            try Console.output(Data(text.utf8))
         }
         if !quiet {
             Console.note("\(input): \(Console.count(list.cuts.count, "cut")), \(Console.count(list.scenes.count, "scene")) in \(Console.count(scan.pictures, "picture")) (\(scan.detectorName), min \(scan.minimumLength)\(scan.pieces > 1 ? ", \(scan.pieces) decoders" : ""))")

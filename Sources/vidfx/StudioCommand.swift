@@ -97,7 +97,8 @@ struct StudioCommand: AsyncParsableCommand {
         let openBrowser = !noBrowser
         do {
             try await server.run { address in
-                FileHandle.standardOutput.write(Data("vidfx studio: \(address)\(fragment)\n".utf8))
+                // Said on stdout for scripts; a reader gone is no reason to stop serving.
+                _ = try? Console.output(Data("vidfx studio: \(address)\(fragment)\n".utf8))
                 if openBrowser { Self.openBrowser(address + fragment) }
             }
         } catch {

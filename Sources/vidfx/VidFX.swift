@@ -3,6 +3,9 @@ import Effects
 import Foundation
 import FrameCore
 import FrameSource
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `vidfx`: pull frames out of videos on a timed cadence, run effects, write them out.
 @main
@@ -107,17 +110,46 @@ struct CommandFailure: UserFacingError {
 /// Messages go to stderr; stdout carries data only.
 enum Console {
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data("vidfx: \(message)\n".utf8))
+        _ = write(Data("vidfx: \(message)\n".utf8), to: STDERR_FILENO)
     }
 
     static func note(_ message: String) {
-        FileHandle.standardError.write(Data("vidfx: \(message)\n".utf8))
+        _ = write(Data("vidfx: \(message)\n".utf8), to: STDERR_FILENO)
+    }
+
+    /// Writes `data` to standard output. False when its reader has gone (a closed pipe:
+    /// `vidfx detect … | head`): the command then ends quietly, as the sinks do there.
+    /// Foundation's `FileHandle.write(_:)` traps on any failed write instead.
+    /// - Throws: ``CommandFailure`` for any other failure (a full disk behind `>`).
+    @discardableResult
+    static func output(_ data: Data) throws(CommandFailure) -> Bool {
+        let failure = write(data, to: STDOUT_FILENO)
+        if failure == 0 { return true }
+        if failure == EPIPE { return false }
+        throw CommandFailure(message: "standard output: " + String(cString: strerror(failure)))
+    }
+
+    /// Writes all of `data` to `descriptor`: 0, or the errno that stopped it.
+    static func write(_ data: Data, to descriptor: Int32) -> Int32 {
+        data.withUnsafeBytes { raw -> Int32 in
+            guard let base = raw.baseAddress else { return 0 }
+            var at = 0
+            while at < raw.count {
+                let n = Glibc.write(descriptor, base + at, raw.count - at)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                at += n
+            }
+            return 0
+        }
     }
 
     /// "1 frame", "90 frames".
     static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     static func warning(_ message: String) {
-        FileHandle.standardError.write(Data("vidfx: warning: \(message)\n".utf8))
+        _ = write(Data("vidfx: warning: \(message)\n".utf8), to: STDERR_FILENO)
     }
 }

@@ -146,6 +146,30 @@ struct CLI {
         #expect(probe.status == 0 && String(decoding: probe.bytes, as: UTF8.self).contains("\"width\" : 320"), "\(probe.message)")
     }
 
+    /// A reader that stops early (`vidfx detect … | head`) ends the command quietly, with
+    /// status 0, as a closed pipe ends the sinks' writing: it once trapped in Foundation's
+    /// FileHandle.write. Any other failed write to stdout is one line and a non-zero status.
+    @Test(arguments: ["detect \"$1\" --what faces --json", "detect \"$1\" --what faces", "probe --json \"$1\"",
+                      "effects --json", "scenes \"$1\" --format json"])
+    func aReaderThatStopsEndsTheCommandQuietly(command: String) async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-pipe-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // true reads nothing and is gone long before vidfx has started: every write the
+        // command makes meets a closed pipe. Its status and stderr are kept aside.
+        _ = try await CLIProcess.shell("{ \"$0\" \(command) 2>\"$2/err\"; echo $? > \"$2/status\"; } | true",
+                                       [CLI.testmedia.path + "/crowd.mp4", dir.path])
+        let status = try String(contentsOf: dir.appendingPathComponent("status"), encoding: .utf8)
+        let stderr = try String(contentsOf: dir.appendingPathComponent("err"), encoding: .utf8)
+        #expect(status == "0\n", "\(stderr)")
+        #expect(!stderr.contains("Fatal error") && !stderr.contains("crashed"), "\(stderr)")
+
+        let full = try await CLIProcess.shell("\"$0\" \(command) > /dev/full", [CLI.testmedia.path + "/crowd.mp4"])
+        #expect(full.status == 1)
+        #expect(full.stderr.contains("standard output: No space left on device"), "\(full.stderr)")
+        #expect(!full.stderr.contains("Fatal error"), "\(full.stderr)")
+    }
+
     /// A terminal is neither a video to read nor a place to write one: said at once,
     /// rather than waiting for keystrokes or filling the screen with bytes.
     @Test(arguments: [("probe -", "standard input is a terminal, not a video"),
