@@ -13,6 +13,10 @@ import Glibc
 /// outright leaves its hidden work behind, which the next run into that folder removes.
 /// Everything vidfx writes goes through here: files whole (``write(_:to:overwrite:)``),
 /// files streamed or folders filled under ``workPath(for:)`` and then ``publish(_:to:overwrite:)``.
+///
+/// A target that is neither a file nor a folder (`/dev/null`, a named pipe, a terminal)
+/// is written into where it is, as the sinks write there: renaming a file over it would
+/// put a plain file in a device's place (as root, `/dev/full` itself).
 public enum AtomicOutput {
     /// Numbers the work of one process, for writers that may run at once (the studio).
     private static let serial = Atomic<Int>(0)
@@ -29,25 +33,14 @@ public enum AtomicOutput {
     /// flushed, then moved into place (without `overwrite`, never over a file that is
     /// there). On any failure the work file is removed and `target` is as it was.
     public static func write(_ data: Data, to target: String, overwrite: Bool) throws(SinkError) {
+        if isSpecial(target) { return try writeInPlace(data, to: target) }
         let work = uniqueWorkPath(for: target)
         let fd = open(work, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let code = errno
             throw SinkError(path: target, reason: "cannot write (\(String(cString: strerror(code))))", kind: SinkError.kind(errno: code))
         }
-        var failure: Int32 = 0
-        data.withUnsafeBytes { b in
-            var done = 0
-            while done < b.count {
-                let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                done += n
-            }
-        }
+        var failure = writeAll(data, to: fd)
         if failure == 0 && close(fd) != 0 { failure = errno } else if failure != 0 { close(fd) }
         guard failure == 0 else {
             unlink(work)
@@ -59,6 +52,75 @@ public enum AtomicOutput {
         }
     }
 
+    /// Whether `target` exists and is neither a regular file nor a folder (a device, a
+    /// named pipe, a socket; symbolic links followed): what is written there goes into it.
+    public static func isSpecial(_ target: String) -> Bool {
+        var info = stat()
+        guard stat(target, &info) == 0 else { return false }
+        let type = info.st_mode & S_IFMT
+        return type != S_IFREG && type != S_IFDIR
+    }
+
+    /// All of `data` to `fd`: 0, or the errno that stopped it.
+    private static func writeAll(_ data: Data, to fd: Int32) -> Int32 {
+        data.withUnsafeBytes { b -> Int32 in
+            guard let base = b.baseAddress else { return 0 }
+            var done = 0
+            while done < b.count {
+                let n = Glibc.write(fd, base + done, b.count - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                done += n
+            }
+            return 0
+        }
+    }
+
+    /// The work file's bytes copied into the device or pipe `target` a piece at a time
+    /// (a file's size need not fit in memory), then the work file removed.
+    private static func copyInPlace(_ work: String, to target: String) throws(SinkError) {
+        let input = open(work, O_RDONLY | O_CLOEXEC)
+        var info = stat()
+        guard input >= 0, fstat(input, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            if input >= 0 { close(input) }
+            throw SinkError(path: target, reason: "only a file can be written into a device or pipe")
+        }
+        defer { close(input); unlink(work) }
+        let output = open(target, O_WRONLY | O_CLOEXEC)
+        guard output >= 0 else {
+            let code = errno
+            throw SinkError(path: target, reason: "cannot write (\(String(cString: strerror(code))))", kind: SinkError.kind(errno: code))
+        }
+        var failure: Int32 = 0
+        var piece = Data(count: 1 << 20)
+        while failure == 0 {
+            let n = piece.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; failure = errno; break }
+            if n == 0 { break }
+            failure = writeAll(piece.prefix(n), to: output)
+        }
+        if close(output) != 0, failure == 0 { failure = errno }
+        guard failure == 0 else {
+            throw SinkError(path: target, reason: "write failed (\(String(cString: strerror(failure))))", kind: SinkError.kind(errno: failure))
+        }
+    }
+
+    /// `data` written into the device or pipe `target`, where it is.
+    private static func writeInPlace(_ data: Data, to target: String) throws(SinkError) {
+        let fd = open(target, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            throw SinkError(path: target, reason: "cannot write (\(String(cString: strerror(code))))", kind: SinkError.kind(errno: code))
+        }
+        var failure = writeAll(data, to: fd)
+        if close(fd) != 0, failure == 0 { failure = errno }
+        guard failure == 0 else {
+            throw SinkError(path: target, reason: "write failed (\(String(cString: strerror(failure))))", kind: SinkError.kind(errno: failure))
+        }
+    }
+
     /// The hidden name `target` is built under by this process.
     public static func workPath(for target: String) -> String {
         let url = URL(fileURLWithPath: target)
@@ -67,7 +129,10 @@ public enum AtomicOutput {
 
     /// Moves the finished `work` to `target`. Without `overwrite`, fails naming the
     /// target if something is there now; with it, replaces a file (or an empty folder).
+    /// A device or pipe at `target` gets the work file's bytes instead, and the work file
+    /// is removed.
     public static func publish(_ work: String, to target: String, overwrite: Bool) throws(SinkError) {
+        if isSpecial(target) { return try copyInPlace(work, to: target) }
         let r = overwrite ? rename(work, target) : vfx_rename_noreplace(work, target)
         guard r == 0 else {
             let code = errno

@@ -35,6 +35,7 @@ struct VidFX: AsyncParsableCommand {
         // as EPIPE (the sinks' "reader closed", the end of the show), not kill us.
         signal(SIGXFSZ, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
+        holdStandardDescriptors()
         // SVT-AV1 prints a banner to stderr unless told to be quiet; stderr is for our lines.
         setenv("SVT_LOG", "1", 0)
         FramePool.preferMappedBuffers()  // footprint = what is alive
@@ -65,6 +66,19 @@ struct VidFX: AsyncParsableCommand {
             Foundation.exit(error.rawValue)
         } catch {
             fail(error, arguments: arguments)
+        }
+    }
+
+    /// Started with standard input, output or error closed (`vidfx … >&-`), the next file
+    /// opened would take that number, and what is meant for the terminal would go into it
+    /// (an output being written, libdispatch's eventfd). Each closed one is held on
+    /// /dev/null opened the other way round, so that using it fails (EBADF: "standard
+    /// output: Bad file descriptor") rather than writing anywhere.
+    static func holdStandardDescriptors() {
+        for (descriptor, flags) in [(STDIN_FILENO, O_WRONLY), (STDOUT_FILENO, O_RDONLY), (STDERR_FILENO, O_RDONLY)] {
+            guard fcntl(descriptor, F_GETFD) == -1, errno == EBADF else { continue }
+            let held = open("/dev/null", flags)
+            if held >= 0, held != descriptor { dup2(held, descriptor); close(held) }
         }
     }
 

@@ -128,4 +128,30 @@ import Testing
         #expect(AtomicOutput.stalePID(".x.mp4.vidfx-123-7.part") == 123 && AtomicOutput.stalePID(".x.mp4.vidfx-123.part") == 123)
         #expect(AtomicOutput.stalePID(".x.mp4.vidfx-abc.part") == nil)
     }
+
+    /// A named pipe or a device at the target is written into where it is, whole files and
+    /// published work alike: renaming a file over it once put a plain file in its place
+    /// (`vidfx scenes -o /dev/full -y`, as root, replaced the device).
+    @Test func aPipeOrDeviceIsWrittenIntoNotReplaced() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let pipe = dir.appendingPathComponent("pipe").path
+        #expect(mkfifo(pipe, 0o600) == 0)
+        // The reader first, without blocking, so that opening the pipe to write does not wait.
+        let reader = open(pipe, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        defer { close(reader) }
+        try AtomicOutput.write(Data("whole".utf8), to: pipe, overwrite: true)
+        let work = AtomicOutput.workPath(for: pipe)
+        try Data(", then streamed".utf8).write(to: URL(fileURLWithPath: work))
+        try AtomicOutput.publish(work, to: pipe, overwrite: false)
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let n = read(reader, &buffer, buffer.count)
+        #expect(String(decoding: buffer.prefix(max(0, n)), as: UTF8.self) == "whole, then streamed")
+        var info = stat()
+        #expect(stat(pipe, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "still a pipe")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["pipe"], "no work file left")
+        // A device takes the bytes without -y: it is not a file of the user's to keep.
+        try AtomicOutput.write(Data("gone".utf8), to: "/dev/null", overwrite: false)
+        #expect(stat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
+    }
 }

@@ -170,6 +170,21 @@ struct CLI {
         #expect(!full.stderr.contains("Fatal error"), "\(full.stderr)")
     }
 
+    /// Started with stdout closed, vidfx says so in one line rather than writing into
+    /// whatever took its number; a scene list and its scores sent to /dev/null go into the
+    /// device (they once failed as "appeared while rendering", and with -y would have
+    /// renamed a file over it).
+    @Test func closedStandardOutputAndDevices() async throws {
+        let crowd = CLI.testmedia.path + "/crowd.mp4"
+        let closed = try await CLIProcess.shell("\"$0\" probe --json \"$1\" >&-", [crowd])
+        #expect(closed.status == 1)
+        #expect(closed.stderr == "vidfx: standard output: Bad file descriptor\n", "\(closed.stderr)")
+        let device = try await CLIProcess.shell("\"$0\" scenes \"$1\" -o /dev/null --stats /dev/null", [crowd])
+        #expect(device.status == 0, "\(device.stderr)")
+        var info = stat()
+        #expect(stat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
+    }
+
     /// A terminal is neither a video to read nor a place to write one: said at once,
     /// rather than waiting for keystrokes or filling the screen with bytes.
     @Test(arguments: [("probe -", "standard input is a terminal, not a video"),
