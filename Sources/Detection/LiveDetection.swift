@@ -17,10 +17,12 @@ public final class LiveDetection: @unchecked Sendable {
     private var previous: (tick: Int64, observations: [Observation])?
     private var ended = false
     private var failure: DetectionError?
+    private var detected = 0
+    private var passedOver = 0
     /// Frames detected on so far.
-    public private(set) var detections = 0
+    public var detections: Int { condition.withLock { detected } }
     /// Frames shown without a detection of their own (the worker was busy).
-    public private(set) var skipped = 0
+    public var skipped: Int { condition.withLock { passedOver } }
 
     /// Starts the worker with its detectors (used by it alone). With `recheck`, as when
     /// rendering, each detection's frame is redacted and looked at again, by `recheckLook`
@@ -56,7 +58,7 @@ public final class LiveDetection: @unchecked Sendable {
             pending = frame
             condition.broadcast()
         } else {
-            skipped += 1
+            passedOver += 1
         }
         guard let latest else { return [] }
         return LiveDetection.carried(latest, previous, to: frame.tick)
@@ -84,7 +86,7 @@ public final class LiveDetection: @unchecked Sendable {
             }
             condition.lock()
             busy = false
-            detections += 1
+            detected += 1
             if let error { failure = error } else {
                 previous = latest
                 latest = (frame.tick, tracker.assign(found))
