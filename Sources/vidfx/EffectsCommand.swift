@@ -72,7 +72,7 @@ struct EffectsCommand: ParsableCommand {
             }
             if let example = d.example { text += "    e.g. -e \"\(example)\"\n" }
         }
-        print(text, terminator: "")
+        try Console.output(Data(text.utf8))
     }
 }
 

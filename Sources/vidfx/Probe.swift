@@ -38,7 +38,7 @@ struct Probe: ParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             try Console.output(try encoder.encode(info) + Data("\n".utf8))
         } else {
-            print(Probe.describe(info), terminator: "")
+            try Console.output(Data(Probe.describe(info).utf8))
         }
         if let problem = info.problem {
             throw CommandFailure(message: "\(input): \(problem)")

@@ -150,7 +150,7 @@ struct CLI {
     /// status 0, as a closed pipe ends the sinks' writing: it once trapped in Foundation's
     /// FileHandle.write. Any other failed write to stdout is one line and a non-zero status.
     @Test(arguments: ["detect \"$1\" --what faces --json", "detect \"$1\" --what faces", "probe --json \"$1\"",
-                      "effects --json", "scenes \"$1\" --format json"])
+                      "probe \"$1\"", "effects --json", "effects", "scenes \"$1\" --format json"])
     func aReaderThatStopsEndsTheCommandQuietly(command: String) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-pipe-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
