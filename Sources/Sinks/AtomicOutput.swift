@@ -61,8 +61,9 @@ public enum AtomicOutput {
         return type != S_IFREG && type != S_IFDIR
     }
 
-    /// All of `data` to `fd`: 0, or the errno that stopped it.
-    private static func writeAll(_ data: Data, to fd: Int32) -> Int32 {
+    /// All of `data` to the open descriptor `fd`, through short writes and interruptions:
+    /// 0, or the errno that stopped it (EPIPE: the reader of a pipe has gone).
+    public static func writeAll(_ data: Data, to fd: Int32) -> Int32 {
         data.withUnsafeBytes { b -> Int32 in
             guard let base = b.baseAddress else { return 0 }
             var done = 0

@@ -3,6 +3,7 @@ import Effects
 import Foundation
 import FrameCore
 import FrameSource
+import Sinks
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -145,19 +146,7 @@ enum Console {
 
     /// Writes all of `data` to `descriptor`: 0, or the errno that stopped it.
     static func write(_ data: Data, to descriptor: Int32) -> Int32 {
-        data.withUnsafeBytes { raw -> Int32 in
-            guard let base = raw.baseAddress else { return 0 }
-            var at = 0
-            while at < raw.count {
-                let n = Glibc.write(descriptor, base + at, raw.count - at)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                at += n
-            }
-            return 0
-        }
+        AtomicOutput.writeAll(data, to: descriptor)
     }
 
     /// "1 frame", "90 frames".
