@@ -88,7 +88,7 @@ demo: build
 	      -filter_complex "[1:v]format=rgb24[a];[0:v]format=rgb24[b];[a][b]hstack" -frames:v 1 demo.png
 	@echo "wrote demo.png: testmedia/crowd.jpg (a real street crossing) before and after faceblur"
 	$(RELEASE)/release/vidfx apply testmedia/crowd.mp4 -e "faceblur,sepia:amount=0@0,0.8@2s" -o demo.mp4 -y --detections demo-faces.jsonl
-	@echo "wrote demo.mp4 (faces redacted, a sepia fade in) and demo-faces.jsonl (what was found, tick by tick)"
+	@echo "wrote demo.mp4 (faces redacted, a sepia fade in), demo-faces.jsonl (what was found, tick by tick) and demo.redaction.json (the redaction report)"
 	$(RELEASE)/release/vidfx detect testmedia/qr-moving.mp4 --duration 0.2
 	$(RELEASE)/release/vidfx effects --gallery demo-gallery.png -y --input testmedia/qr-moving.mp4 --at 1
 
