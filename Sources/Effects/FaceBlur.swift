@@ -29,13 +29,8 @@ public struct FaceBlur: LayerEffect {
     /// faint head (0.28 on the pitch clip at 0.85), when the fill was read from right at
     /// the shape's edge, and a blur at 0.2 leaves the crowd pan a face for CenterFace.
     public static let widePadding = 1.0
-    /// The default reach of patch's read, as a multiple of the shape's size about its
-    /// centre. 1.2 measured better than 1.6 on the six inputs of docs/detection.md: it
-    /// changes less (the fill is nearer the colours it covers), leaves nothing for
-    /// CenterFace at 0.5 or Haar at the default cadence, and fewer outlines for vidfx's
-    /// own detector at 0.2. Read from farther away, a small face's fill can take a dark
-    /// doorway's colour over a white shirt and paint a head's silhouette.
-    public static let defaultRing = 1.2
+    /// The default reach of patch's read, as a multiple of the shape's size.
+    public static let defaultRing = 1.6
 
     public static let descriptor = EffectDescriptor(
         name: "faceblur", category: .detection, summary: "Erase, blur, pixelate or fill every face (redaction).",
