@@ -5,25 +5,32 @@ import Testing
 
 /// A face detector that finds one face on a plain frame, and on a redacted one (the
 /// recheck marks it with a negative tick) the outline left where it was, `outlines`
-/// times in all: a small one first, then a larger one.
-final class OutlineDetector: Detector {
+/// times in all: a small one first, then a larger one. Its counts are behind a lock: a
+/// live detection's worker may still be looking while a test reads them.
+final class OutlineDetector: Detector, @unchecked Sendable {
     let name = "faces"
-    var outlines: Int
-    private(set) var plainLooks = 0, redactedLooks = 0
-    init(outlines: Int) { self.outlines = outlines }
+    private let lock = NSLock()
+    private var left: Int, plain = 0, redacted = 0
+    init(outlines: Int) { left = outlines }
+
+    /// How many plain and redacted frames it has looked at.
+    var plainLooks: Int { lock.withLock { plain } }
+    var redactedLooks: Int { lock.withLock { redacted } }
 
     static let face = Rect(x: 100, y: 100, width: 40, height: 40)
     static let outlines = [Rect(x: 110, y: 104, width: 20, height: 24), Rect(x: 96, y: 90, width: 48, height: 60)]
 
     func detect(_ frame: Frame) throws(DetectionError) -> [Observation] {
-        guard frame.tick < 0 else {
-            plainLooks += 1
-            return [Observation(kind: .face, bounds: Self.face, confidence: 0.9)]
+        lock.withLock {
+            guard frame.tick < 0 else {
+                plain += 1
+                return [Observation(kind: .face, bounds: Self.face, confidence: 0.9)]
+            }
+            redacted += 1
+            guard left > 0 else { return [] }
+            left -= 1
+            return [Observation(kind: .face, bounds: Self.outlines[min(redacted - 1, 1)], confidence: 0.25)]
         }
-        redactedLooks += 1
-        guard outlines > 0 else { return [] }
-        outlines -= 1
-        return [Observation(kind: .face, bounds: Self.outlines[min(redactedLooks - 1, 1)], confidence: 0.25)]
     }
 }
 
