@@ -60,6 +60,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         // The studio's own thread pool for file reads (the same swift-nio Hummingbird uses).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        // Its graceful shutdown, in the order the studio stops its parts.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // FFmpeg's C libraries. The modulemap's `link` lines do the linking (Debian's
@@ -140,6 +142,7 @@ let package = Package(
                 "Playback", "Render", "FrameSource", "MediaInput", "Effects", "Sinks", "FrameCore", "Detection", "Scenes",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),

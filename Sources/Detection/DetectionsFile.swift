@@ -14,17 +14,51 @@ public import FrameCore
 ///   get a box interpolated between the two, as ``DetectionTimeline`` carries boxes
 ///   between detections. To end a track early, give its later boxes another `trackID`.
 public struct DetectionsFile: Sendable {
-    /// The boxes of each tick that has any, interpolated ones included.
-    public let boxes: [Int64: [Observation]]
+    /// Each track's boxes as the file gives them, by tick; the ticks between two of them
+    /// are interpolated when asked for, so a gap costs nothing however long it is.
+    private let tracks_: [[(tick: Int64, observation: Observation)]]
+    /// Boxes without a track, by tick: each its own, never interpolated.
+    private let untracked: [Int64: [Observation]]
     /// The file's last tick (-1 when it has none).
     public let lastTick: Int64
     /// Boxes marked manual in the file.
     public let manualBoxes: Int
-    /// Distinct tracks.
+    /// Distinct tracks (each box without a track counts as one).
     public let tracks: Int
 
-    /// The boxes at `tick`.
-    public func observations(at tick: Int64) -> [Observation] { boxes[tick] ?? [] }
+    /// The most boxes one line (one tick) may give.
+    public static let mostBoxesPerTick = 1_000
+    /// The most tracks a file may have.
+    public static let mostTracks = 10_000
+    /// The most boxes a file may give in all (a two-hour clip at 30 fps with a face a tick
+    /// and some to spare); with interpolation done as ticks are asked for, memory is
+    /// bounded by this, not by the clip's length.
+    public static let mostBoxes = 2_000_000
+
+    /// The boxes at `tick`: those the file gives there, and those interpolated between
+    /// a track's boxes on either side of it.
+    public func observations(at tick: Int64) -> [Observation] {
+        var out = untracked[tick] ?? []
+        for track in tracks_ {
+            guard let first = track.first, let last = track.last, first.tick <= tick, tick <= last.tick else { continue }
+            // The first entry after `tick`.
+            var low = 0, high = track.count
+            while low < high {
+                let mid = (low + high) / 2
+                if track[mid].tick <= tick { low = mid + 1 } else { high = mid }
+            }
+            let entry = track[low - 1]
+            if entry.tick == tick { out.append(entry.observation); continue }
+            let next = track[low]
+            var o = entry.observation
+            o.bounds = entry.observation.bounds.interpolated(to: next.observation.bounds,
+                                                             Double(tick - entry.tick) / Double(next.tick - entry.tick))
+            o.isInterpolated = true
+            o.isManual = entry.observation.isManual || next.observation.isManual
+            out.append(o)
+        }
+        return out
+    }
 
     /// Reads and checks `path`. `tickLimit`, when the render's length is known, is its
     /// number of ticks: a tick at or past it is an error.
@@ -36,7 +70,10 @@ public struct DetectionsFile: Sendable {
         return try parse(data, path: path, tickLimit: tickLimit)
     }
 
-    /// Parses the bytes of a detections file (`path` names it in errors).
+    /// Parses the bytes of a detections file (`path` names it in errors). Ticks are at
+    /// most 2^40 (and below `tickLimit` when given), a line has at most
+    /// ``mostBoxesPerTick`` boxes, the file at most ``mostTracks`` tracks and
+    /// ``mostBoxes`` boxes.
     public static func parse(_ data: Data, path: String, tickLimit: Int64? = nil) throws(DetectionsFileError) -> DetectionsFile {
         let decoder = JSONDecoder()
         var given: [TrackKey: [(tick: Int64, observation: Observation)]] = [:]
@@ -44,6 +81,8 @@ public struct DetectionsFile: Sendable {
         var seenTicks = Set<Int64>()
         var lastTick: Int64 = -1
         var manual = 0
+        var total = 0
+        var untracked: [Int64: [Observation]] = [:]
         var lineNumber = 0
         for rawLine in data.split(separator: 0x0A, omittingEmptySubsequences: false) {
             lineNumber += 1
@@ -55,10 +94,16 @@ public struct DetectionsFile: Sendable {
                 throw fail("not a detections line: \(TickLine.describe(error))")
             }
             guard tick.tick >= 0 else { throw fail("tick \(tick.tick) is negative") }
+            guard tick.tick < 1 << 40 else { throw fail("tick \(tick.tick) is beyond any clip (2^40 ticks)") }
             if let tickLimit, tick.tick >= tickLimit {
                 throw fail("tick \(tick.tick) is beyond the clip, which has \(tickLimit) ticks (0…\(tickLimit - 1))")
             }
             guard seenTicks.insert(tick.tick).inserted else { throw fail("tick \(tick.tick) appears twice") }
+            guard tick.detections.count <= mostBoxesPerTick else {
+                throw fail("\(tick.detections.count) boxes in one tick; a tick may have up to \(mostBoxesPerTick)")
+            }
+            total += tick.detections.count
+            guard total <= mostBoxes else { throw fail("more than \(mostBoxes) boxes in the file") }
             lastTick = max(lastTick, tick.tick)
             for (i, d) in tick.detections.enumerated() {
                 let b = d.bounds
@@ -82,37 +127,23 @@ public struct DetectionsFile: Sendable {
                 o.corners = (d.corners ?? []).compactMap { $0.x.isFinite && $0.y.isFinite ? Point(x: $0.x, y: $0.y) : nil }
                 if o.isManual { manual += 1 }
                 // Boxes without a track are their own track: never interpolated.
-                let key = TrackKey(kind: kind, id: o.trackID, anonymous: o.trackID == 0 ? lineNumber * 10_000 + i : 0)
-                if given[key] == nil { order.append(key) }
+                if o.trackID == 0 { untracked[tick.tick, default: []].append(o); continue }
+                let key = TrackKey(kind: kind, id: o.trackID)
+                if given[key] == nil {
+                    guard order.count < mostTracks else { throw fail("more than \(mostTracks) tracks in the file") }
+                    order.append(key)
+                }
                 given[key, default: []].append((tick.tick, o))
             }
         }
-        var boxes: [Int64: [Observation]] = [:]
-        for key in order {
-            let track = given[key]!.sorted { $0.tick < $1.tick }
-            for (n, entry) in track.enumerated() {
-                boxes[entry.tick, default: []].append(entry.observation)
-                guard n + 1 < track.count else { continue }
-                let next = track[n + 1]
-                let span = Double(next.tick - entry.tick)
-                var t = entry.tick + 1
-                while t < next.tick {
-                    var o = entry.observation
-                    o.bounds = entry.observation.bounds.interpolated(to: next.observation.bounds, Double(t - entry.tick) / span)
-                    o.isInterpolated = true
-                    o.isManual = entry.observation.isManual || next.observation.isManual
-                    boxes[t, default: []].append(o)
-                    t += 1
-                }
-            }
-        }
-        return DetectionsFile(boxes: boxes, lastTick: lastTick, manualBoxes: manual, tracks: order.count)
+        let tracks = order.map { key in given[key]!.sorted { $0.tick < $1.tick } }
+        let loose = untracked.values.reduce(0) { $0 + $1.count }
+        return DetectionsFile(tracks_: tracks, untracked: untracked, lastTick: lastTick, manualBoxes: manual, tracks: tracks.count + loose)
     }
 
     private struct TrackKey: Hashable {
         var kind: Observation.Kind
         var id: Int
-        var anonymous: Int
     }
 
     private struct TickLine: Decodable {

@@ -11,8 +11,8 @@ import Glibc
 /// Without overwrite, the move itself refuses a target that appeared meanwhile (another
 /// run, another program), so nothing the user had is lost to a race; a run killed
 /// outright leaves its hidden work behind, which the next run into that folder removes.
-/// Everything vidfx writes goes through here: files whole (``write(_:to:overwrite:)``),
-/// files streamed or folders filled under ``workPath(for:)`` and then ``publish(_:to:overwrite:)``.
+/// Everything vidfx writes goes through here: files whole (``write(_:to:overwrite:intoDevices:)``),
+/// files streamed or folders filled under ``workPath(for:)`` and then ``publish(_:to:overwrite:intoDevices:)``.
 ///
 /// A target that is neither a file nor a folder (`/dev/null`, a named pipe, a terminal)
 /// is written into where it is, as the sinks write there: renaming a file over it would
@@ -32,8 +32,11 @@ public enum AtomicOutput {
     /// Writes `data` to `target` whole or not at all: into a hidden work file beside it,
     /// flushed, then moved into place (without `overwrite`, never over a file that is
     /// there). On any failure the work file is removed and `target` is as it was.
-    public static func write(_ data: Data, to target: String, overwrite: Bool) throws(SinkError) {
-        if isSpecial(target) { return try writeInPlace(data, to: target) }
+    /// - Parameter intoDevices: whether a device or named pipe at `target` is written into
+    ///   (the command line's `-o /dev/null`); false for writers of names from elsewhere (the
+    ///   studio's page), for which anything at the name is a name taken.
+    public static func write(_ data: Data, to target: String, overwrite: Bool, intoDevices: Bool = true) throws(SinkError) {
+        if intoDevices && isSpecial(target) { return try writeInPlace(data, to: target) }
         let work = uniqueWorkPath(for: target)
         let fd = open(work, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
@@ -46,17 +49,25 @@ public enum AtomicOutput {
             unlink(work)
             throw SinkError(path: target, reason: "write failed (\(String(cString: strerror(failure))))", kind: SinkError.kind(errno: failure))
         }
-        do { try publish(work, to: target, overwrite: overwrite) } catch {
+        do { try publish(work, to: target, overwrite: overwrite, intoDevices: intoDevices) } catch {
             unlink(work)
             throw error
         }
     }
 
     /// Whether `target` exists and is neither a regular file nor a folder (a device, a
-    /// named pipe, a socket; symbolic links followed): what is written there goes into it.
+    /// named pipe, a socket): what is written there goes into it. A symbolic link is
+    /// followed only where the system keeps its names for descriptors and devices
+    /// (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`); a link anywhere else is a link
+    /// (replaced with overwrite, refused without), never a way into a device or a pipe
+    /// (`ln -s /dev/null out/x.jsonl` once swallowed a saved file).
     public static func isSpecial(_ target: String) -> Bool {
         var info = stat()
-        guard stat(target, &info) == 0 else { return false }
+        guard lstat(target, &info) == 0 else { return false }
+        if info.st_mode & S_IFMT == S_IFLNK {
+            let path = URL(fileURLWithPath: target).standardizedFileURL.path
+            guard path.hasPrefix("/dev/") || path.hasPrefix("/proc/"), stat(target, &info) == 0 else { return false }
+        }
         let type = info.st_mode & S_IFMT
         return type != S_IFREG && type != S_IFDIR
     }
@@ -132,8 +143,9 @@ public enum AtomicOutput {
     /// target if something is there now; with it, replaces a file (or an empty folder).
     /// A device or pipe at `target` gets the work file's bytes instead, and the work file
     /// is removed.
-    public static func publish(_ work: String, to target: String, overwrite: Bool) throws(SinkError) {
-        if isSpecial(target) { return try copyInPlace(work, to: target) }
+    /// - Parameter intoDevices: as for ``write(_:to:overwrite:intoDevices:)``.
+    public static func publish(_ work: String, to target: String, overwrite: Bool, intoDevices: Bool = true) throws(SinkError) {
+        if intoDevices && isSpecial(target) { return try copyInPlace(work, to: target) }
         let r = overwrite ? rename(work, target) : vfx_rename_noreplace(work, target)
         guard r == 0 else {
             let code = errno

@@ -21,8 +21,13 @@ public struct OutputFolder: Sendable {
         if name.hasPrefix(".") { return "'\(name)': hidden names are not allowed" }
         // A command line would read it as an option.
         if name.hasPrefix("-") { return "'\(name)': a name may not begin with '-'" }
-        if name.utf8.count > 200 || name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            return "'\(name)': not a usable file name"
+        // Controls, and format characters: a right-to-left override makes `evil\u{202E}4pm.exe`
+        // read as `evilexe.mp4` in a listing.
+        if name.utf8.count > 200 || name.unicodeScalars.contains(where: { s in
+            s.value < 0x20 || (0x7F...0x9F).contains(s.value) || s.properties.generalCategory == .format
+                || s.properties.generalCategory == .lineSeparator || s.properties.generalCategory == .paragraphSeparator
+        }) {
+            return "'\(name.unicodeScalars.map { $0.value < 0x20 || $0.value > 0x7E ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined())': not a usable file name (no control or direction characters)"
         }
         return nil
     }
@@ -39,6 +44,12 @@ public struct OutputFolder: Sendable {
         return lstat(file(name), &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
+    /// Whether anything is at `name`: a file, a folder, a pipe, a link (even one to nothing).
+    func holdsAnything(_ name: String) -> Bool {
+        var info = stat()
+        return lstat(file(name), &info) == 0
+    }
+
     /// The largest file a chain's parameter may name (a 65³ `.cube` is about 7 MB).
     static let largestParameterFile = 256 << 20
 
@@ -47,7 +58,7 @@ public struct OutputFolder: Sendable {
     /// check is made on what was opened: a name swapped for a link, a FIFO or a device
     /// since any earlier check is refused, never followed or waited on.
     /// - Throws: ``ParameterFileError`` when the name is refused or is not such a file.
-    func withRegularFile<T>(_ name: String, _ body: (String) throws -> T) throws -> T {
+    func withRegularFile<T>(_ name: String, largest: Int = largestParameterFile, _ body: (String) throws -> T) throws -> T {
         if let problem = Self.problem(with: name) { throw ParameterFileError(message: problem) }
         // O_NOFOLLOW: a link at the name fails the open; O_NONBLOCK: a FIFO's open does not
         // wait for a writer (it is refused by the type check below).
@@ -61,16 +72,16 @@ public struct OutputFolder: Sendable {
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             throw ParameterFileError(message: "'\(name)': not a regular file (pipes and devices are not read)")
         }
-        guard Int(info.st_size) <= Self.largestParameterFile else {
-            throw ParameterFileError(message: "'\(name)': \(info.st_size) bytes; a file parameter may have up to \(Self.largestParameterFile >> 20) MB")
+        guard Int(info.st_size) <= largest else {
+            throw ParameterFileError(message: "'\(name)': \(info.st_size) bytes; such a file may have up to \(largest >> 20) MB")
         }
         return try body("/proc/self/fd/\(fd)")
     }
 
     /// The bytes of `name`, a regular file of the folder itself, opened as
     /// ``withRegularFile(_:_:)`` opens it.
-    func readRegularFile(_ name: String) throws -> [UInt8] {
-        try withRegularFile(name) { path in
+    func readRegularFile(_ name: String, largest: Int = largestParameterFile) throws -> [UInt8] {
+        try withRegularFile(name, largest: largest) { path in
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw ParameterFileError(message: "'\(name)': cannot be read")
             }

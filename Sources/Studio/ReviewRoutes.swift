@@ -30,7 +30,7 @@ extension StudioServer {
     private func startDetection(_ request: Request) async throws -> Response {
         let output = try DetectRequest.decode(try await Self.body(request)).output
         if let problem = OutputFolder.problem(with: output) { throw StudioRequestError(.badRequest, "output: \(problem)") }
-        if FileManager.default.fileExists(atPath: configuration.folder.file(output)) {
+        if configuration.folder.holdsAnything(output) {
             throw StudioRequestError(.conflict, "output: \(output) exists in the outputs folder; choose another name")
         }
         let arguments = ["detect", configuration.input, "--what", "faces", "--redaction", "--detections", output, "-q"]
@@ -83,16 +83,17 @@ extension StudioServer {
         do { body = Data(buffer: try await request.body.collect(upTo: Self.largestDetections)) } catch {
             throw StudioRequestError(.contentTooLarge, "\(name): a detections file may have up to \(Self.largestDetections >> 20) MB")
         }
-        let ticks = configuration.duration.map { Int64(max(1, ($0 * configuration.frameRate.seconds - 1e-9).rounded(.up))) }
         let file: DetectionsFile
-        do { file = try DetectionsFile.parse(body, path: name, tickLimit: ticks) } catch {
+        do { file = try DetectionsFile.parse(body, path: name, tickLimit: clipTicks) } catch {
             throw StudioRequestError(.badRequest, error.description)
         }
         // A file of blank lines passes as "no boxes"; saving it helps no one.
         guard file.lastTick >= 0 else { throw StudioRequestError(.badRequest, "\(name): no ticks in it (an empty or blank file)") }
         let target = configuration.folder.file(name)
         // Never over a file: one of that name, there before or appearing meanwhile, is kept.
-        do { try AtomicOutput.write(body, to: target, overwrite: false) } catch {
+        // Anything at the name is a name taken: a link (to /dev/null, to a FIFO) or a pipe is
+        // never written into (a FIFO with no reader once held the upload lock for ever).
+        do { try AtomicOutput.write(body, to: target, overwrite: false, intoDevices: false) } catch {
             if error.kind == .targetExists { throw StudioRequestError(.conflict, "\(name) exists in the outputs folder; choose another name") }
             throw StudioRequestError(.internalServerError, "\(name): \(error.reason)")
         }

@@ -25,10 +25,11 @@ final class StillInput: @unchecked Sendable {
         self.configuration = configuration
     }
 
-    /// The still at `time` through `chain` (built by `makeChain`) with `reviewed`'s boxes
+    /// The still at `time` through `chain` (built by `makeChain`) with the boxes of the
+    /// detections file at the path `reviewed` (read by `loadReviewed`)
     /// as `format`: as PNG, the bytes `vidfx dump --at` writes.
     func image(at time: Rational, chainText: String, reviewed: String?, frameRate: Double, format: StillImage,
-               makeChain: (String) throws -> EffectChain?) throws -> [UInt8] {
+               makeChain: (String) throws -> EffectChain?, loadReviewed: (String) throws -> DetectionsFile) throws -> [UInt8] {
         let key = "\(format)|\(time)|\(chainText)|\(reviewed.map { Self.identity(of: $0) } ?? "")"
         if let i = recent.firstIndex(where: { $0.key == key }) {
             let hit = recent.remove(at: i)
@@ -36,7 +37,7 @@ final class StillInput: @unchecked Sendable {
             return hit.png
         }
         let chain = try makeChain(chainText)
-        let file = try reviewed.map { try DetectionsFile.load(path: $0, tickLimit: nil) }
+        let file = try reviewed.map(loadReviewed)
         let stage = try DetectionStage.make(chain: chain, settings: DetectionSettings(), reviewed: file,
                                             frameRate: frameRate, overwrite: false)
         if reader == nil { reader = try StillReader(input: media, configuration: configuration) }

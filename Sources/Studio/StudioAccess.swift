@@ -2,8 +2,12 @@ import Foundation
 import Hummingbird
 
 /// Who may use the studio: a request must come to a host name the studio answers to
-/// (so a DNS-rebound page cannot reach it) and carry the session's token (in the query,
-/// then in the cookie the page sets, or as a bearer token).
+/// (so a DNS-rebound page cannot reach it), from the studio's own page when a browser
+/// says where it comes from (`Origin`, `Sec-Fetch-Site`), and carry the session's token
+/// as a bearer token (`Authorization: Bearer …`; a WebSocket offers it as a subprotocol,
+/// `vidfx-token.…`, since a page cannot give a WebSocket headers). No cookie holds it: a
+/// browser sends cookies to every port of 127.0.0.1, so any local program's page would
+/// receive it; and no URL carries it, since logs and histories keep URLs.
 public struct StudioAccess: Sendable {
     /// What a request is answered with when it may not proceed.
     public enum Refusal: Equatable, Sendable {
@@ -13,6 +17,19 @@ public struct StudioAccess: Sendable {
         case wrongToken
         /// A Host (or a WebSocket's Origin) the studio does not answer to: 403.
         case foreignHost(String)
+        /// A browser's request made by another page (`Sec-Fetch-Site` other than
+        /// `same-origin`): 403.
+        case foreignPage(String)
+
+        /// The status and the one line it is answered with.
+        public var answer: (status: Int, message: String) {
+            switch self {
+            case .noToken: (401, "this studio needs its token: open the address vidfx printed (…/#token=…)")
+            case .wrongToken: (403, "wrong token")
+            case .foreignHost(let host): (403, "\(host): not a host this studio answers to")
+            case .foreignPage(let site): (403, "a request from another page (Sec-Fetch-Site: \(site)) is not answered")
+            }
+        }
     }
 
     /// The session's secret.
@@ -21,8 +38,13 @@ public struct StudioAccess: Sendable {
     public let listenHost: String
     /// Whether the studio answers on other addresses (`--allow-remote`).
     public let allowRemote: Bool
-    /// The cookie that carries the token once the page has loaded.
-    public static let cookieName = "vidfx_studio"
+    /// The WebSocket subprotocol the page asks for, and the studio answers with.
+    public static let webSocketProtocol = "vidfx"
+    /// The prefix of the subprotocol that carries the token on a WebSocket.
+    public static let tokenProtocolPrefix = "vidfx-token."
+    /// What is served without the token: the page itself, which holds no secret, loaded
+    /// from the address vidfx printed (the token after `#`, which no request carries).
+    public static let publicPaths: Set<String> = ["/", "/studio.js", "/studio.css"]
 
     /// - Parameters:
     ///   - token: the session's secret.
@@ -50,20 +72,30 @@ public struct StudioAccess: Sendable {
         return allowRemote && Self.isIPLiteral(name)
     }
 
-    /// Checks a request's Host, Origin (when present: a WebSocket or a fetch from
-    /// another site) and token.
-    public func check(host: String?, origin: String?, queryToken: String?, cookieHeader: String?, authorization: String?) -> Refusal? {
+    /// Checks a request's Host, Origin and `Sec-Fetch-Site` (when present: a browser's),
+    /// and its token, given by `authorization` (`Bearer …`) or among a WebSocket's
+    /// `protocols` (`Sec-WebSocket-Protocol`).
+    /// - Parameters:
+    ///   - path: the request's path: one of ``publicPaths`` needs no token, and may be
+    ///     a page the user opened (`Sec-Fetch-Site: none`).
+    public func check(host: String?, origin: String?, fetchSite: String? = nil, authorization: String?,
+                      protocols: String? = nil, path: String = "/api") -> Refusal? {
         guard let host, allows(host: host) else { return .foreignHost(host ?? "(none)") }
         if let origin {
             // An Origin header names the page that made the request: only the studio's own,
             // the very host and port it was served from. Another port of localhost is
-            // another program's page (and the same *site*, so a SameSite cookie goes with
-            // it); `null` is a sandboxed frame or a file, never the studio's page.
+            // another program's page; `null` is a sandboxed frame or a file.
             guard Self.sameOrigin(origin, host: host) else { return .foreignHost(origin) }
         }
-        let offered = [queryToken, Self.cookie(Self.cookieName, in: cookieHeader), Self.bearer(authorization)].compactMap { $0 }
+        let isPublic = Self.publicPaths.contains(path)
+        if let site = fetchSite?.lowercased(), site != "same-origin", !(isPublic && site == "none") {
+            // `same-site` is another port of 127.0.0.1: an `<img>` or a link from it.
+            return .foreignPage(site)
+        }
+        if isPublic { return nil }
+        let offered = [Self.bearer(authorization), Self.protocolToken(protocols)].compactMap { $0 }
         guard !offered.isEmpty else { return .noToken }
-        return offered.contains(where: { Self.equalInConstantTime($0, token) }) ? nil : .wrongToken
+        return offered.allSatisfy({ Self.equalInConstantTime($0, token) }) ? nil : .wrongToken
     }
 
     /// Whether `origin` (`http://name:port`) is the page served at `host` (`name:port`):
@@ -99,20 +131,19 @@ public struct StudioAccess: Sendable {
         return inet_pton(AF_INET, name, &v4) == 1 || inet_pton(AF_INET6, name, &v6) == 1
     }
 
-    static func cookie(_ name: String, in header: String?) -> String? {
-        guard let header else { return nil }
-        for pair in header.split(separator: ";") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
-                return parts[1].trimmingCharacters(in: .whitespaces)
-            }
-        }
-        return nil
-    }
-
     static func bearer(_ header: String?) -> String? {
         guard let header, header.lowercased().hasPrefix("bearer ") else { return nil }
         return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The token among a WebSocket's offered subprotocols (`vidfx, vidfx-token.T`).
+    static func protocolToken(_ header: String?) -> String? {
+        guard let header else { return nil }
+        for item in header.split(separator: ",") {
+            let p = item.trimmingCharacters(in: .whitespaces)
+            if p.hasPrefix(tokenProtocolPrefix) { return String(p.dropFirst(tokenProtocolPrefix.count)) }
+        }
+        return nil
     }
 
     /// Compares without stopping at the first difference, so timing says nothing of the token.
@@ -124,29 +155,35 @@ public struct StudioAccess: Sendable {
     }
 }
 
-/// Refuses every request that ``StudioAccess`` does not allow, before any route runs;
-/// the first page load with the token in its query sets the cookie.
+/// Refuses every request that ``StudioAccess`` does not allow, before any route runs, and
+/// marks every answer as never to be framed by another page, nor cached.
 struct StudioAccessMiddleware<Context: RequestContext>: RouterMiddleware {
     let access: StudioAccess
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let query = request.uri.queryParameters.get("token")
-        let refusal = access.check(host: request.head.authority, origin: request.headers[.origin], queryToken: query,
-                                   cookieHeader: request.headers[.cookie], authorization: request.headers[.authorization])
-        switch refusal {
-        case .noToken:
-            return StudioResponse.error(.unauthorized, "this studio needs its token: open the address vidfx printed (…/?token=…)")
-        case .wrongToken:
-            return StudioResponse.error(.forbidden, "wrong token")
-        case .foreignHost(let host):
-            return StudioResponse.error(.forbidden, "\(host): not a host this studio answers to")
-        case nil:
-            var response = try await next(request, context)
-            if query != nil {
-                // HttpOnly: scripts never see it; Strict: no other site's page sends it.
-                response.headers[.setCookie] = "\(StudioAccess.cookieName)=\(access.token); Path=/; HttpOnly; SameSite=Strict"
-            }
-            return response
+        let refusal = access.check(host: request.head.authority, origin: request.headers[.origin],
+                                   fetchSite: request.headers[.init("Sec-Fetch-Site")!],
+                                   authorization: request.headers[.authorization],
+                                   protocols: request.headers[.secWebSocketProtocol], path: request.uri.path)
+        var response: Response
+        if let refusal {
+            let (status, message) = refusal.answer
+            response = StudioResponse.error(HTTPResponse.Status(code: status), message)
+        } else {
+            response = try await next(request, context)
         }
+        Self.secure(&response.headers)
+        return response
+    }
+
+    /// The headers every answer carries: no other page may frame the studio (a same-site
+    /// page could otherwise overlay it and steer a user's clicks), nothing is cached or
+    /// sniffed, and no address is passed on as a referrer.
+    static func secure(_ headers: inout HTTPFields) {
+        headers[.contentSecurityPolicy] = "frame-ancestors 'none'"
+        headers[.init("X-Frame-Options")!] = "DENY"
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[.init("Referrer-Policy")!] = "no-referrer"
+        if headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
     }
 }

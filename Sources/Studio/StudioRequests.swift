@@ -1,4 +1,5 @@
 package import Foundation
+import FrameCore
 
 /// `POST /api/render`'s body, typed: `{"chain", "output", "start"?, "duration"?, "loop"?,
 /// "detections"?}`. Every field is checked against its range as it is read; a wrong type,
@@ -23,8 +24,8 @@ package struct RenderRequest: StudioRequestBody, Sendable, Equatable {
     package static let expected: [String: String] = [
         "chain": "a chain as text",
         "output": "a file name is needed",
-        "start": "a number of seconds ≥ 0",
-        "duration": "a number of seconds ≥ 0",
+        "start": "a number of seconds, 0…\(InputLimits.longestTime)",
+        "duration": "a number of seconds, 0…\(InputLimits.longestTime)",
         "loop": "how many times the clip plays in all, 1…100000",
         "detections": "a file name in the outputs folder",
     ]
@@ -49,7 +50,9 @@ package struct RenderRequest: StudioRequestBody, Sendable, Equatable {
         }
         detections = try c.decodeIfPresent(String.self, forKey: .detections)
         for (key, value) in [(CodingKeys.start, start), (.duration, duration)] {
-            if let value, !(value.isFinite && value >= 0) { throw Self.refusal(key.stringValue) }
+            // Bounded, not just finite: 9e18 once reached the decoder's and the audio's
+            // 64-bit arithmetic and trapped.
+            if let value, InputLimits.time(seconds: value) == nil { throw Self.refusal(key.stringValue) }
         }
     }
 

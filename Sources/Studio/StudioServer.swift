@@ -12,6 +12,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 import Synchronization
 
 /// `vidfx studio`: a web page served by vidfx that previews the input through a chain
@@ -98,6 +99,10 @@ public final class StudioServer: Sendable {
     /// down with it: NIO's shared pool is never shut down, and LeakSanitizer counted its
     /// queue as a leak at exit.
     private let fileThreads = NIOThreadPool(numberOfThreads: 1)
+    /// The pages' open WebSockets, each with how to close it.
+    let sockets = LiveSockets()
+    /// The connections open now (``ConnectionBook``).
+    let connections = ConnectionBook(most: StudioServer.mostConnections)
 
     /// - Parameter configuration: what to serve.
     public init(configuration: Configuration) {
@@ -110,20 +115,33 @@ public final class StudioServer: Sendable {
         stillInput = StillInput(media: configuration.media, configuration: configuration.stillConfiguration)
     }
 
-    /// The page's address with its token, for a bound port.
+    /// The page's address with its token, for a bound port. The token is in the fragment
+    /// (`/#token=…`), which a browser never sends: the page reads it, keeps it in memory
+    /// (and the tab's session storage, which no other port's page can read) and takes it
+    /// out of the address bar.
     public func address(port: Int) -> String {
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         let shown = ["0.0.0.0", "[::]"].contains(host) ? "127.0.0.1" : host
-        return "http://\(shown):\(port)/?token=\(configuration.token)"
+        return "http://\(shown):\(port)/#token=\(configuration.token)"
     }
 
     /// Serves until the task is cancelled; `ready` gets the page's address once listening.
+    /// Ctrl-C or SIGTERM stops it within a second: renders stop at their next frame (their
+    /// work files removed), the page's WebSockets close with 1001 (going away), the server
+    /// stops accepting, then playback and the timeline end.
     public func run(ready: @escaping @Sendable (String) -> Void) async throws {
         let app = application(ready: ready)
         start()
+        var logger = Logger(label: "vidfx.studio")
+        logger.logLevel = .critical
+        // Services shut down last first: the renders' stop runs before the server's, so a
+        // render never outlives the studio half-written.
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: app), .init(service: StudioStopping(renders: renders, sockets: sockets, connections: connections),
+                                              successTerminationBehavior: .ignore)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
-            // Ctrl-C or SIGTERM: stop accepting, then end renders and playback below.
-            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+            try await group.run()
         } catch {
             await stop()
             throw error
@@ -142,14 +160,16 @@ public final class StudioServer: Sendable {
         addRoutes(router)
         let sockets = Router(context: BasicWebSocketRequestContext.self)
         sockets.add(middleware: StudioAccessMiddleware(access: access))
-        sockets.ws("/ws") { _, _ in .upgrade([:]) } onUpgrade: { [self] inbound, outbound, _ in
+        // The page offers `vidfx` and `vidfx-token.…` (checked before the upgrade); the answer
+        // names the first, as a browser requires of a subprotocol it offered.
+        sockets.ws("/ws") { _, _ in .upgrade([.secWebSocketProtocol: StudioAccess.webSocketProtocol]) } onUpgrade: { [self] inbound, outbound, _ in
             try await live(inbound: inbound, outbound: outbound)
         }
         var logger = Logger(label: "vidfx.studio")
         logger.logLevel = .critical
         return Application(
             router: router,
-            server: Self.server(sockets: sockets.buildResponder(), access: access),
+            server: Self.server(sockets: sockets.buildResponder(), access: access, book: connections),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vidfx studio"),
             onServerRunning: { [self] channel in ready(address(port: channel.localAddress?.port ?? configuration.port)) },
             logger: logger
@@ -263,12 +283,26 @@ public final class StudioServer: Sendable {
     /// HTTP/1.1 with the WebSocket upgrade, behind a ``RequestHeadGuard``: long lines and
     /// heads, slow heads and WebSocket requests without the token are answered before the
     /// parser and the upgrade see them.
-    static func server(sockets: some HTTPResponder<BasicWebSocketRequestContext>, access: StudioAccess) -> HTTPServerBuilder {
+    static func server(sockets: some HTTPResponder<BasicWebSocketRequestContext>, access: StudioAccess, book: ConnectionBook) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
+            // The idle timeout counts from the last whole request or answer: a kept-alive
+            // connection trickling the next head a byte at a time is closed all the same.
             GuardedChildChannel(base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: sockets,
-                                                                   configuration: .init(ws: .init(maxFrameSize: 1 << 20))),
-                                access: access, headTimeout: .seconds(30))
+                                                                   configuration: .init(http1: .init(idleTimeout: idleTimeout),
+                                                                                        ws: .init(maxFrameSize: 1 << 20))),
+                                access: access, headTimeout: .seconds(30), book: book)
         }
+    }
+
+    /// How long a kept-alive connection may wait between requests.
+    static let idleTimeout = TimeAmount.seconds(30)
+
+    /// The most connections open at once: half the descriptors the process may have (the
+    /// rest are its inputs, decoders and outputs), and never more than 512.
+    static var mostConnections: Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 256 }
+        return Int(max(16, min(512, limit.rlim_cur / 2)))
     }
 
     /// Runs a handler, turning a refusal into its status and message.
@@ -319,8 +353,11 @@ public final class StudioServer: Sendable {
     private func still(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
         // Parsed as dump's --at parses it (exact decimals), so the still is dump's to the byte.
-        guard let t = query.get("t"), let time = Rational(String(t)), time >= Rational(0), time.seconds <= Self.latestStill else {
-            throw StudioRequestError(.badRequest, "t: a time in seconds is needed (t=1.5)")
+        // Both terms bounded, not just the value: 9223372036854775806/9223372036854775807
+        // is less than a second, and it once trapped the seek's arithmetic.
+        guard let t = query.get("t"), let time = Rational(String(t)), time >= Rational(0), InputLimits.isWorkableTime(time),
+              time.seconds <= Self.latestStill else {
+            throw StudioRequestError(.badRequest, "t: a time in seconds is needed, 0…\(Int(Self.latestStill)), to the microsecond (t=1.5)")
         }
         let text = try checkedChain(query.get("chain").map { String($0).removingPercentEncoding ?? String($0) } ?? "")
         var reviewed: String?
@@ -336,10 +373,28 @@ public final class StudioServer: Sendable {
         }
         let (input, parse, rate) = (stillInput, configuration.parseChain, configuration.frameRate.seconds)
         let reviewedPath = reviewed
+        let load = reviewedLoader
         let image: [UInt8] = try await stills.run {
-            try input.image(at: time, chainText: text, reviewed: reviewedPath, frameRate: rate, format: format, makeChain: parse)
+            try input.image(at: time, chainText: text, reviewed: reviewedPath, frameRate: rate, format: format, makeChain: parse,
+                            loadReviewed: { path in try load(URL(fileURLWithPath: path).lastPathComponent) })
         }
         return StudioResponse.bytes(image, type: format.mediaType)
+    }
+
+    /// The clip's number of ticks, when its length is known.
+    var clipTicks: Int64? {
+        configuration.duration.map { Int64(max(1, min(Double(1 << 40), ($0 * configuration.frameRate.seconds - 1e-9).rounded(.up)))) }
+    }
+
+    /// Reads a detections file of the outputs folder by name as a file parameter is read:
+    /// opened once without following a link or waiting on a pipe, checked by `fstat`, at
+    /// most ``largestDetections`` bytes, its ticks within the clip.
+    var reviewedLoader: @Sendable (String) throws -> DetectionsFile {
+        let (folder, ticks) = (configuration.folder, clipTicks)
+        return { name in
+            let bytes = try folder.readRegularFile(name, largest: Self.largestDetections)
+            return try DetectionsFile.parse(Data(bytes), path: name, tickLimit: ticks)
+        }
     }
 
     /// The latest time a still may be asked for: 2^31 ticks at 1000 fps, as the seek's limit.
@@ -353,18 +408,22 @@ public final class StudioServer: Sendable {
         let output = render.output
         if let problem = OutputFolder.problem(with: output) { throw StudioRequestError(.badRequest, "output: \(problem)") }
         let chain = try checkedChain(render.chain)
-        if FileManager.default.fileExists(atPath: configuration.folder.file(output)) {
+        if configuration.folder.holdsAnything(output) {
             throw StudioRequestError(.conflict, "output: \(output) exists in the outputs folder; choose another name")
         }
         // The command line that renders the same, for the page to copy.
         var options: [String] = []
+        if let start = render.start, let length = configuration.duration, start >= length {
+            throw StudioRequestError(.badRequest, "start: \(Self.seconds(start)) s is past the clip's end (\(Self.seconds(length)) s)")
+        }
         if let start = render.start { options += ["--start", Self.seconds(start)] }
         if let duration = render.duration { options += ["--duration", Self.seconds(duration)] }
         if let loop = render.loop { options += ["--loop", String(loop)] }
         if let name = render.detections {
             if let problem = OutputFolder.problem(with: name) { throw StudioRequestError(.badRequest, "detections: \(problem)") }
-            guard FileManager.default.fileExists(atPath: configuration.folder.file(name)) else {
-                throw StudioRequestError(.badRequest, "detections: \(name) is not in the outputs folder (export it first)")
+            // Read now, by descriptor, so a link, a pipe or a file out of bounds is refused here.
+            do { _ = try reviewedLoader(name) } catch {
+                throw StudioRequestError(.badRequest, "detections: \(error)")
             }
             options += ["--use-detections", name]
         }
@@ -374,17 +433,18 @@ public final class StudioServer: Sendable {
         let command = Self.commandLine(["vidfx"] + arguments)
         // The render itself, in this process: the times as that command line reads them.
         var span = configuration.stillConfiguration
-        span.start = render.start.flatMap { Rational(Self.seconds($0)) } ?? Rational(0)
-        span.duration = render.duration.flatMap { Rational(Self.seconds($0)) }
+        span.start = render.start.flatMap(InputLimits.time(seconds:)) ?? Rational(0)
+        span.duration = render.duration.flatMap(InputLimits.time(seconds:))
         span.loop = .count(render.loop ?? 1)
         let source = span
         let (input, parse, folder) = (configuration.input, configuration.parseChain, configuration.folder)
         let detections = render.detections
+        let load = reviewedLoader
         let id = try await renders.start(output: output, command: command) { stop, progress in
             var job = VideoRender(input: input, output: folder.file(output), chain: try parse(chain))
             job.source = source
             if let detections {
-                job.reviewed = try DetectionsFile.load(path: folder.file(detections), tickLimit: nil)
+                job.reviewed = try load(detections)
                 job.reviewedName = detections
             }
             let done = try job.run(stop: stop) { frames, total in
@@ -407,6 +467,23 @@ public final class StudioServer: Sendable {
             }
         }
         defer { sender.cancel() }
+        // The studio stopping closes the page's socket as going away (1001), at once: the
+        // server's shutdown would otherwise wait on it until the watchdog ended the process.
+        let messages = Task { try await serve(inbound: inbound, outbound: outbound) }
+        let number = sockets.open {
+            Task {
+                try? await outbound.close(.goingAway, reason: "the studio is stopping")
+                // A page that does not answer the close is not waited on for long.
+                try? await Task.sleep(for: .milliseconds(300))
+                messages.cancel()
+            }
+        }
+        defer { sockets.close(number) }
+        try await withTaskCancellationHandler { try await messages.value } onCancel: { messages.cancel() }
+    }
+
+    /// The page's messages, until its socket closes.
+    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         for try await message in inbound.messages(maxSize: 1 << 20) {
             guard case .text(let text) = message, let command = LiveCommand.decode(text) else { continue }
             if let chain = command.chain {
@@ -464,4 +541,40 @@ public final class StudioServer: Sendable {
 final class EditCounter: Sendable {
     private let value = Mutex(0)
     func next() -> Int { value.withLock { $0 += 1; return $0 } }
+}
+
+/// Stops what would hold the server's shutdown, first when the studio is asked to stop:
+/// the pages' sockets close (1001), connections without the token close, and renders
+/// end at their next frame, removing their work files.
+struct StudioStopping: Service {
+    let renders: RenderJobs
+    let sockets: LiveSockets
+    let connections: ConnectionBook
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        sockets.closeAll()
+        // Connections that never showed the token (half heads) would hold the server's
+        // shutdown until their head timeout.
+        connections.closeUnauthorized()
+        await renders.cancelAll()
+    }
+}
+
+/// The pages' open WebSockets, so that a stopping studio can close them (1001).
+final class LiveSockets: Sendable {
+    private let open = Mutex<(next: Int, closers: [Int: @Sendable () -> Void])>((0, [:]))
+
+    /// Books a socket that `close` closes; its number.
+    func open(_ close: @escaping @Sendable () -> Void) -> Int {
+        open.withLock { $0.next += 1; $0.closers[$0.next] = close; return $0.next }
+    }
+
+    /// Forgets a socket that has closed.
+    func close(_ number: Int) { _ = open.withLock { $0.closers.removeValue(forKey: number) } }
+
+    /// Closes every one.
+    func closeAll() {
+        for close in open.withLock({ o in defer { o.closers = [:] }; return Array(o.closers.values) }) { close() }
+    }
 }

@@ -10,8 +10,8 @@ import Synchronization
 /// The clip along the scrub bar: a strip of thumbnails, each the exact picture at its
 /// time (as `storyboard` makes them), and the scene cuts `scenes` finds with its
 /// defaults. Made once, on a thread of its own, when the studio starts, and kept in the
-/// outputs folder under a hidden name (never listed or served as an output), so the next
-/// studio on the same clip has it at once.
+/// outputs folder's private `.vidfx-cache` folder (never listed or served as an output),
+/// so the next studio on the same clip has it at once.
 final class StudioTimeline: Sendable {
     /// What the page draws.
     struct Strip: Codable, Equatable, Sendable {
@@ -42,12 +42,40 @@ final class StudioTimeline: Sendable {
     /// Whether the thread has ended, and who waits for it to.
     private let ending = Mutex<(ended: Bool, waiting: [CheckedContinuation<Void, Never>])>((true, []))
 
-    /// Where the strip is kept for the input `identity` names (its path, size and change time).
-    static func cacheNames(folder: OutputFolder, identity: String) -> (json: String, jpeg: String) {
+    /// The studio's private folder in the outputs folder, `.vidfx-cache`, made with mode
+    /// 0700: nil (nothing is kept) when something else has that name, a link, a folder
+    /// of another user's or one that others may enter. Inside it no one else can plant a
+    /// pipe or a link where the strip is written or read (a FIFO planted at the strip's
+    /// name in the outputs folder itself once received the strip).
+    static func privateFolder(in folder: OutputFolder) -> String? {
+        let path = folder.file(".vidfx-cache")
+        if mkdir(path, 0o700) != 0 && errno != EEXIST { return nil }
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
+            return nil
+        }
+        return path
+    }
+
+    /// Where the strip is kept for the input `identity` names (its path, size and change
+    /// time), in ``privateFolder(in:)``.
+    static func cacheNames(folder: OutputFolder, identity: String) -> (json: String, jpeg: String)? {
+        guard let cache = privateFolder(in: folder) else { return nil }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in identity.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0100_0000_01b3 }
-        let stem = ".vidfx-timeline-" + String(hash, radix: 16)
-        return (folder.file(stem + ".json"), folder.file(stem + ".jpg"))
+        let stem = cache + "/timeline-" + String(hash, radix: 16)
+        return (stem + ".json", stem + ".jpg")
+    }
+
+    /// The bytes of a regular file at `path`, opened without following a link or waiting
+    /// on a pipe; nil for anything else.
+    static func readKept(_ path: String) -> Data? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size < 64 << 20 else { return nil }
+        return try? FileHandle(fileDescriptor: fd, closeOnDealloc: false).readToEnd()
     }
 
     /// What the page asks for now.
@@ -90,8 +118,8 @@ final class StudioTimeline: Sendable {
         guard let duration, duration > 0 else { throw RenderError("\(media.location): its length is unknown, so it has no timeline") }
         let identity = StillInput.identity(of: media.location) + ":\(Self.most):\(Self.thumbnailWidth)"
         let names = Self.cacheNames(folder: folder, identity: identity)
-        if let data = FileManager.default.contents(atPath: names.json), let strip = try? JSONDecoder().decode(Strip.self, from: data),
-           let jpeg = FileManager.default.contents(atPath: names.jpeg) {
+        if let names, let data = Self.readKept(names.json), let strip = try? JSONDecoder().decode(Strip.self, from: data),
+           let jpeg = Self.readKept(names.jpeg) {
             return (strip, [UInt8](jpeg))
         }
 
@@ -130,8 +158,10 @@ final class StudioTimeline: Sendable {
                           cuts: scan.list.cuts.map(\.time.seconds))
         let jpeg = try ImageEncoder().encode(sheet, as: .jpeg(quality: 80))
         // Kept for the next studio; a folder that cannot take it only costs the next one this work.
-        try? AtomicOutput.write(Data(jpeg), to: names.jpeg, overwrite: true)
-        if let json = try? JSONEncoder().encode(strip) { try? AtomicOutput.write(json, to: names.json, overwrite: true) }
+        if let names {
+            try? AtomicOutput.write(Data(jpeg), to: names.jpeg, overwrite: true, intoDevices: false)
+            if let json = try? JSONEncoder().encode(strip) { try? AtomicOutput.write(json, to: names.json, overwrite: true, intoDevices: false) }
+        }
         return (strip, jpeg)
     }
 }

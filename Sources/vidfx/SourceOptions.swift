@@ -5,24 +5,7 @@ public import FrameSource
 import MediaInput
 public import Sinks
 
-/// The bounds of what a user may ask for, so that exact time arithmetic (times ×
-/// time bases × frame rates, in 64 bits) cannot overflow however odd the input.
-enum InputLimits {
-    /// The latest time accepted, in seconds: about three years.
-    static let longestTime: Int64 = 100_000_000
-    /// The finest time accepted: a microsecond (a time's denominator at most this).
-    static let finestTime: Int64 = 1_000_000
-    /// The largest --frames, --loop and similar counts.
-    static let largestCount = 100_000_000
-    /// The fastest cadence, in frames per second (also the largest term of a rate's fraction
-    /// is finestTime, so 1/1000000 fps is the slowest).
-    static let fastestRate: Int64 = 1000
-
-    /// Whether `value` is a time (or length) vidfx can compute with exactly.
-    static func isWorkableTime(_ value: Rational) -> Bool {
-        value.denominator <= finestTime && value.numerator.magnitude <= UInt64(longestTime) * UInt64(value.denominator)
-    }
-
+extension InputLimits {
     /// Throws a one-line error naming `option` unless `count` is within 1…largestCount.
     static func checkCount(_ count: Int?, option: String) throws {
         guard let count else { return }

@@ -7,6 +7,7 @@ import FrameSource
 import MediaInput
 import Render
 import Studio
+import Synchronization
 
 /// `vidfx studio`: the input in a web page, live through a chain the page edits, with
 /// renders into the outputs folder.
@@ -74,9 +75,10 @@ struct StudioCommand: AsyncParsableCommand {
         let media = try sourceOptions.input(inputPath, access: .seekable)
         var configuration = try StudioServer.Configuration.serving(
             media, at: inputPath, folder: folder, frameRate: fps.value, source: sourceOptions.configuration(quiet: true))
+        // The command line's chain is the user's own: checked here with its messages. The
+        // page's chains are parsed by `serving`'s parser alone (files by descriptor in the
+        // outputs folder, fonts by name): replacing it here once let a page open any path.
         if let initial = effects { _ = try EffectChainParsing.chain(initial) }
-        // `@FILE` chains, and the command line's messages.
-        configuration.parseChain = { text in try EffectChainParsing.chain(text) }
         configuration.host = host
         configuration.port = port
         configuration.allowRemote = allowRemote
@@ -93,13 +95,16 @@ struct StudioCommand: AsyncParsableCommand {
             _exit(128 + signal)
         }
         defer { watchdog.end() }
-        let fragment = effects.map { "#chain=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? ""
+        let fragment = effects.map { "&chain=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? ""
         let openBrowser = !noBrowser
+        let launcher = Mutex<StudioLauncher?>(nil)
+        defer { launcher.withLock { $0?.remove() } }
         do {
             try await server.run { address in
-                // Said on stdout for scripts; a reader gone is no reason to stop serving.
+                // Said on stdout for scripts (only this user reads it); a reader gone is
+                // no reason to stop serving.
                 _ = try? Console.output(Data("vidfx studio: \(address)\(fragment)\n".utf8))
-                if openBrowser { Self.openBrowser(address + fragment) }
+                if openBrowser, let page = Self.openBrowser(address + fragment) { launcher.withLock { $0 = page } }
             }
         } catch {
             throw CommandFailure(message: "studio on \(listen): \(error)")
@@ -135,18 +140,27 @@ struct StudioCommand: AsyncParsableCommand {
         return false
     }
 
-    /// The desktop's browser, when there is a desktop; otherwise the printed address is the way in.
-    static func openBrowser(_ address: String) {
+    /// The desktop's browser, when there is a desktop; otherwise the printed address is
+    /// the way in. The browser is given a private page that sends it on to `address`
+    /// (``StudioLauncher``), never the token itself: a command line is public to every
+    /// local user (`ps`). The page, to remove when the studio ends; nil when none was made.
+    static func openBrowser(_ address: String) -> StudioLauncher? {
         let env = ProcessInfo.processInfo.environment
         guard env["DISPLAY"] != nil || env["WAYLAND_DISPLAY"] != nil else {
             Console.note("no display here: open the address above in a browser (over SSH: ssh -L PORT:127.0.0.1:PORT this-host)")
-            return
+            return nil
+        }
+        let page: StudioLauncher
+        do { page = try StudioLauncher(address: address) } catch {
+            Console.note("\(error): open the address above in a browser")
+            return nil
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["xdg-open", address]
+        process.arguments = ["xdg-open", page.url.absoluteString]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         do { try process.run() } catch { Console.note("could not start a browser: open the address above") }
+        return page
     }
 }

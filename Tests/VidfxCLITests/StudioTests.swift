@@ -20,21 +20,25 @@ final class StudioProcess: Sendable {
         self.page = page
         self.outputs = outputs
         self.log = log
-        base = String(page[..<page.range(of: "/?token=")!.lowerBound])
+        base = String(page[..<page.range(of: "/#token=")!.lowerBound])
         token = String(page[page.range(of: "token=")!.upperBound...].prefix { $0.isHexDigit })
     }
 
     /// Starts the studio on `input` (a testmedia file, or an absolute path) and waits for its address.
-    static func start(_ input: String = "h264-30fps.mp4", options: [String] = []) async throws -> StudioProcess {
-        let outputs = try ScratchDirectory("vidfx-studio")
+    /// `outputs` is the folder to serve (a new scratch folder when nil); `environment` is
+    /// added to the studio's; `browser: true` leaves out `--no-browser`.
+    static func start(_ input: String = "h264-30fps.mp4", options: [String] = [], outputs given: ScratchDirectory? = nil,
+                      environment: [String: String] = [:], browser: Bool = false) async throws -> StudioProcess {
+        let outputs = try given ?? ScratchDirectory("vidfx-studio")
         let log = try ScratchDirectory("vidfx-studio-log")
         _ = FileManager.default.createFile(atPath: log.path("stderr"), contents: nil)
         let process = Process()
         let path = input.hasPrefix("/") ? input : CLI.testmedia.appendingPathComponent(input).path
         // It runs as long as its test: it must not keep other tests' pipes open.
         (process.executableURL, process.arguments) = Subprocess.withoutInheritedDescriptors(
-            CLI.executable.path, ["studio", path, "--outputs", outputs.url.path, "--no-browser"] + options)
+            CLI.executable.path, ["studio", path, "--outputs", outputs.url.path] + (browser ? [] : ["--no-browser"]) + options)
         process.currentDirectoryURL = CLI.directory
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardInput = FileHandle.nullDevice
         let out = Pipe()
         process.standardOutput = out
@@ -101,7 +105,7 @@ final class StudioProcess: Sendable {
     }
 
     /// The visible and hidden files in the outputs folder, but the timeline strip kept there.
-    var outputFiles: [String] { allOutputFiles.filter { !$0.hasPrefix(".vidfx-timeline-") } }
+    var outputFiles: [String] { allOutputFiles.filter { $0 != ".vidfx-cache" } }
 
     /// Every file in the outputs folder.
     var allOutputFiles: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: outputs.url.path)) ?? []).sorted() }
@@ -129,28 +133,41 @@ struct StudioTestError: Error, CustomStringConvertible {
         #expect(!remote.allows(host: "evil.example:8700"))
     }
 
-    @Test func tokenFromQueryCookieOrBearer() {
-        func check(query: String? = nil, cookie: String? = nil, bearer: String? = nil, host: String = "127.0.0.1:1", origin: String? = nil) -> StudioAccess.Refusal? {
-            access.check(host: host, origin: origin, queryToken: query, cookieHeader: cookie, authorization: bearer)
+    /// Issue 65, 1 and 14: the token is taken as a bearer token or a WebSocket's
+    /// subprotocol, never from a query or a cookie (a browser sends cookies to every port
+    /// of 127.0.0.1, and a same-site page could plant one); a browser's request made by
+    /// another page (Sec-Fetch-Site) is refused with the token too.
+    @Test func tokenOnlyAsBearerOrSubprotocol() {
+        func check(bearer: String? = nil, protocols: String? = nil, host: String = "127.0.0.1:1", origin: String? = nil,
+                   site: String? = nil, path: String = "/api/info") -> StudioAccess.Refusal? {
+            access.check(host: host, origin: origin, fetchSite: site, authorization: bearer, protocols: protocols, path: path)
         }
         #expect(check() == .noToken)
-        #expect(check(query: "abc123") == nil)
-        #expect(check(query: "abc12") == .wrongToken)
-        #expect(check(cookie: "a=b; vidfx_studio=abc123") == nil)
-        #expect(check(cookie: "vidfx_studio=nope") == .wrongToken)
         #expect(check(bearer: "Bearer abc123") == nil)
+        #expect(check(bearer: "Bearer abc12") == .wrongToken)
         #expect(check(bearer: "Basic abc123") == .noToken)
-        #expect(check(query: "abc123", host: "evil.example:1") == .foreignHost("evil.example:1"))
-        // A page of another site (its Origin) is refused even with the cookie.
-        #expect(check(cookie: "vidfx_studio=abc123", origin: "http://evil.example") == .foreignHost("http://evil.example"))
-        #expect(check(cookie: "vidfx_studio=abc123", host: "127.0.0.1:8700", origin: "http://127.0.0.1:8700") == nil)
-        #expect(check(cookie: "vidfx_studio=abc123", host: "localhost:8700", origin: "http://LOCALHOST:8700") == nil)
-        #expect(check(cookie: "vidfx_studio=abc123", host: "[::1]:8700", origin: "http://[::1]:8700") == nil)
-        // Another program's page on another localhost port, a sandboxed frame (null), a
-        // different scheme or loopback name: refused with the cookie too.
+        #expect(check(protocols: "vidfx, vidfx-token.abc123") == nil)
+        #expect(check(protocols: "vidfx, vidfx-token.abc1234") == .wrongToken)
+        #expect(check(protocols: "vidfx") == .noToken)
+        // Two tokens, one wrong: refused (the guard and the router read the same).
+        #expect(check(bearer: "Bearer abc123", protocols: "vidfx-token.nope") == .wrongToken)
+        #expect(check(bearer: "Bearer abc123", host: "evil.example:1") == .foreignHost("evil.example:1"))
+        // The page itself needs no token (it holds no secret); its API does.
+        for path in ["/", "/studio.js", "/studio.css"] { #expect(check(path: path) == nil, "\(path)") }
+        #expect(check(site: "none", path: "/") == nil, "the user opening the address")
+        #expect(check(bearer: "Bearer abc123", site: "same-origin") == nil)
+        for site in ["same-site", "cross-site", "none"] {
+            #expect(check(bearer: "Bearer abc123", site: site) == .foreignPage(site), "\(site)")
+        }
+        #expect(check(site: "same-site", path: "/") == .foreignPage("same-site"), "not framed or fetched by another port's page")
+        // A page of another site (its Origin) is refused even with the token.
+        #expect(check(bearer: "Bearer abc123", origin: "http://evil.example") == .foreignHost("http://evil.example"))
+        #expect(check(bearer: "Bearer abc123", host: "127.0.0.1:8700", origin: "http://127.0.0.1:8700") == nil)
+        #expect(check(bearer: "Bearer abc123", host: "localhost:8700", origin: "http://LOCALHOST:8700") == nil)
+        #expect(check(bearer: "Bearer abc123", host: "[::1]:8700", origin: "http://[::1]:8700") == nil)
         for origin in ["http://localhost:3000", "http://127.0.0.1:3000", "null", "http://127.0.0.1", "https://127.0.0.1:8700",
                        "http://localhost:8700", "file://", "http://127.0.0.1:8700.evil.example"] {
-            #expect(check(cookie: "vidfx_studio=abc123", host: "127.0.0.1:8700", origin: origin) == .foreignHost(origin), "\(origin)")
+            #expect(check(bearer: "Bearer abc123", host: "127.0.0.1:8700", origin: origin) == .foreignHost(origin), "\(origin)")
         }
     }
 
@@ -221,7 +238,9 @@ struct StudioTestError: Error, CustomStringConvertible {
 
     @Test func outputNames() {
         for good in ["out.mp4", "take 2.mov", "grade.cube", "été.mp4"] { #expect(OutputFolder.problem(with: good) == nil, "\(good)") }
-        for bad in ["", "../out.mp4", "..", "/tmp/out.mp4", "sub/out.mp4", ".hidden.mp4", "a..b.mp4", "x\u{1}.mp4", "-y.mp4", "--help"] {
+        // Issue 65, 14: right-to-left overrides and other direction or invisible characters too.
+        for bad in ["", "../out.mp4", "..", "/tmp/out.mp4", "sub/out.mp4", ".hidden.mp4", "a..b.mp4", "x\u{1}.mp4", "-y.mp4", "--help",
+                    "evil\u{202E}4pm.exe", "a\u{2066}b.mp4", "a\u{200F}.mp4", "a\u{200B}.mp4", "a\u{85}.mp4", "a\u{2028}.mp4", "\u{FEFF}a.mp4"] {
             #expect(OutputFolder.problem(with: bad) != nil, "\(bad)")
         }
     }
@@ -334,6 +353,65 @@ struct StudioTestError: Error, CustomStringConvertible {
         let refused = try await studio.request("/api/render", method: "POST", body: #"{"chain": "\#(long)", "output": "x.mp4"}"#)
         #expect(refused.status == 400 && refused.text.contains("the studio takes chains of up to"), "\(refused.status) \(refused.text.prefix(200))")
         #expect(await studio.stop() == 0)
+    }
+
+    /// Issue 65, 4: the shipped command parses the page's chains with the studio's own
+    /// safe parser: a font is a name, never a path (`/etc/shadow` was opened, a FIFO
+    /// froze every later still), and a file parameter is a file of the folder, read by
+    /// descriptor. The route tests build the server as `serving()` does; this is the
+    /// command's own configuration, through a running `vidfx studio`.
+    @Test func theShippedCommandUsesTheSafeChainParser() async throws {
+        let studio = try await StudioProcess.start(options: ["-e", "sepia"])
+        defer { Task { await studio.stop() } }
+        let fifo = studio.outputs.path("font.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for font in ["/etc/shadow", fifo, "/etc/passwd"] {
+            let chain = "text:text=hi:font=\(font)".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let still = try await studio.request("/api/frame?t=0&chain=\(chain)")
+            #expect(still.status == 400 && still.text.contains("font files are not read here"), "\(font): \(still.status) \(still.text)")
+        }
+        // A fontconfig name still works, and stills go on after the refusals.
+        let named = try await studio.request("/api/frame?t=0&chain=" + "text:text=hi:font=DejaVu Sans".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+        #expect(named.status == 200, "\(named.text)")
+        let outside = try ScratchDirectory("vidfx-studio-outside")
+        try "LUT_3D_SIZE 2\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n0 0 1\n1 0 1\n0 1 1\n1 1 1\n".write(toFile: outside.path("a.cube"), atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: studio.outputs.path("a.cube"), withDestinationPath: outside.path("a.cube"))
+        #expect(try await studio.request("/api/frame?t=0&chain=lut%3Afile%3Da.cube").status == 400)
+        #expect(await studio.stop() == 0)
+    }
+
+    /// Issue 65, 12: the browser is given a private page's path, never the token (a
+    /// command line is public: `ps`). The page is mode 0600 in a folder of mode 0700,
+    /// sends the browser on to the address with its token after `#`, and is gone when the
+    /// studio ends. A stand-in `xdg-open` on the PATH records what it was given.
+    @Test func theBrowserIsStartedWithoutTheToken() async throws {
+        let bin = try ScratchDirectory("vidfx-fake-xdg-open")
+        let record = bin.path("record")
+        try """
+            #!/bin/sh
+            f="${1#file://}"
+            { echo "args: $*"; stat -c '%a' "$f"; stat -c '%a' "$(dirname "$f")"; cat "$f"; } > \(record).part && mv \(record).part \(record)
+            """.write(toFile: bin.path("xdg-open"), atomically: false, encoding: .utf8)
+        chmod(bin.path("xdg-open"), 0o755)
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let runtime = try ScratchDirectory("vidfx-runtime")
+        let studio = try await StudioProcess.start(environment: ["DISPLAY": ":987", "PATH": bin.url.path + ":" + path,
+                                                                 "XDG_RUNTIME_DIR": runtime.url.path], browser: true)
+        var said = ""
+        for _ in 0..<1200 where said.isEmpty {
+            said = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
+            if said.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let lines = said.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.count > 3, "\(said)")
+        if lines.count > 3 {
+            #expect(lines[0].hasPrefix("args: file://\(runtime.url.path)/vidfx-studio-") && !lines[0].contains(studio.token), "\(lines[0])")
+            #expect(lines[1] == "600" && lines[2] == "700", "\(lines[1]) \(lines[2])")
+            #expect(said.contains("location.replace(\"\(studio.base)/#token=\(studio.token)\")"), "\(said)")
+        }
+        #expect(await studio.stop() == 0)
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: runtime.url.path)) ?? []
+        #expect(left.isEmpty, "the page and its folder are removed: \(left)")
     }
 
     @Test func aNonLoopbackAddressNeedsTheFlag() async throws {

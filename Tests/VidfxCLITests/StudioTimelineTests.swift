@@ -40,12 +40,16 @@ import Testing
         try jpeg.body.write(to: URL(fileURLWithPath: file))
         let probe = try await Subprocess.output("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", file])
         #expect(String(decoding: probe, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "7680,90")
-        // Kept in the folder under hidden names: not listed, not served as outputs.
-        let kept = studio.allOutputFiles.filter { $0.hasPrefix(".vidfx-timeline-") }
-        #expect(kept.count == 2, "\(studio.allOutputFiles)")
+        // Kept in the folder's private folder (mode 0700): not listed, not served as outputs.
+        #expect(studio.allOutputFiles == [".vidfx-cache", "strip.jpg"], "\(studio.allOutputFiles)")
+        let cache = studio.outputs.path(".vidfx-cache")
+        let attributes = try FileManager.default.attributesOfItem(atPath: cache)
+        #expect((attributes[.posixPermissions] as? Int) == 0o700)
+        let kept = try FileManager.default.contentsOfDirectory(atPath: cache)
+        #expect(kept.count == 2 && kept.allSatisfy { $0.hasPrefix("timeline-") }, "\(kept)")
         let listing = try await studio.request("/api/outputs")
-        #expect(!listing.text.contains(".vidfx-timeline"))
-        if let name = kept.first { #expect(try await studio.request("/outputs/\(name)").status == 400) }
+        #expect(!listing.text.contains("timeline-") && !listing.text.contains(".vidfx-cache"))
+        #expect(try await studio.request("/outputs/.vidfx-cache").status == 400)
         #expect(await studio.stop() == 0)
     }
 
@@ -60,7 +64,37 @@ import Testing
         let studio = try await StudioProcess.start(clip)
         let status = await studio.stop()
         #expect(status == 0)
-        let left = studio.allOutputFiles
-        #expect(left.isEmpty || (left.count == 2 && left.allSatisfy { $0.hasPrefix(".vidfx-timeline-") && !$0.hasSuffix(".part") }), "\(left)")
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: studio.outputs.path(".vidfx-cache"))) ?? []
+        #expect(studio.allOutputFiles.allSatisfy { $0 == ".vidfx-cache" }, "\(studio.allOutputFiles)")
+        #expect(left.isEmpty || (left.count == 2 && left.allSatisfy { $0.hasPrefix("timeline-") && !$0.hasSuffix(".part") }), "\(left)")
+    }
+
+    /// Issue 65, 8: the strip is never written into or read from what another user planted.
+    /// A `.vidfx-cache` that is a link, or a folder others may write in, is not used (the
+    /// strip is made and served, and nothing is kept); inside the studio's own folder no
+    /// one else can plant a FIFO.
+    @Test func aPlantedCacheIsNeverWrittenInto() async throws {
+        for planted in ["link", "open folder"] {
+            let outputs = try ScratchDirectory("vidfx-studio-planted")
+            let elsewhere = try ScratchDirectory("vidfx-studio-elsewhere")
+            let cache = outputs.path(".vidfx-cache")
+            if planted == "link" {
+                try FileManager.default.createSymbolicLink(atPath: cache, withDestinationPath: elsewhere.url.path)
+            } else {
+                try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
+                chmod(cache, 0o777)
+            }
+            let studio = try await StudioProcess.start(outputs: outputs)
+            var state = ""
+            for _ in 0..<600 where state != "ready" {
+                state = try await studio.request("/api/timeline").json?["state"] as? String ?? ""
+                if state != "ready" { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(state == "ready", "\(planted)")
+            #expect(try await studio.request("/api/timeline.jpg").status == 200)
+            let inside = (try? FileManager.default.contentsOfDirectory(atPath: planted == "link" ? elsewhere.url.path : cache)) ?? []
+            #expect(inside.isEmpty, "\(planted): \(inside)")
+            #expect(await studio.stop() == 0)
+        }
     }
 }

@@ -3,6 +3,35 @@
 'use strict';
 
 const $ = (id) => document.getElementById(id);
+
+// The session's token comes in the address's fragment (#token=…), which no request
+// carries. It is kept in memory and in this tab's session storage (no other port's page
+// can read either; a cookie would go to every port of 127.0.0.1), taken out of the
+// address bar and its history at once, and sent as a bearer token on every request.
+const token = (() => {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const given = params.get('token');
+  if (given) {
+    sessionStorage.setItem('vidfx-token', given);
+    params.delete('token');
+    const rest = params.toString();
+    history.replaceState(null, '', location.pathname + (rest ? '#' + rest : ''));
+    return given;
+  }
+  return sessionStorage.getItem('vidfx-token') || '';
+})();
+
+// fetch with the token. Pictures, videos and downloads come through here too, as blobs.
+function api(url, options = {}) {
+  return fetch(url, { ...options, headers: { ...(options.headers || {}), Authorization: `Bearer ${token}` } });
+}
+
+// A blob: URL for a file of the API, for an <img>, a <video> or a download link.
+async function blobURL(url) {
+  const response = await api(url);
+  if (!response.ok) throw new Error(`${url}: ${response.status}`);
+  return URL.createObjectURL(await response.blob());
+}
 const state = {
   effects: [], byName: {}, info: null,
   chain: [],            // [{name, values: {param: text}, enable: text|null, ease: text|null}]
@@ -367,7 +396,7 @@ async function fetchStill(tick, text) {
   const reviewed = /\b(faceblur|facebox|qrbox)\b/.test(text) && reviewedName() ? `&detections=${encodeURIComponent(reviewedName())}` : '';
   // BMP: the same pixels as dump's PNG, without the compression that costs most of a still.
   const url = `/api/frame?t=${tickTime(tick)}&chain=${encodeURIComponent(text)}${reviewed}&format=bmp`;
-  const response = await fetch(url);
+  const response = await api(url);
   if (!response.ok) throw new Error((await response.json()).error);
   return createImageBitmap(await response.blob(), { colorSpaceConversion: 'none', premultiplyAlpha: 'none' });
 }
@@ -455,11 +484,11 @@ function tickAt(seconds) {
 
 async function loadTimeline() {
   for (let wait = 250; ; wait = Math.min(wait * 2, 4000)) {
-    const t = await (await fetch('/api/timeline')).json();
+    const t = await (await api('/api/timeline')).json();
     if (t.state === 'failed') { $('strip').title = `No timeline: ${t.error}`; return; }
     if (t.state === 'ready') {
       const image = new Image();
-      image.src = t.image;
+      image.src = await blobURL(t.image);
       await image.decode();
       state.timeline = { ...t, image, cutTicks: t.cuts.map(tickAt) };
       document.body.dataset.timeline = 'ready';
@@ -597,7 +626,7 @@ async function startRender() {
   const body = { chain: chainText(), output: $('render-name').value };
   if (reviewedName()) body.detections = reviewedName();
   $('render-result').textContent = '';
-  const response = await fetch('/api/render', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await api('/api/render', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   const answer = await response.json();
   if (!response.ok) { $('render-state').textContent = answer.error; return; }
   state.render = { id: answer.id, progress: [] };
@@ -607,7 +636,7 @@ async function startRender() {
 }
 
 async function pollRender(id) {
-  const s = await (await fetch(`/api/render/${id}`)).json();
+  const s = await (await api(`/api/render/${id}`)).json();
   if (!state.render || state.render.id !== id) return;
   state.render.last = s;
   state.render.progress.push(s.progress);
@@ -620,7 +649,8 @@ async function pollRender(id) {
   $('render').disabled = false;
   if (s.state === 'done') {
     const a = document.createElement('a');
-    a.href = `/outputs/${encodeURIComponent(s.output)}`; a.textContent = s.output; a.download = s.output;
+    a.dataset.source = `/outputs/${encodeURIComponent(s.output)}`;
+    a.href = await blobURL(a.dataset.source); a.textContent = s.output; a.download = s.output;
     const video = document.createElement('video');
     video.src = a.href; video.controls = true; video.style.width = '100%';
     $('render-result').replaceChildren(a, video);
@@ -629,10 +659,10 @@ async function pollRender(id) {
 }
 
 $('render').addEventListener('click', startRender);
-$('cancel').addEventListener('click', () => { if (state.render) fetch(`/api/render/${state.render.id}`, { method: 'DELETE' }); });
+$('cancel').addEventListener('click', () => { if (state.render) api(`/api/render/${state.render.id}`, { method: 'DELETE' }); });
 
 async function loadOutputs() {
-  state.outputs = await (await fetch('/api/outputs')).json();
+  state.outputs = await (await api('/api/outputs')).json();
 }
 
 
@@ -644,11 +674,11 @@ async function loadOutputs() {
 state.review = null;
 
 async function runJob(path, body) {
-  const response = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await api(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   const answer = await response.json();
   if (!response.ok) throw new Error(answer.error);
   for (;;) {
-    const s = await (await fetch(`/api/render/${answer.id}`)).json();
+    const s = await (await api(`/api/render/${answer.id}`)).json();
     if (s.state === 'done') return s;
     if (s.state === 'failed') throw new Error(s.error || 'failed');
     await new Promise((r) => setTimeout(r, 250));
@@ -670,7 +700,7 @@ async function findFaces() {
 }
 
 async function loadReview(name) {
-  const text = await (await fetch(`/outputs/${encodeURIComponent(name)}`)).text();
+  const text = await (await api(`/outputs/${encodeURIComponent(name)}`)).text();
   const ticks = [];
   const tracks = new Map();
   for (const line of text.split('\n')) {
@@ -873,7 +903,7 @@ screen.addEventListener('mouseup', (e) => {
 async function addDrawnBox(tick, box) {
   const r = state.review;
   $('review-state').textContent = 'following the box…';
-  const response = await fetch('/api/follow', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ tick, box }) });
+  const response = await api('/api/follow', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ tick, box }) });
   const answer = await response.json();
   if (!response.ok) { $('review-state').textContent = answer.error; return null; }
   const id = r.nextManual++;
@@ -903,7 +933,7 @@ function reviewedText() {
 
 async function exportReview() {
   const name = $('export-name').value.trim();
-  const response = await fetch(`/api/detections/${encodeURIComponent(name)}`, { method: 'PUT', body: reviewedText() });
+  const response = await api(`/api/detections/${encodeURIComponent(name)}`, { method: 'PUT', body: reviewedText() });
   const answer = await response.json();
   if (!response.ok) { $('review-state').textContent = answer.error; return null; }
   state.review.exported = name;
@@ -922,7 +952,8 @@ window.studio.review = { findFaces, loadReview, addDrawnBox, exportReview, revie
 // MARK: start
 
 function connect() {
-  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`);
+  // The token as a subprotocol: a page cannot give a WebSocket headers, and a URL is logged.
+  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`, ['vidfx', `vidfx-token.${token}`]);
   ws.binaryType = 'arraybuffer';
   ws.onopen = () => {
     state.ws = ws;
@@ -942,7 +973,15 @@ function connect() {
 }
 
 async function start() {
-  const [effects, info] = await Promise.all([(await fetch('/api/effects')).json(), (await fetch('/api/info')).json()]);
+  const answers = await Promise.all([api('/api/effects'), api('/api/info')]);
+  const refused = answers.find((a) => !a.ok);
+  if (refused) {
+    // Opened without the token (or with an old one): say so rather than show an empty page.
+    const message = (await refused.json().catch(() => ({}))).error || `the studio answered ${refused.status}`;
+    setStatus(message);
+    throw new Error(message);
+  }
+  const [effects, info] = await Promise.all(answers.map((a) => a.json()));
   await loadOutputs();
   state.effects = effects;
   state.info = info;
