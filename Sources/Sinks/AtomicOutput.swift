@@ -32,9 +32,13 @@ public enum AtomicOutput {
     /// Writes `data` to `target` whole or not at all: into a hidden work file beside it,
     /// flushed, then moved into place (without `overwrite`, never over a file that is
     /// there). On any failure the work file is removed and `target` is as it was.
-    /// - Parameter intoDevices: whether a device or named pipe at `target` is written into
-    ///   (the command line's `-o /dev/null`); false for writers of names from elsewhere (the
-    ///   studio's page), for which anything at the name is a name taken.
+    /// - Parameters:
+    ///   - data: the bytes.
+    ///   - target: where they go.
+    ///   - overwrite: whether a file at `target` may be replaced.
+    ///   - intoDevices: whether a device or named pipe at `target` is written into (the
+    ///     command line's `-o /dev/null`); false for writers of names from elsewhere (the
+    ///     studio's page), for which anything at the name is a name taken.
     public static func write(_ data: Data, to target: String, overwrite: Bool, intoDevices: Bool = true) throws(SinkError) {
         if intoDevices && isSpecial(target) { return try writeInPlace(data, to: target) }
         let work = uniqueWorkPath(for: target)
@@ -143,7 +147,11 @@ public enum AtomicOutput {
     /// target if something is there now; with it, replaces a file (or an empty folder).
     /// A device or pipe at `target` gets the work file's bytes instead, and the work file
     /// is removed.
-    /// - Parameter intoDevices: as for ``write(_:to:overwrite:intoDevices:)``.
+    /// - Parameters:
+    ///   - work: the finished work file or folder.
+    ///   - target: where it goes.
+    ///   - overwrite: whether a file at `target` may be replaced.
+    ///   - intoDevices: as for ``write(_:to:overwrite:intoDevices:)``.
     public static func publish(_ work: String, to target: String, overwrite: Bool, intoDevices: Bool = true) throws(SinkError) {
         if intoDevices && isSpecial(target) { return try copyInPlace(work, to: target) }
         let r = overwrite ? rename(work, target) : vfx_rename_noreplace(work, target)
