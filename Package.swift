@@ -93,6 +93,11 @@ let package = Package(
         // links FreeType's headers and is CTextStack's header search path (as COpenCV below).
         .systemLibrary(name: "CFreeType", providers: [.apt(["libfreetype-dev", "libharfbuzz-dev", "libfontconfig-dev", "libfribidi-dev", "fonts-dejavu-core"])]),
         .target(name: "CTextStack", dependencies: ["COnDemand", "CFreeType"], cSettings: [.headerSearchPath("../CFreeType")]),
+        // Users' shaders as Vulkan compute: libshaderc and the Vulkan loader are loaded on
+        // demand (COnDemand); only their headers (libshaderc-dev, libvulkan-dev) are needed
+        // to build.
+        .target(name: "CShader", dependencies: ["COnDemand"]),
+        .target(name: "Shaders", dependencies: ["CShader", "Effects", "FrameCore"], swiftSettings: strict),
         // The software shader engine and the effects; knows nothing of FFmpeg.
         .target(name: "Effects", dependencies: ["FrameCore", "CPixelKernels", "CTextStack"], swiftSettings: strict + tuning + loopOptimisation),
         // zlib, for PNG frames streamed straight to their files.
@@ -156,6 +161,7 @@ let package = Package(
             name: "vidfx",
             dependencies: [
                 "MediaInput", "FrameSource", "Effects", "Sinks", "FrameCore", "Playback", "WindowSink", "Detection", "Studio", "Scenes", "Render",
+                "Shaders",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -166,6 +172,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/Support", exclude: ["media_server.py", "browser_seams.py", "cdp.py", "face_oracle.py", "scene_oracle.py"], swiftSettings: strict),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], swiftSettings: strict),
         .testTarget(name: "FrameCoreTests", dependencies: ["FrameCore"], swiftSettings: strict),
+        .testTarget(name: "ShadersTests", dependencies: ["Shaders", "Effects", "FrameSource", "FrameCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "EffectsTests", dependencies: ["Effects", "FrameCore", "FrameSource", "CPixelKernels", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "WindowSink", "CSDL2", "Sinks", "Effects", "FrameSource", "FrameCore", "TestSupport"],
                     swiftSettings: strict),

@@ -35,10 +35,11 @@ cp README.md "$stage/usr/share/doc/vidfx/README.md"
 # dpkg-shlibdeps reads them: what those need in turn, their packages depend on); the
 # toolchain must not be among them.
 # The libraries vidfx loads on demand (COnDemand: libavfilter, libavdevice, zimg, SDL2, zbar,
-# and the text stack: FreeType, HarfBuzz, fontconfig, FriBidi) are not NEEDED, so their names come
+# the text stack: FreeType, HarfBuzz, fontconfig, FriBidi, and the Vulkan loader for users'
+# shaders) are not NEEDED, so their names come
 # from the binary itself, as dlopen is given them.
-on_demand=$(strings -a "$bin/vidfx" | grep -E '^lib(avfilter|avdevice|zimg)\.so\.[0-9]+$|^libSDL2-2\.0\.so\.0$|^libzbar\.so\.0$|^lib(freetype\.so\.6|harfbuzz\.so\.0|fontconfig\.so\.1|fribidi\.so\.0)$' | sort -u)
-[ "$(wc -l <<<"$on_demand")" -eq 9 ] || { echo "make-deb: expected 9 libraries loaded on demand, found: $on_demand" >&2; exit 1; }
+on_demand=$(strings -a "$bin/vidfx" | grep -E '^lib(avfilter|avdevice|zimg)\.so\.[0-9]+$|^libSDL2-2\.0\.so\.0$|^libzbar\.so\.0$|^lib(freetype\.so\.6|harfbuzz\.so\.0|fontconfig\.so\.1|fribidi\.so\.0)$|^libvulkan\.so\.1$' | sort -u)
+[ "$(wc -l <<<"$on_demand")" -eq 10 ] || { echo "make-deb: expected 10 libraries loaded on demand, found: $on_demand" >&2; exit 1; }
 libraries=$( (for f in "$bin/vidfx" "$bin/libVidfxFaceNet.so"; do
   resolved=$(ldd "$f")
   for soname in $(objdump -p "$f" | awk '$1 == "NEEDED" {print $2}'); do
@@ -63,8 +64,9 @@ for library in $libraries; do
   [ -n "$owner" ] || { echo "make-deb: no Debian package owns $library" >&2; exit 1; }
   packages+=("$owner")
 done
-# The text effect's default font, which no library names.
-packages+=(fonts-dejavu-core)
+# The text effect's default font, which no library names; shaders' CPU device (lavapipe)
+# and their compiler (glslangValidator), which are no libraries of the binary's.
+packages+=(fonts-dejavu-core mesa-vulkan-drivers glslang-tools)
 depends=$(printf '%s\n' "${packages[@]}" | sort -u | paste -sd, | sed 's/,/, /g')
 
 mkdir -p "$stage/DEBIAN"

@@ -12,10 +12,13 @@ cd "$(dirname "$0")/.."
 # library: the HDR table), zlib (PNG frames), SDL2 (the preview window), zbar (QR codes and
 # barcodes), OpenCV's dnn module (C++, 4.6: the face network), python3 and pip (fetch the
 # face model once, below), FreeType, HarfBuzz, fontconfig and FriBidi with DejaVu, the
-# default font (the text effect).
+# default font (the text effect). Users' shaders: the Vulkan loader's headers (the loader
+# itself is loaded on demand), Mesa's Vulkan drivers (lavapipe: shaders on any CPU) and
+# glslang's compiler (GLSL to SPIR-V).
 run_packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libswresample-dev libavfilter-dev
               libavdevice-dev libzimg-dev ffmpeg zlib1g-dev libsdl2-dev libzbar-dev libopencv-dnn-dev libfreetype-dev libharfbuzz-dev
-              libfontconfig-dev libfribidi-dev fonts-dejavu-core python3 python3-pip)
+              libfontconfig-dev libfribidi-dev fonts-dejavu-core python3 python3-pip
+              libvulkan-dev mesa-vulkan-drivers glslang-tools)
 # The tests, on top: Xvfb and xsetroot (the capture tests draw on a virtual display), tmux
 # (the terminal preview tests), zbarimg (zbar-tools, an oracle), GNU parallel with OpenSSH
 # and rsync (scripts/render-parallel.sh; the tests start an sshd of their own on 127.0.0.1),

@@ -12,6 +12,24 @@ public protocol Effect: Sendable {
     static var needs: DetectionNeeds { get }
     /// Builds the effect from parameters already checked against the descriptor.
     init(parameters: Parameters, resources: EffectResources) throws(EffectError)
+
+    /// This effect's descriptor: its type's, unless the effect is described by a file of
+    /// its own (a user's shader, whose parameters are its declarations).
+    var descriptor: EffectDescriptor { get }
+
+    /// The same effect with other values for its parameters (a keyframe's): built from its
+    /// type by default; a shader keeps its compiled program.
+    func rebuilt(parameters: Parameters, resources: EffectResources) throws(EffectError) -> any Effect
+}
+
+extension Effect {
+    /// The type's descriptor.
+    public var descriptor: EffectDescriptor { Self.descriptor }
+
+    /// A new effect of this type from `parameters`.
+    public func rebuilt(parameters: Parameters, resources: EffectResources) throws(EffectError) -> any Effect {
+        try Self(parameters: parameters, resources: resources)
+    }
 }
 
 /// Per-frame facts an effect may use.

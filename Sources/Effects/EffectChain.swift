@@ -161,7 +161,7 @@ public final class EffectChain: Sendable {
             }
             // Values between validated keys are valid; should an effect refuse one anyway,
             // its first key's rendering stands in.
-            let effect = (try? type(of: entry.effect).init(parameters: now, resources: resources)) ?? entry.effect
+            let effect = (try? entry.effect.rebuilt(parameters: now, resources: resources)) ?? entry.effect
             built.withLock { $0[i] = (values, effect) }
             effects.append(effect)
         }
@@ -173,9 +173,8 @@ public final class EffectChain: Sendable {
     /// `sepia=0.8,pixelate:size=12:mode=average`, `lut:file=grade.cube`.
     public convenience init(parsing text: String, resources: EffectResources = EffectResources(), fuse: Bool = true) throws(EffectError) {
         var entries: [Entry] = []
-        for item in try Self.parse(text) {
-            entries.append(Entry(effect: try item.type.init(parameters: item.parameters, resources: resources), parameters: item.parameters,
-                                 enable: item.enable))
+        for item in try Self.parse(text, resources: resources) {
+            entries.append(Entry(effect: try item.make(item.parameters), parameters: item.parameters, enable: item.enable))
         }
         self.init(entries, fuse: fuse, resources: resources)
     }
@@ -185,8 +184,8 @@ public final class EffectChain: Sendable {
     /// before ``init(parsing:resources:fuse:)`` loads them (the studio keeps them inside
     /// its folder).
     public static func files(in text: String) throws(EffectError) -> [String] {
-        try parse(text).flatMap { item in
-            item.type.descriptor.parameters.compactMap { spec -> String? in
+        try parse(text, resources: nil).flatMap { item in
+            item.descriptor.parameters.compactMap { spec -> String? in
                 guard case .file = spec.type else { return nil }
                 let value = item.parameters.text(spec.name)
                 return value.isEmpty ? nil : value
@@ -194,9 +193,15 @@ public final class EffectChain: Sendable {
         }
     }
 
-    /// The chain syntax: each effect's type, parameters and enable ranges, nothing built.
-    private static func parse(_ text: String) throws(EffectError) -> [(type: any Effect.Type, parameters: Parameters, enable: TimeRanges?)] {
-        var parsed: [(type: any Effect.Type, parameters: Parameters, enable: TimeRanges?)] = []
+    /// One parsed entry: how to build its effect, its descriptor, parameters and ranges.
+    private typealias Item = (make: @Sendable (Parameters) throws(EffectError) -> any Effect, descriptor: EffectDescriptor,
+                              parameters: Parameters, enable: TimeRanges?)
+
+    /// The chain syntax: each effect's maker, parameters and enable ranges, nothing built.
+    /// A shader file is read (and compiled) here with `resources`; with none (``files(in:)``),
+    /// a shader file is itself the file the entry names.
+    private static func parse(_ text: String, resources: EffectResources?) throws(EffectError) -> [Item] {
+        var parsed: [Item] = []
         // Commas separate effects, but also the components of colours and vectors
         // (`whitepoint:color=1,0.9,0.8`) and keyframes (`amount=0@0,1@2s`,
         // `color=#FF0000@0,#0000FF@2`): a piece that does not start with a letter cannot
@@ -206,7 +211,9 @@ public final class EffectChain: Sendable {
         var items: [String] = []
         for piece in ChainSyntax.split(text, on: ",") {
             let trimmed = Substring(piece).trimmingSpaces()
-            if let c = trimmed.first, !c.isLetter, !items.isEmpty {
+            // A path (`./wave.glsl`, `/srv/glow.glsl`) begins an effect: a shader file.
+            let path = trimmed.hasPrefix("./") || trimmed.hasPrefix("../") || trimmed.hasPrefix("/") || trimmed.hasPrefix("~/")
+            if let c = trimmed.first, !c.isLetter, !path, !items.isEmpty {
                 items[items.count - 1] += "," + trimmed
             } else {
                 items.append(String(piece))
@@ -232,8 +239,29 @@ public final class EffectChain: Sendable {
                 positional = ChainSyntax.unquoted(head[head.index(after: eq)...])
                 head = String(head[..<eq])
             }
-            guard let type = EffectRegistry.effect(named: head) else { throw .unknownEffect(head) }
-            let descriptor = type.descriptor
+            let descriptor: EffectDescriptor
+            let make: @Sendable (Parameters) throws(EffectError) -> any Effect
+            if let type = EffectRegistry.effect(named: head) {
+                descriptor = type.descriptor
+                make = { (p: Parameters) throws(EffectError) -> any Effect in try type.init(parameters: p, resources: resources ?? EffectResources()) }
+            } else if EffectRegistry.namesFile(head) {
+                guard let resources else {
+                    // Only the names of files are wanted: the shader is one, its image parameters are not known unread.
+                    let name = head
+                    parsed.append(({ _ throws(EffectError) in throw EffectError("\(name): not built") },
+                                   EffectDescriptor(name: head, category: .stylize, summary: "", parameters: [.file("file", required: true, help: "")]),
+                                   try Parameters(parsing: [("file", head)], for: EffectDescriptor(name: head, category: .stylize, summary: "",
+                                                                                                 parameters: [.file("file", required: true, help: "")])),
+                                   nil))
+                    continue
+                }
+                guard let files = EffectRegistry.fileEffects else {
+                    throw EffectError("\(head): a shader file; this program was built without vidfx's Shaders library")
+                }
+                (descriptor, make) = try files.load(head, resources)
+            } else {
+                throw .unknownEffect(head)
+            }
             for (i, part) in parts.enumerated() {
                 if let eq = ChainSyntax.firstEquals(in: part) {
                     given.append((String(part[..<eq]), ChainSyntax.unquoted(part[part.index(after: eq)...])))
@@ -262,7 +290,7 @@ public final class EffectChain: Sendable {
                 }
                 ease = e
             }
-            parsed.append((type, try Parameters(parsing: given, for: descriptor, ease: ease), enable))
+            parsed.append((make, descriptor, try Parameters(parsing: given, for: descriptor, ease: ease), enable))
         }
         return parsed
     }
@@ -284,7 +312,7 @@ public final class EffectChain: Sendable {
 
     /// The chain as text that parses back to the same chain, with every parameter.
     public var description: String {
-        entries.map { "\(type(of: $0.effect).descriptor.name):\($0.parameters.summary)" }.joined(separator: ",")
+        entries.map { "\($0.effect.descriptor.name):\($0.parameters.summary)" }.joined(separator: ",")
     }
 
     /// How many of `frame`'s pixels the chain's redactions (``FaceBlur``) replace at

@@ -397,6 +397,15 @@ public final class StudioServer: Sendable {
         }
     }
 
+    /// Reads the detections file `name` now, by descriptor, so that a link, a pipe or a
+    /// file out of bounds is refused before a render starts. (A function of its own, not
+    /// in the async route: Swift 6.3's optimiser crashed splitting that coroutine.)
+    func checkReviewed(_ name: String) throws(StudioRequestError) {
+        do { _ = try reviewedLoader(name) } catch {
+            throw StudioRequestError(.badRequest, "detections: \(error)")
+        }
+    }
+
     /// The latest time a still may be asked for: 2^31 ticks at 1000 fps, as the seek's limit.
     static let latestStill = Double(1 << 31) / 1000
 
@@ -421,10 +430,7 @@ public final class StudioServer: Sendable {
         if let loop = render.loop { options += ["--loop", String(loop)] }
         if let name = render.detections {
             if let problem = OutputFolder.problem(with: name) { throw StudioRequestError(.badRequest, "detections: \(problem)") }
-            // Read now, by descriptor, so a link, a pipe or a file out of bounds is refused here.
-            do { _ = try reviewedLoader(name) } catch {
-                throw StudioRequestError(.badRequest, "detections: \(error)")
-            }
+            try checkReviewed(name)
             options += ["--use-detections", name]
         }
         var arguments = ["apply", configuration.inputForCommands]

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Shaders
 import Effects
 import Foundation
 import FrameCore
@@ -46,6 +47,9 @@ struct EffectsCommand: ParsableCommand {
     func run() throws {
         if let gallery { return try writeGallery(to: gallery) }
         var types = EffectRegistry.all
+        if let name, EffectRegistry.effect(named: name) == nil, EffectRegistry.namesFile(name) {
+            return try describeShader(name)
+        }
         if let name {
             guard let type = EffectRegistry.effect(named: name) else {
                 throw CommandFailure(message: EffectChainParsing.unknownEffectMessage(name))
@@ -58,13 +62,27 @@ struct EffectsCommand: ParsableCommand {
             try Console.output(try EffectCatalog.json(types) + Data("\n".utf8))
             return
         }
+        try Console.output(Data(Self.table(descriptors.map { ($0, kinds[$0.name]!.rawValue) }).utf8))
+    }
+}
+
+extension EffectsCommand {
+    /// `vidfx effects ./wave.glsl`: the shader's own parameter table, from its file.
+    func describeShader(_ file: String) throws {
+        let shader: ShaderEffect
+        do { shader = try ShaderEffect(contentsOf: file) } catch { throw CommandFailure(message: error.message) }
+        try Console.output(Data(Self.table([(shader.descriptor, shader.program.source.kind.rawValue + " shader")]).utf8))
+    }
+
+    /// The parameter tables of `descriptors`, each with its kind.
+    static func table(_ descriptors: [(EffectDescriptor, String)]) -> String {
         var text = ""
-        let rangeWidth = (descriptors.flatMap { $0.parameters.map(\.rangeDescription.count) }.max() ?? 0) + 2
-        for d in descriptors {
-            text += "\(d.name) (\(kinds[d.name]!.rawValue), \(d.category.rawValue)): \(d.summary)\n"
+        let rangeWidth = (descriptors.flatMap { $0.0.parameters.map(\.rangeDescription.count) }.max() ?? 0) + 2
+        for (d, kind) in descriptors {
+            text += "\(d.name) (\(kind), \(d.category.rawValue)): \(d.summary)\n"
             for p in d.parameters {
                 let def = p.defaultValue.map { $0.description.isEmpty ? "none" : $0.description } ?? "required"
-                var line = "    " + p.name.padding(toLength: 10, withPad: " ", startingAt: 0)
+                var line = "    " + p.name.padding(toLength: max(10, p.name.count + 1), withPad: " ", startingAt: 0)
                 line += p.type.name.padding(toLength: 7, withPad: " ", startingAt: 0)
                 line += ("default " + def).padding(toLength: 22, withPad: " ", startingAt: 0)
                 line += p.rangeDescription.padding(toLength: rangeWidth, withPad: " ", startingAt: 0)
@@ -72,11 +90,9 @@ struct EffectsCommand: ParsableCommand {
             }
             if let example = d.example { text += "    e.g. -e \"\(example)\"\n" }
         }
-        try Console.output(Data(text.utf8))
+        return text
     }
-}
 
-extension EffectsCommand {
     func writeGallery(to path: String) throws {
         if !yes, FileManager.default.fileExists(atPath: path) {
             throw CommandFailure(message: "\(path): already exists (use -y to overwrite)")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Shaders
 import Effects
 import Foundation
 import FrameCore
@@ -41,6 +42,7 @@ struct VidFX: AsyncParsableCommand {
         setenv("SVT_LOG", "1", 0)
         FramePool.preferMappedBuffers()  // footprint = what is alive
         FrameSource.routeFFmpegLogs()  // FFmpeg's own lines are kept for our messages, not printed
+        ShaderEffect.register()  // a chain entry naming a .glsl file is a shader of the user's
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let mistake = unknownCommand(in: arguments) {
             Console.error(mistake)

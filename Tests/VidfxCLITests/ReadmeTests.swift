@@ -87,7 +87,7 @@ import Testing
     @Test(arguments: files)
     func everyExampleRunsAndPrintsWhatItShows(file: String) async throws {
         let folder = try ScratchDirectory("vidfx-readme")
-        for name in ["testmedia", "docs", "Tests"] {
+        for name in ["testmedia", "docs", "Tests", "shaders"] {
             try FileManager.default.createSymbolicLink(at: folder.url.appendingPathComponent(name),
                                                        withDestinationURL: CLI.directory.appendingPathComponent(name))
         }

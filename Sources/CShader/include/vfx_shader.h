@@ -1,0 +1,35 @@
+// Users' shaders as Vulkan compute: the Vulkan loader is loaded on demand (COnDemand), so
+// vidfx runs without it and says what to install. SPIR-V comes from glslang (Shaders).
+// One context (instance, device, queue) per process, one program per shader, and buffers
+// per frame size kept mapped: no allocation per frame.
+#ifndef VIDFX_SHADER_H
+#define VIDFX_SHADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct vfx_shader_program vfx_shader_program;
+
+/// NULL when a Vulkan device can be used; else why not (kept for good).
+/// `device`: 0 any (a GPU first, else the CPU's lavapipe), 1 the CPU only, 2 a GPU only.
+const char *vfx_shader_open(int device);
+
+/// The name of the device in use (after a successful open).
+const char *vfx_shader_device_name(void);
+
+/// A compute program of `words` with three bindings: 0 the source pixels, 1 the
+/// destination pixels (storage buffers of uint), 2 a uniform block of `uniform_size` bytes.
+/// NULL with `error` filled on failure.
+vfx_shader_program *vfx_shader_program_make(const uint32_t *words, size_t count, size_t uniform_size, char *error, size_t error_size);
+
+/// Runs `program` over a `width`×`height` frame of 32-bit pixels: `source` in, `destination`
+/// out (may be the same memory), with `uniforms` (uniform_size bytes). Work groups of
+/// 16×16. Waits at most `timeout_ms`: 0 done; 1 the limit passed (the device may then be
+/// lost: later runs fail); -1 another failure, with `error` filled.
+int vfx_shader_program_run(vfx_shader_program *program, const uint32_t *source, uint32_t *destination, int width, int height,
+                           const void *uniforms, uint64_t timeout_ms, char *error, size_t error_size);
+
+/// Frees the program and its buffers.
+void vfx_shader_program_free(vfx_shader_program *program);
+
+#endif

@@ -1,0 +1,334 @@
+// Users' shaders as Vulkan compute (see vfx_shader.h). The loader, libvulkan.so.1, comes
+// through COnDemand; its vkGetInstanceProcAddr gives every other Vulkan function.
+#define VK_NO_PROTOTYPES
+#include "vfx_shader.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vulkan/vulkan.h>
+
+#include "../COnDemand/include/vidfx_on_demand.h"
+
+// MARK: the libraries
+
+static const char *const vulkan_names[] = {"vkGetInstanceProcAddr"};
+static struct {
+    PFN_vkGetInstanceProcAddr get_instance_proc_addr;
+} vkl;
+static vfx_library vulkan_library = VFX_LIBRARY_INIT("libvulkan.so.1", vulkan_names, vkl);
+
+// MARK: the context
+
+#define VK_FUNCTIONS(X) \
+    X(vkDestroyInstance) X(vkEnumeratePhysicalDevices) X(vkGetPhysicalDeviceProperties) \
+    X(vkGetPhysicalDeviceQueueFamilyProperties) X(vkGetPhysicalDeviceMemoryProperties) X(vkCreateDevice) \
+    X(vkGetDeviceProcAddr) X(vkGetDeviceQueue) X(vkCreateCommandPool) X(vkAllocateCommandBuffers) \
+    X(vkFreeCommandBuffers) X(vkCreateDescriptorSetLayout) X(vkCreatePipelineLayout) X(vkCreateShaderModule) \
+    X(vkDestroyShaderModule) X(vkCreateComputePipelines) X(vkDestroyPipeline) X(vkCreateDescriptorPool) \
+    X(vkDestroyDescriptorPool) X(vkAllocateDescriptorSets) X(vkUpdateDescriptorSets) X(vkCreateBuffer) \
+    X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) X(vkAllocateMemory) X(vkFreeMemory) X(vkBindBufferMemory) \
+    X(vkMapMemory) X(vkUnmapMemory) X(vkBeginCommandBuffer) X(vkEndCommandBuffer) X(vkCmdBindPipeline) \
+    X(vkCmdBindDescriptorSets) X(vkCmdDispatch) X(vkCmdPipelineBarrier) X(vkCreateFence) X(vkDestroyFence) \
+    X(vkResetFences) X(vkWaitForFences) X(vkQueueSubmit) X(vkResetCommandBuffer)
+
+static struct {
+#define FIELD(name) PFN_##name name;
+    VK_FUNCTIONS(FIELD)
+#undef FIELD
+} vk;
+
+static struct {
+    pthread_mutex_t lock;  // the queue, and opening
+    int state;             // 0 not tried, 1 open, -1 failed
+    char reason[512];
+    VkInstance instance;
+    VkPhysicalDevice physical;
+    VkPhysicalDeviceMemoryProperties memory;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t family;
+    VkCommandPool pool;
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout pipeline_layout;
+    char device_name[256];
+} ctx = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static int fail(const char *text) {
+    snprintf(ctx.reason, sizeof ctx.reason, "%s", text);
+    ctx.state = -1;
+    return -1;
+}
+
+static int open_context(int wanted) {
+    // A stand-in for tests: another file name for the loader.
+    const char *name = getenv("VIDFX_VULKAN_LIBRARY");
+    if (name && *name) vulkan_library.soname = name;
+    const char *why = vfx_library_load(&vulkan_library);
+    if (why) {
+        snprintf(ctx.reason, sizeof ctx.reason, "%s; shaders need Vulkan: apt-get install libvulkan1 mesa-vulkan-drivers", why);
+        ctx.state = -1;
+        return -1;
+    }
+    PFN_vkCreateInstance create_instance = (PFN_vkCreateInstance)vkl.get_instance_proc_addr(NULL, "vkCreateInstance");
+    if (!create_instance) return fail("the Vulkan loader has no vkCreateInstance");
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "vidfx", .apiVersion = VK_API_VERSION_1_1};
+    VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
+    if (create_instance(&info, NULL, &ctx.instance) != VK_SUCCESS) return fail("Vulkan: no instance (is a driver installed? apt-get install mesa-vulkan-drivers)");
+#define LOAD(name) vk.name = (PFN_##name)vkl.get_instance_proc_addr(ctx.instance, #name); if (!vk.name) return fail("Vulkan: no " #name);
+    VK_FUNCTIONS(LOAD)
+#undef LOAD
+    uint32_t count = 0;
+    vk.vkEnumeratePhysicalDevices(ctx.instance, &count, NULL);
+    if (count == 0) return fail("Vulkan: no device (apt-get install mesa-vulkan-drivers for the CPU's lavapipe)");
+    if (count > 16) count = 16;
+    VkPhysicalDevice devices[16];
+    vk.vkEnumeratePhysicalDevices(ctx.instance, &count, devices);
+    // By type, never by index: lavapipe may be device 0. A GPU first unless the CPU is asked for.
+    int best = -1, best_rank = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        VkPhysicalDeviceProperties p;
+        vk.vkGetPhysicalDeviceProperties(devices[i], &p);
+        int gpu = p.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU ? 3 : p.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ? 2 : 0;
+        int cpu = p.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+        int rank = wanted == 1 ? cpu : wanted == 2 ? gpu : (gpu ? gpu : cpu);
+        if (rank > best_rank) { best_rank = rank; best = (int)i; }
+    }
+    if (best < 0) return fail(wanted == 2 ? "Vulkan: no GPU here" : "Vulkan: no CPU device (apt-get install mesa-vulkan-drivers)");
+    ctx.physical = devices[best];
+    VkPhysicalDeviceProperties props;
+    vk.vkGetPhysicalDeviceProperties(ctx.physical, &props);
+    snprintf(ctx.device_name, sizeof ctx.device_name, "%s", props.deviceName);
+    vk.vkGetPhysicalDeviceMemoryProperties(ctx.physical, &ctx.memory);
+    uint32_t families = 0;
+    vk.vkGetPhysicalDeviceQueueFamilyProperties(ctx.physical, &families, NULL);
+    if (families > 16) families = 16;
+    VkQueueFamilyProperties family[16];
+    vk.vkGetPhysicalDeviceQueueFamilyProperties(ctx.physical, &families, family);
+    ctx.family = UINT32_MAX;
+    for (uint32_t i = 0; i < families; i++) if (family[i].queueFlags & VK_QUEUE_COMPUTE_BIT) { ctx.family = i; break; }
+    if (ctx.family == UINT32_MAX) return fail("Vulkan: the device has no compute queue");
+    float priority = 1;
+    VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = ctx.family,
+                                     .queueCount = 1, .pQueuePriorities = &priority};
+    VkDeviceCreateInfo device = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &queue};
+    if (vk.vkCreateDevice(ctx.physical, &device, NULL, &ctx.device) != VK_SUCCESS) return fail("Vulkan: cannot open the device");
+    vk.vkGetDeviceQueue(ctx.device, ctx.family, 0, &ctx.queue);
+    VkCommandPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                    .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, .queueFamilyIndex = ctx.family};
+    if (vk.vkCreateCommandPool(ctx.device, &pool, NULL, &ctx.pool) != VK_SUCCESS) return fail("Vulkan: no command pool");
+    VkDescriptorSetLayoutBinding bindings[3] = {
+        {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
+        {.binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
+        {.binding = 2, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
+    };
+    VkDescriptorSetLayoutCreateInfo set = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 3, .pBindings = bindings};
+    if (vk.vkCreateDescriptorSetLayout(ctx.device, &set, NULL, &ctx.set_layout) != VK_SUCCESS) return fail("Vulkan: no descriptor layout");
+    VkPipelineLayoutCreateInfo layout = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1, .pSetLayouts = &ctx.set_layout};
+    if (vk.vkCreatePipelineLayout(ctx.device, &layout, NULL, &ctx.pipeline_layout) != VK_SUCCESS) return fail("Vulkan: no pipeline layout");
+    ctx.state = 1;
+    return 0;
+}
+
+const char *vfx_shader_open(int device) {
+    pthread_mutex_lock(&ctx.lock);
+    if (ctx.state == 0) open_context(device);
+    const char *out = ctx.state == 1 ? NULL : ctx.reason;
+    pthread_mutex_unlock(&ctx.lock);
+    return out;
+}
+
+const char *vfx_shader_device_name(void) { return ctx.device_name; }
+
+// MARK: programs
+
+typedef struct {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    void *mapped;
+    VkDeviceSize size;
+} mapped_buffer;
+
+struct vfx_shader_program {
+    pthread_mutex_t lock;
+    VkShaderModule module;
+    VkPipeline pipeline;
+    VkDescriptorPool descriptors;
+    VkDescriptorSet set;
+    VkCommandBuffer commands;
+    VkFence fence;
+    size_t uniform_size;
+    mapped_buffer source, destination, uniforms;
+    int width, height;
+    int lost;  // a run passed its time limit: its fence may still be pending
+};
+
+static void free_buffer(mapped_buffer *b) {
+    if (b->mapped) vk.vkUnmapMemory(ctx.device, b->memory);
+    if (b->buffer) vk.vkDestroyBuffer(ctx.device, b->buffer, NULL);
+    if (b->memory) vk.vkFreeMemory(ctx.device, b->memory, NULL);
+    memset(b, 0, sizeof *b);
+}
+
+static int make_buffer(mapped_buffer *b, VkDeviceSize size, VkBufferUsageFlags usage) {
+    VkBufferCreateInfo info = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size, .usage = usage,
+                               .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+    if (vk.vkCreateBuffer(ctx.device, &info, NULL, &b->buffer) != VK_SUCCESS) return -1;
+    VkMemoryRequirements needs;
+    vk.vkGetBufferMemoryRequirements(ctx.device, b->buffer, &needs);
+    // Host-visible and coherent, cached where it can be (reading the result back from
+    // uncached memory is slow on a GPU).
+    uint32_t type = UINT32_MAX;
+    VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    for (int pass = 0; pass < 2 && type == UINT32_MAX; pass++) {
+        VkMemoryPropertyFlags flags = want | (pass == 0 ? VK_MEMORY_PROPERTY_HOST_CACHED_BIT : 0);
+        for (uint32_t i = 0; i < ctx.memory.memoryTypeCount; i++) {
+            if ((needs.memoryTypeBits & (1u << i)) && (ctx.memory.memoryTypes[i].propertyFlags & flags) == flags) { type = i; break; }
+        }
+    }
+    if (type == UINT32_MAX) return -1;
+    VkMemoryAllocateInfo allocate = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = needs.size, .memoryTypeIndex = type};
+    if (vk.vkAllocateMemory(ctx.device, &allocate, NULL, &b->memory) != VK_SUCCESS) return -1;
+    if (vk.vkBindBufferMemory(ctx.device, b->buffer, b->memory, 0) != VK_SUCCESS) return -1;
+    if (vk.vkMapMemory(ctx.device, b->memory, 0, size, 0, &b->mapped) != VK_SUCCESS) { b->mapped = NULL; return -1; }
+    b->size = size;
+    return 0;
+}
+
+vfx_shader_program *vfx_shader_program_make(const uint32_t *words, size_t count, size_t uniform_size, char *error, size_t error_size) {
+    const char *why = vfx_shader_open(0);
+    if (why) { snprintf(error, error_size, "%s", why); return NULL; }
+    vfx_shader_program *p = calloc(1, sizeof *p);
+    if (!p) { snprintf(error, error_size, "out of memory"); return NULL; }
+    pthread_mutex_init(&p->lock, NULL);
+    p->uniform_size = uniform_size < 16 ? 16 : uniform_size;
+    VkShaderModuleCreateInfo module = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = count * 4, .pCode = words};
+    if (vk.vkCreateShaderModule(ctx.device, &module, NULL, &p->module) != VK_SUCCESS) goto failed;
+    VkComputePipelineCreateInfo pipeline = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = p->module, .pName = "main"},
+        .layout = ctx.pipeline_layout,
+    };
+    if (vk.vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &pipeline, NULL, &p->pipeline) != VK_SUCCESS) goto failed;
+    VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1}};
+    VkDescriptorPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1, .poolSizeCount = 2, .pPoolSizes = sizes};
+    if (vk.vkCreateDescriptorPool(ctx.device, &pool, NULL, &p->descriptors) != VK_SUCCESS) goto failed;
+    VkDescriptorSetAllocateInfo set = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, .descriptorPool = p->descriptors,
+                                       .descriptorSetCount = 1, .pSetLayouts = &ctx.set_layout};
+    if (vk.vkAllocateDescriptorSets(ctx.device, &set, &p->set) != VK_SUCCESS) goto failed;
+    VkCommandBufferAllocateInfo commands = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = ctx.pool,
+                                            .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+    pthread_mutex_lock(&ctx.lock);  // the pool is the context's
+    VkResult made = vk.vkAllocateCommandBuffers(ctx.device, &commands, &p->commands);
+    pthread_mutex_unlock(&ctx.lock);
+    if (made != VK_SUCCESS) goto failed;
+    VkFenceCreateInfo fence = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    if (vk.vkCreateFence(ctx.device, &fence, NULL, &p->fence) != VK_SUCCESS) goto failed;
+    if (make_buffer(&p->uniforms, p->uniform_size, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT) != 0) goto failed;
+    return p;
+failed:
+    snprintf(error, error_size, "Vulkan: the shader's pipeline could not be made on %s", ctx.device_name);
+    vfx_shader_program_free(p);
+    return NULL;
+}
+
+/// Buffers for a `width`×`height` frame, and the descriptor set pointing at them.
+static int fit(vfx_shader_program *p, int width, int height) {
+    if (p->width == width && p->height == height && p->source.buffer) return 0;
+    free_buffer(&p->source);
+    free_buffer(&p->destination);
+    VkDeviceSize size = (VkDeviceSize)width * (VkDeviceSize)height * 4;
+    if (make_buffer(&p->source, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != 0) return -1;
+    if (make_buffer(&p->destination, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != 0) return -1;
+    VkDescriptorBufferInfo infos[3] = {{p->source.buffer, 0, size}, {p->destination.buffer, 0, size},
+                                       {p->uniforms.buffer, 0, p->uniform_size}};
+    VkWriteDescriptorSet writes[3];
+    for (int i = 0; i < 3; i++) {
+        writes[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->set, .dstBinding = (uint32_t)i,
+                                           .descriptorCount = 1,
+                                           .descriptorType = i == 2 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                           .pBufferInfo = &infos[i]};
+    }
+    vk.vkUpdateDescriptorSets(ctx.device, 3, writes, 0, NULL);
+    p->width = width;
+    p->height = height;
+    return 0;
+}
+
+int vfx_shader_program_run(vfx_shader_program *p, const uint32_t *source, uint32_t *destination, int width, int height,
+                           const void *uniforms, uint64_t timeout_ms, char *error, size_t error_size) {
+    if (width <= 0 || height <= 0 || width > 32768 || height > 32768) {
+        snprintf(error, error_size, "a %dx%d frame is outside what a shader takes", width, height);
+        return -1;
+    }
+    pthread_mutex_lock(&p->lock);
+    int status = -1;
+    if (p->lost) {
+        snprintf(error, error_size, "the shader passed its time limit on an earlier frame");
+        goto done;
+    }
+    if (fit(p, width, height) != 0) {
+        snprintf(error, error_size, "Vulkan: no memory for a %dx%d frame on %s", width, height, ctx.device_name);
+        goto done;
+    }
+    size_t bytes = (size_t)width * (size_t)height * 4;
+    memcpy(p->source.mapped, source, bytes);
+    memcpy(p->uniforms.mapped, uniforms, p->uniform_size);
+    vk.vkResetCommandBuffer(p->commands, 0);
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    vk.vkBeginCommandBuffer(p->commands, &begin);
+    vk.vkCmdBindPipeline(p->commands, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
+    vk.vkCmdBindDescriptorSets(p->commands, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.pipeline_layout, 0, 1, &p->set, 0, NULL);
+    vk.vkCmdDispatch(p->commands, (uint32_t)(width + 15) / 16, (uint32_t)(height + 15) / 16, 1);
+    // The shader's writes made visible to the host's read.
+    VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                               .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+    vk.vkCmdPipelineBarrier(p->commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, NULL, 0, NULL);
+    vk.vkEndCommandBuffer(p->commands);
+    vk.vkResetFences(ctx.device, 1, &p->fence);
+    VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &p->commands};
+    pthread_mutex_lock(&ctx.lock);  // one queue for every program
+    VkResult submitted = vk.vkQueueSubmit(ctx.queue, 1, &submit, p->fence);
+    pthread_mutex_unlock(&ctx.lock);
+    if (submitted != VK_SUCCESS) {
+        snprintf(error, error_size, "Vulkan: the shader could not be run on %s (%d)", ctx.device_name, (int)submitted);
+        goto done;
+    }
+    VkResult waited = vk.vkWaitForFences(ctx.device, 1, &p->fence, VK_TRUE, timeout_ms * 1000000ull);
+    if (waited == VK_TIMEOUT) {
+        snprintf(error, error_size, "the shader ran for more than %llu s on one frame", (unsigned long long)(timeout_ms / 1000));
+        status = 1;
+        p->lost = 1;
+        goto done;
+    }
+    if (waited != VK_SUCCESS) {
+        snprintf(error, error_size, "Vulkan: the shader failed on %s (%d)", ctx.device_name, (int)waited);
+        goto done;
+    }
+    memcpy(destination, p->destination.mapped, bytes);
+    status = 0;
+done:
+    pthread_mutex_unlock(&p->lock);
+    return status;
+}
+
+void vfx_shader_program_free(vfx_shader_program *p) {
+    if (!p) return;
+    if (ctx.state == 1) {
+        free_buffer(&p->source);
+        free_buffer(&p->destination);
+        free_buffer(&p->uniforms);
+        if (p->fence) vk.vkDestroyFence(ctx.device, p->fence, NULL);
+        if (p->commands) {
+            pthread_mutex_lock(&ctx.lock);
+            vk.vkFreeCommandBuffers(ctx.device, ctx.pool, 1, &p->commands);
+            pthread_mutex_unlock(&ctx.lock);
+        }
+        if (p->descriptors) vk.vkDestroyDescriptorPool(ctx.device, p->descriptors, NULL);
+        if (p->pipeline) vk.vkDestroyPipeline(ctx.device, p->pipeline, NULL);
+        if (p->module) vk.vkDestroyShaderModule(ctx.device, p->module, NULL);
+    }
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}

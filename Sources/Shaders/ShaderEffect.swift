@@ -1,0 +1,159 @@
+public import Effects
+import Foundation
+public import FrameCore
+import Synchronization
+
+/// A user's shader as an effect of the chain: its descriptor comes from the file (each
+/// `uniform` a parameter, with its range, default and help), and it renders the whole
+/// frame as Vulkan compute (``ShaderProgram``). Keyframed parameters rebuild it with the
+/// same compiled program.
+public struct ShaderEffect: LayerEffect {
+    /// The type's own descriptor; each shader has its own (``descriptor``).
+    public static let descriptor = EffectDescriptor(
+        name: "shader", category: .stylize, summary: "A shader file of your own: -e ./wave.glsl:amplitude=8 (docs/shaders.md).",
+        parameters: [])
+
+    /// This shader's descriptor, from its file.
+    public let descriptor: EffectDescriptor
+    /// The compiled program, shared by every value of the effect.
+    public let program: ShaderProgram
+    private let values: [String: [Double]]
+
+    /// A shader is made from its file (``init(contentsOf:)`` or a chain entry naming it).
+    public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
+        throw EffectError("shader: name the shader's file in the chain (-e ./wave.glsl)")
+    }
+
+    /// The shader in the file at `path`, compiled, with its defaults.
+    /// - Throws: ``EffectError`` naming the file, its line and the cause.
+    public init(contentsOf path: String) throws(EffectError) {
+        let (descriptor, make) = try Self.load(path, resources: EffectResources())
+        guard let shader = try make(try Parameters(parsing: [], for: descriptor)) as? ShaderEffect else {
+            throw EffectError("\(path): not a shader")
+        }
+        self = shader
+    }
+
+    init(program: ShaderProgram, descriptor: EffectDescriptor, parameters: Parameters) {
+        self.program = program
+        self.descriptor = descriptor
+        var values: [String: [Double]] = [:]
+        for p in program.source.parameters {
+            switch p.kind {
+            case .float, .int, .bool: values[p.name] = [parameters.double(p.name)]
+            default: values[p.name] = Array(parameters.vector(p.name).prefix(p.kind.components))
+            }
+        }
+        self.values = values
+    }
+
+    public func rebuilt(parameters: Parameters, resources: EffectResources) throws(EffectError) -> any Effect {
+        ShaderEffect(program: program, descriptor: descriptor, parameters: parameters)
+    }
+
+    /// The last failure of a frame (the device lost, the time limit passed): the frame is
+    /// left as it came, and the first failure is kept for whoever asks.
+    public var failure: String? { program.failure }
+
+    public func render(_ source: SourceImage, into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
+                       rows: Range<Int>, context: RenderContext) {
+        // A shader reads the whole frame: the rows asked for are cut from a whole render.
+        var whole = [UInt32](repeating: 0, count: source.width * source.height)
+        whole.withUnsafeMutableBufferPointer { w in
+            render(source, into: w.baseAddress!, destinationStride: source.width, context: context)
+        }
+        for y in rows { for x in 0..<source.width { destination[y * destinationStride + x] = whole[y * source.width + x] } }
+    }
+
+    public func render(_ source: SourceImage, into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
+                       context: RenderContext) {
+        let (w, h) = (source.width, source.height)
+        do {
+            if source.stride == w && destinationStride == w {
+                try program.run(source: source.base, destination: destination, width: w, height: h,
+                                time: context.time, tick: context.tick, values: values)
+                return
+            }
+            var packed = [UInt32](repeating: 0, count: w * h)
+            for y in 0..<h { for x in 0..<w { packed[y * w + x] = source.base[y * source.stride + x] } }
+            try packed.withUnsafeMutableBufferPointer { (p: inout UnsafeMutableBufferPointer<UInt32>) throws(ShaderError) in
+                try program.run(source: p.baseAddress!, destination: p.baseAddress!, width: w, height: h,
+                                time: context.time, tick: context.tick, values: values)
+            }
+            for y in 0..<h { for x in 0..<w { destination[y * destinationStride + x] = packed[y * w + x] } }
+        } catch {
+            // Left as it came; the failure is kept (``failure``).
+            for y in 0..<h { for x in 0..<w { destination[y * destinationStride + x] = source.base[y * source.stride + x] } }
+            program.record(error.message)
+        }
+    }
+
+    // MARK: the chain's file effects
+
+    /// Makes chain entries that name shader files effects (`-e ./wave.glsl:amount=0.5`):
+    /// call once, before parsing chains (the command line and the studio do).
+    public static func register() {
+        EffectRegistry.register(EffectRegistry.FileEffects(names: isShaderFile, load: load))
+    }
+
+    /// Whether a chain entry's head names a shader file.
+    @Sendable public static func isShaderFile(_ head: String) -> Bool {
+        head.lowercased().hasSuffix(".glsl") || head.lowercased().hasSuffix(".frag")
+    }
+
+    /// Compiled shaders by file and contents: a chain parsed again (a studio edit, a
+    /// keyframe) does not compile the same file again.
+    private static let compiled = Mutex<[String: ShaderProgram]>([:])
+
+    @Sendable static func load(_ file: String, resources: EffectResources) throws(EffectError)
+        -> (descriptor: EffectDescriptor, make: @Sendable (Parameters) throws(EffectError) -> any Effect) {
+        guard isShaderFile(file) else { throw EffectError("\(file): vidfx reads shaders in its GLSL form (.glsl) for now") }
+        let bytes: [UInt8]
+        if let read = resources.readFile {
+            do { bytes = try read(file) } catch let error as EffectError { throw error } catch {
+                throw EffectError("\(file): \(error)")
+            }
+        } else {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw EffectError("\(file): cannot read the shader (\(String(cString: strerror(errno))))")
+            }
+            guard data.count <= ShaderSource.longestSource else {
+                throw EffectError("\(file): \(data.count) bytes; a shader may have up to \(ShaderSource.longestSource >> 10) KiB")
+            }
+            bytes = [UInt8](data)
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw EffectError("\(file): not UTF-8 text") }
+        let program: ShaderProgram
+        do {
+            let key = file + "\u{0}" + text
+            if let known = compiled.withLock({ $0[key] }) {
+                program = known
+            } else {
+                program = try ShaderProgram(try ShaderSource(text, name: file))
+                compiled.withLock { if $0.count > 64 { $0 = [:] }; $0[key] = program }
+            }
+        } catch {
+            throw EffectError(error.message)
+        }
+        let descriptor = EffectDescriptor(name: file, category: .stylize,
+                                          summary: "\(program.source.kind.rawValue) shader \(URL(fileURLWithPath: file).lastPathComponent)",
+                                          parameters: program.source.parameters.map(spec))
+        return (descriptor, { (parameters: Parameters) throws(EffectError) -> any Effect in
+            ShaderEffect(program: program, descriptor: descriptor, parameters: parameters)
+        })
+    }
+
+    /// A shader's parameter as the built-ins' parameters are described.
+    static func spec(_ p: ShaderSource.Parameter) -> ParameterSpec {
+        let help = p.help.isEmpty ? "\(p.kind.rawValue) uniform" : p.help
+        switch p.kind {
+        case .float: return .float(p.name, default: p.defaultValue[0], min: p.range?.lowerBound, max: p.range?.upperBound, help: help)
+        case .int: return .int(p.name, default: Int(p.defaultValue[0]), min: p.range.map { Int($0.lowerBound) }, max: p.range.map { Int($0.upperBound) }, help: help)
+        case .bool: return .int(p.name, default: Int(p.defaultValue[0]), min: 0, max: 1, help: help + " (0 or 1)")
+        case .vec4 where p.isColor:
+            let c = p.defaultValue
+            return .color(p.name, default: (c[0], c[1], c[2], c[3]), help: help)
+        default: return .vector(p.name, default: p.defaultValue, min: p.range?.lowerBound, max: p.range?.upperBound, help: help)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import CShader
+import Synchronization
+import Foundation
+public import FrameCore
+
+/// A shader compiled once and made ready to run as Vulkan compute: on a GPU when the
+/// loader has one, else on the CPU through Mesa's lavapipe. Frames go through buffers
+/// the program keeps mapped for their size (no allocation per frame).
+public final class ShaderProgram: Sendable {
+    /// What was read from the file.
+    public let source: ShaderSource
+    /// The compiled program (the C shim's), which takes its own lock for each run.
+    private let handle: Handle
+
+    /// The C program's pointer: safe to share, since the shim locks it for each run.
+    private final class Handle: @unchecked Sendable {
+        let pointer: OpaquePointer
+        init(_ pointer: OpaquePointer) { self.pointer = pointer }
+        deinit { vfx_shader_program_free(pointer) }
+    }
+
+    /// A C string the shim wrote into `buffer`.
+    static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private let failures = Mutex<String?>(nil)
+
+    /// The first failure an effect recorded (``record(_:)``), nil when none.
+    public var failure: String? { failures.withLock { $0 } }
+
+    /// Keeps the first failure of a frame that could not throw it.
+    func record(_ message: String) { failures.withLock { if $0 == nil { $0 = message } } }
+
+    /// How long one frame may take before the run is ended.
+    public static let frameLimit: Duration = .seconds(10)
+
+    /// Whether shaders can run here, and on what: the device's name, or why not (one line
+    /// naming what to install). The compiler is looked for when a shader is compiled.
+    public static func device() -> Result<String, ShaderError> {
+        if let why = vfx_shader_open(0) { return .failure(ShaderError(String(validatingCString: why) ?? "Vulkan cannot be used")) }
+        return .success(String(validatingCString: vfx_shader_device_name()) ?? "a Vulkan device")
+    }
+
+    /// Compiles `source` for the device.
+    /// - Throws: ``ShaderError``: the compiler's messages at the user's own lines, or why
+    ///   the device or the compiler cannot be used.
+    public init(_ source: ShaderSource) throws(ShaderError) {
+        self.source = source
+        if let why = vfx_shader_open(0) { throw ShaderError("\(source.name): \(String(validatingCString: why) ?? "Vulkan cannot be used")") }
+        let words = try ShaderCompiler.compile(source.program, name: source.name)
+        var error = [CChar](repeating: 0, count: 1024)
+        guard let made = vfx_shader_program_make(words, words.count, source.uniformSize, &error, error.count) else {
+            throw ShaderError("\(source.name): \(Self.text(error))")
+        }
+        handle = Handle(made)
+    }
+
+    /// Runs the shader over packed pixels (`width` a row): `source` in, `destination` out
+    /// (which may be the same memory).
+    /// - Throws: ``ShaderError`` when the device fails or a frame passes ``frameLimit``.
+    public func run(source: UnsafePointer<UInt32>, destination: UnsafeMutablePointer<UInt32>, width: Int, height: Int,
+                    time: Double, tick: Int64, values: [String: [Double]] = [:]) throws(ShaderError) {
+        let block = uniforms(width: width, height: height, time: time, tick: tick, values: values)
+        var error = [CChar](repeating: 0, count: 1024)
+        let limit = UInt64(Self.frameLimit.components.seconds) * 1000
+        let status = vfx_shader_program_run(handle.pointer, source, destination, Int32(width), Int32(height), block, limit, &error, error.count)
+        guard status == 0 else { throw ShaderError("\(self.source.name): \(Self.text(error))") }
+    }
+
+    /// The uniform block's bytes (std140): the built-ins, then each parameter.
+    func uniforms(width: Int, height: Int, time: Double, tick: Int64, values: [String: [Double]]) -> [UInt8] {
+        var block = [UInt8](repeating: 0, count: source.uniformSize)
+        func put<T>(_ value: T, at offset: Int) {
+            withUnsafeBytes(of: value) { bytes in for (i, b) in bytes.enumerated() { block[offset + i] = b } }
+        }
+        put(Float(width), at: 0)
+        put(Float(height), at: 4)
+        put(Float(time), at: 8)
+        put(Int32(truncatingIfNeeded: tick), at: 12)
+        for p in source.parameters {
+            let value = values[p.name] ?? p.defaultValue
+            for (i, v) in value.prefix(p.kind.components).enumerated() {
+                switch p.kind {
+                case .int: put(Int32(max(-1e9, min(1e9, v)).rounded()), at: p.offset + 4 * i)
+                case .bool: put(UInt32(v != 0 ? 1 : 0), at: p.offset + 4 * i)
+                default: put(Float(v), at: p.offset + 4 * i)
+                }
+            }
+        }
+        return block
+    }
+
+    /// Runs the shader over `frame` in place, at `time` seconds and output tick `tick`,
+    /// with `values` for its parameters (their defaults where a name is missing).
+    /// - Throws: ``ShaderError`` when the device fails or a frame passes ``frameLimit``.
+    public func run(_ frame: inout Frame, time: Double, tick: Int64, values: [String: [Double]] = [:]) throws(ShaderError) {
+        let block = uniforms(width: frame.width, height: frame.height, time: time, tick: tick, values: values)
+        let (width, height, stride) = (frame.width, frame.height, frame.bytesPerRow / 4)
+        var error = [CChar](repeating: 0, count: 1024)
+        let limit = UInt64(Self.frameLimit.components.seconds) * 1000
+        let program = handle.pointer
+        let status: Int32 = frame.withUnsafeMutableBytes { bytes -> Int32 in
+            let base = bytes.baseAddress!.assumingMemoryBound(to: UInt32.self)
+            if stride == width {
+                return vfx_shader_program_run(program, base, base, Int32(width), Int32(height), block, limit, &error, error.count)
+            }
+            // Rows with padding: packed for the device, and back.
+            var rows = [UInt32](repeating: 0, count: width * height)
+            for y in 0..<height { for x in 0..<width { rows[y * width + x] = base[y * stride + x] } }
+            let s = rows.withUnsafeMutableBufferPointer { r in
+                vfx_shader_program_run(program, r.baseAddress, r.baseAddress, Int32(width), Int32(height), block, limit, &error, error.count)
+            }
+            if s == 0 { for y in 0..<height { for x in 0..<width { base[y * stride + x] = rows[y * width + x] } } }
+            return s
+        }
+        guard status == 0 else { throw ShaderError("\(source.name): \(Self.text(error))") }
+    }
+}

@@ -1,0 +1,283 @@
+import Foundation
+
+/// A shader file in vidfx's GLSL form, read: its kind (from the signature of its
+/// `effect` function), its parameters (its `uniform` declarations) and the compute
+/// program that runs it, with the user's lines kept where they were so that the
+/// compiler's messages name them (docs/shaders.md).
+public struct ShaderSource: Sendable, Equatable {
+    /// What the shader's `effect` function is, as SwiftUI has them.
+    public enum Kind: String, Sendable, Equatable {
+        /// `vec4 effect(vec2 position, vec4 color)`: the pixel's new colour.
+        case color
+        /// `vec4 effect(vec2 position)`, reading the frame anywhere with `source(p)`.
+        case layer
+        /// `vec2 effect(vec2 position)`: where to read the frame.
+        case distortion
+    }
+
+    /// One `uniform` declaration: a parameter of the effect.
+    public struct Parameter: Sendable, Equatable {
+        /// The GLSL types a parameter may have.
+        public enum Kind: String, Sendable, Equatable, CaseIterable {
+            case float, int, bool, vec2, vec3, vec4
+            /// Components, and their std140 size and alignment in bytes.
+            var components: Int { switch self { case .float, .int, .bool: 1; case .vec2: 2; case .vec3: 3; case .vec4: 4 } }
+            var alignment: Int { switch self { case .float, .int, .bool: 4; case .vec2: 8; case .vec3, .vec4: 16 } }
+        }
+
+        /// Its name in the shader and on the command line.
+        public var name: String
+        /// Its GLSL type.
+        public var kind: Kind
+        /// Its value when not given (zeros unless the comment gives one).
+        public var defaultValue: [Double]
+        /// The range every component must be in, when the comment gives one.
+        public var range: ClosedRange<Double>?
+        /// What it does, from the comment.
+        public var help: String
+        /// Whether the default was written as a colour (`#ff8800`): a `vec4` or `vec3` colour.
+        public var isColor: Bool
+        /// Its byte offset in the uniform block.
+        public var offset: Int
+    }
+
+    /// The shader's name in messages (its file's name).
+    public let name: String
+    /// Its kind.
+    public let kind: Kind
+    /// Its parameters, in the order declared.
+    public let parameters: [Parameter]
+    /// The compute shader that runs it: vidfx's lines, then `#line 1` and the user's.
+    public let program: String
+    /// The size of the uniform block in bytes (std140).
+    public let uniformSize: Int
+
+    /// The longest shader source read, in bytes.
+    public static let longestSource = 64 << 10
+    /// The most parameters a shader may declare.
+    public static let mostParameters = 64
+
+    /// Reads `text`, a shader in vidfx's GLSL form; `name` names it in messages.
+    /// - Throws: ``ShaderError`` naming the file, the line and the cause.
+    public init(_ text: String, name: String) throws(ShaderError) {
+        guard text.utf8.count <= Self.longestSource else {
+            throw ShaderError("\(name): \(text.utf8.count) bytes; a shader may have up to \(Self.longestSource >> 10) KiB")
+        }
+        guard !text.utf8.contains(0) else { throw ShaderError("\(name): not a text file (it holds a NUL byte)") }
+        self.name = name
+        var lines = text.components(separatedBy: "\n")
+        var parameters: [Parameter] = []
+        // The built-ins take the block's first 16 bytes: vec2 size, float time, int frame.
+        var offset = 16
+        for (i, line) in lines.enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("#include") || trimmed.hasPrefix("# include") {
+                throw ShaderError("\(name):\(i + 1): #include is not read (a shader is one file)")
+            }
+            if trimmed.hasPrefix("#version") {
+                // vidfx gives the version; the line is kept blank so the others keep their numbers.
+                lines[i] = ""
+                continue
+            }
+            guard trimmed.hasPrefix("uniform ") || trimmed.hasPrefix("uniform\t") else { continue }
+            var parameter = try Self.parameter(trimmed, file: name, line: i + 1)
+            guard !parameters.contains(where: { $0.name == parameter.name }) else {
+                throw ShaderError("\(name):\(i + 1): '\(parameter.name)' is declared twice")
+            }
+            guard parameters.count < Self.mostParameters else {
+                throw ShaderError("\(name):\(i + 1): more than \(Self.mostParameters) parameters")
+            }
+            offset = (offset + parameter.kind.alignment - 1) / parameter.kind.alignment * parameter.kind.alignment
+            parameter.offset = offset
+            offset += parameter.kind.components * 4
+            parameters.append(parameter)
+            // Into the uniform block below: the line stays, blank.
+            lines[i] = ""
+        }
+        self.parameters = parameters
+        uniformSize = (offset + 15) / 16 * 16
+        let body = lines.joined(separator: "\n")
+        kind = try Self.kind(of: Self.withoutComments(body), file: name)
+        program = Self.program(kind: kind, parameters: parameters, body: body)
+    }
+
+    /// The names vidfx gives the shader; a parameter may not take one.
+    static let builtIns: Set<String> = ["size", "time", "frame", "source", "effect", "main", "position", "color"]
+
+    /// A `uniform TYPE NAME; // range A…B; default V; help` line.
+    static func parameter(_ line: String, file: String, line number: Int) throws(ShaderError) -> Parameter {
+        let (declaration, comment): (Substring, Substring?) = {
+            if let slashes = line.range(of: "//") { return (line[..<slashes.lowerBound], line[slashes.upperBound...]) }
+            return (Substring(line), nil)
+        }()
+        let words = declaration.replacingOccurrences(of: ";", with: " ; ").split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard words.count == 4, words[0] == "uniform", words[3] == ";" else {
+            throw ShaderError("\(file):\(number): a parameter is 'uniform TYPE NAME;', one a line")
+        }
+        guard let kind = Parameter.Kind(rawValue: String(words[1])) else {
+            throw ShaderError("\(file):\(number): '\(words[1])': a parameter is one of \(Parameter.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let name = String(words[2])
+        guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || first == "_",
+              name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }),
+              name.count <= 64 else {
+            throw ShaderError("\(file):\(number): '\(name)' is not a parameter name")
+        }
+        guard !builtIns.contains(name), !name.hasPrefix("vfx_"), !name.hasPrefix("gl_") else {
+            throw ShaderError("\(file):\(number): '\(name)' is a name vidfx gives the shader; choose another")
+        }
+        var parameter = Parameter(name: name, kind: kind, defaultValue: Array(repeating: 0, count: kind.components), range: nil,
+                                  help: "", isColor: false, offset: 0)
+        for part in (comment ?? "").split(separator: ";") {
+            let item = part.trimmingCharacters(in: .whitespaces)
+            if item.hasPrefix("range ") {
+                let bounds = item.dropFirst(6).replacingOccurrences(of: "…", with: "..").components(separatedBy: "..")
+                guard bounds.count == 2, let low = Double(bounds[0].trimmingCharacters(in: .whitespaces)),
+                      let high = Double(bounds[1].trimmingCharacters(in: .whitespaces)), low.isFinite, high.isFinite, low <= high else {
+                    throw ShaderError("\(file):\(number): a range is 'range LOW…HIGH' (range 0…1)")
+                }
+                parameter.range = low...high
+            } else if item.hasPrefix("default ") {
+                let text = item.dropFirst(8).trimmingCharacters(in: .whitespaces)
+                guard let value = ShaderValue.parse(text, kind: kind) else {
+                    throw ShaderError("\(file):\(number): default '\(text)' is not a \(kind.rawValue)")
+                }
+                parameter.defaultValue = value.components
+                parameter.isColor = value.isColor
+            } else if !item.isEmpty {
+                parameter.help = parameter.help.isEmpty ? item : parameter.help + "; " + item
+            }
+        }
+        if let range = parameter.range, !parameter.defaultValue.allSatisfy(range.contains) {
+            throw ShaderError("\(file):\(number): the default of '\(name)' is outside its range")
+        }
+        return parameter
+    }
+
+    /// The source without its comments, for finding the `effect` function.
+    static func withoutComments(_ text: String) -> String {
+        var out = "", chars = Array(text.unicodeScalars), i = 0
+        while i < chars.count {
+            if chars[i] == "/", i + 1 < chars.count, chars[i + 1] == "/" {
+                while i < chars.count, chars[i] != "\n" { i += 1 }
+            } else if chars[i] == "/", i + 1 < chars.count, chars[i + 1] == "*" {
+                i += 2
+                while i + 1 < chars.count, !(chars[i] == "*" && chars[i + 1] == "/") { i += 1 }
+                i += 2
+            } else {
+                out.unicodeScalars.append(chars[i])
+                i += 1
+            }
+        }
+        return out
+    }
+
+    static func kind(of text: String, file: String) throws(ShaderError) -> Kind {
+        let patterns: [(Kind, String)] = [
+            (.color, #"\bvec4\s+effect\s*\(\s*(in\s+)?vec2\s+\w+\s*,\s*(in\s+)?vec4\s+\w+\s*\)"#),
+            (.layer, #"\bvec4\s+effect\s*\(\s*(in\s+)?vec2\s+\w+\s*\)"#),
+            (.distortion, #"\bvec2\s+effect\s*\(\s*(in\s+)?vec2\s+\w+\s*\)"#),
+        ]
+        let found = patterns.filter { text.range(of: $0.1, options: .regularExpression) != nil }.map(\.0)
+        guard found.count == 1 else {
+            if found.isEmpty {
+                throw ShaderError("\(file): no effect function: a shader has 'vec4 effect(vec2 position, vec4 color)' (colour), "
+                                  + "'vec4 effect(vec2 position)' (layer) or 'vec2 effect(vec2 position)' (distortion)")
+            }
+            throw ShaderError("\(file): more than one effect function (\(found.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return found[0]
+    }
+
+    /// The compute shader: the frame's buffers and the uniform block, `source`, the user's
+    /// lines (numbered from 1 again), and `main`, which calls `effect` once a pixel.
+    static func program(kind: Kind, parameters: [Parameter], body: String) -> String {
+        let uniforms = parameters.map { "    \($0.kind == .bool ? "bool" : $0.kind.rawValue) \($0.name);" }.joined(separator: "\n")
+        let call: String
+        switch kind {
+        case .color: call = "effect(position, vfx_pixel(cell))"
+        case .layer: call = "effect(position)"
+        case .distortion: call = "source(effect(position))"
+        }
+        return """
+            #version 450
+            layout(local_size_x = 16, local_size_y = 16) in;
+            layout(std430, binding = 0) readonly buffer VfxSource { uint vfx_source[]; };
+            layout(std430, binding = 1) writeonly buffer VfxDestination { uint vfx_destination[]; };
+            layout(std140, binding = 2) uniform VfxUniforms {
+                vec2 size;
+                float time;
+                int frame;
+            \(uniforms)
+            };
+            vec4 vfx_unpack(uint p) {
+                return vec4(float((p >> 16) & 255u), float((p >> 8) & 255u), float(p & 255u), float(p >> 24)) / 255.0;
+            }
+            vec4 vfx_pixel(ivec2 q) {
+                q = clamp(q, ivec2(0), ivec2(size) - 1);
+                return vfx_unpack(vfx_source[q.y * int(size.x) + q.x]);
+            }
+            vec4 source(vec2 p) {
+                vec2 t = p - 0.5;
+                vec2 f = floor(t);
+                vec2 w = t - f;
+                ivec2 i = ivec2(f);
+                return mix(mix(vfx_pixel(i), vfx_pixel(i + ivec2(1, 0)), w.x), mix(vfx_pixel(i + ivec2(0, 1)), vfx_pixel(i + ivec2(1, 1)), w.x), w.y);
+            }
+            #line 1
+            \(body)
+            void main() {
+                ivec2 cell = ivec2(gl_GlobalInvocationID.xy);
+                if (cell.x >= int(size.x) || cell.y >= int(size.y)) return;
+                vec2 position = vec2(cell) + 0.5;
+                uvec4 q = uvec4(clamp(\(call), 0.0, 1.0) * 255.0 + 0.5);
+                vfx_destination[cell.y * int(size.x) + cell.x] = q.b | (q.g << 8) | (q.r << 16) | (q.a << 24);
+            }
+            """
+    }
+}
+
+/// A parameter's value as text: `0.5`, `0.5,0.25`, `#ff8800`, `true`.
+public struct ShaderValue: Sendable, Equatable {
+    /// Its components.
+    public var components: [Double]
+    /// Whether it was written as a colour.
+    public var isColor: Bool
+
+    /// `text` as a value of `kind`, or nil.
+    public static func parse(_ text: String, kind: ShaderSource.Parameter.Kind) -> ShaderValue? {
+        let text = text.trimmingCharacters(in: .whitespaces)
+        if text.hasPrefix("#"), kind == .vec3 || kind == .vec4 {
+            let hex = text.dropFirst()
+            guard hex.count == 6 || hex.count == 8, let bits = UInt32(hex, radix: 16) else { return nil }
+            let rgba = hex.count == 6 ? bits << 8 | 0xFF : bits
+            let channels = [24, 16, 8, 0].map { Double(rgba >> UInt32($0) & 0xFF) / 255 }
+            return ShaderValue(components: Array(channels.prefix(kind.components)), isColor: true)
+        }
+        if kind == .bool {
+            switch text { case "true", "1": return ShaderValue(components: [1], isColor: false)
+            case "false", "0": return ShaderValue(components: [0], isColor: false)
+            default: return nil }
+        }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == kind.components else { return nil }
+        var values: [Double] = []
+        for part in parts {
+            guard let v = Double(part), v.isFinite, abs(v) < 1e9 else { return nil }
+            if kind == .int, v != v.rounded() { return nil }
+            values.append(v)
+        }
+        return ShaderValue(components: values, isColor: false)
+    }
+}
+
+/// Why a shader cannot be read, compiled or run: one line, naming the file (and the
+/// line, when the cause has one).
+public struct ShaderError: Error, CustomStringConvertible, Sendable {
+    /// The line.
+    public let message: String
+    /// The line.
+    public var description: String { message }
+    /// - Parameter message: the line.
+    public init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,164 @@
+import Effects
+import Foundation
+import FrameCore
+import FrameSource
+import Shaders
+import TestSupport
+import Testing
+
+/// Users' shaders on Vulkan compute (issue 66, the engine): each kind against vidfx's own
+/// built-in effect or a formula in Double, the compiler's messages at the user's lines,
+/// the parameter comments, and the one line that names what to install. CI runs them on
+/// Mesa's lavapipe (scripts/setup.sh installs it).
+@Suite struct ShaderProgramTests {
+    static let testmedia = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("testmedia")
+
+    /// A decoded frame of real footage.
+    static func frame(_ clip: String = "crowd.jpg") throws -> Frame {
+        let source = try FrameSource(testmedia.appendingPathComponent(clip).path)
+        defer { source.close() }
+        return try #require(try source.nextFrame())
+    }
+
+    static func pixels(_ f: Frame) -> [UInt32] {
+        f.withUnsafeBytes { b in
+            let p = b.baseAddress!.assumingMemoryBound(to: UInt32.self), stride = f.bytesPerRow / 4
+            return (0..<f.height).flatMap { y in (0..<f.width).map { p[y * stride + $0] } }
+        }
+    }
+
+    /// The largest difference of any channel, and how many channels differ at all.
+    static func difference(_ a: [UInt32], _ b: [UInt32]) -> (largest: Int, differing: Int) {
+        var largest = 0, differing = 0
+        for (x, y) in zip(a, b) where x != y {
+            for shift in stride(from: 0, to: 32, by: 8) {
+                let d = abs(Int(x >> UInt32(shift) & 0xFF) - Int(y >> UInt32(shift) & 0xFF))
+                if d > 0 { differing += 1; largest = max(largest, d) }
+            }
+        }
+        return (largest, differing)
+    }
+
+    /// The W3C sepia matrix as vidfx's sepia is documented (effects-spec), in GLSL.
+    static let sepia = """
+        uniform float amount; // range 0…1; default 1; How much sepia.
+        vec4 effect(vec2 position, vec4 color) {
+            vec3 s = clamp(vec3(dot(color.rgb, vec3(0.393, 0.769, 0.189)),
+                                dot(color.rgb, vec3(0.349, 0.686, 0.168)),
+                                dot(color.rgb, vec3(0.272, 0.534, 0.131))), 0.0, 1.0);
+            return vec4(mix(color.rgb, s, amount), color.a);
+        }
+        """
+
+    /// A colour shader gives vidfx's built-in sepia's pixels within one level, at the
+    /// default and at a parameter given.
+    @Test func aColourShaderIsTheBuiltInSepia() throws {
+        let source = try ShaderSource(Self.sepia, name: "sepia.glsl")
+        #expect(source.kind == .color && source.parameters.map(\.name) == ["amount"])
+        #expect(source.parameters[0].range == 0...1 && source.parameters[0].defaultValue == [1] && source.parameters[0].help == "How much sepia.")
+        let program = try ShaderProgram(source)
+        let input = try Self.frame()
+        for amount in [1.0, 0.6] {
+            var shaded = input
+            try program.run(&shaded, time: 0, tick: 0, values: ["amount": [amount]])
+            let builtIn = try EffectChain(parsing: "sepia=\(amount)").apply(to: input)
+            let d = Self.difference(Self.pixels(shaded), Self.pixels(builtIn))
+            print("sepia \(amount) on \(try ShaderProgram.device().get()): largest difference \(d.largest), \(d.differing) channels differ")
+            #expect(d.largest <= 1, "amount \(amount): \(d)")
+        }
+    }
+
+    /// A layer shader reads the frame anywhere: `source(position)` is the pixel itself,
+    /// exactly, and a mosaic reading each block's top-left pixel is the built-in pixelate.
+    @Test func aLayerShaderIsTheBuiltInPixelate() throws {
+        let identity = try ShaderProgram(try ShaderSource("vec4 effect(vec2 position) { return source(position); }", name: "same.glsl"))
+        let input = try Self.frame()
+        var same = input
+        try identity.run(&same, time: 0, tick: 0)
+        #expect(Self.pixels(same) == Self.pixels(input), "source(position) is the pixel")
+        let mosaic = """
+            uniform float block; // range 1…4096; default 8
+            vec4 effect(vec2 position) {
+                return source(floor((position - 0.5) / block) * block + 0.5);
+            }
+            """
+        let program = try ShaderProgram(try ShaderSource(mosaic, name: "mosaic.glsl"))
+        var shaded = input
+        try program.run(&shaded, time: 0, tick: 0, values: ["block": [12]])
+        let builtIn = try EffectChain(parsing: "pixelate=12").apply(to: input)
+        let d = Self.difference(Self.pixels(shaded), Self.pixels(builtIn))
+        #expect(d.largest == 0, "\(d)")
+    }
+
+    /// A distortion returns where to read: a mirror about the vertical centre is the frame
+    /// flipped, pixel for pixel; `size`, `time` and `frame` are the built-ins given.
+    @Test func aDistortionAndTheBuiltIns() throws {
+        let mirror = try ShaderProgram(try ShaderSource("vec2 effect(vec2 position) { return vec2(size.x - position.x, position.y); }", name: "mirror.glsl"))
+        let input = try Self.frame()
+        var flipped = input
+        try mirror.run(&flipped, time: 0, tick: 0)
+        let (a, b) = (Self.pixels(input), Self.pixels(flipped))
+        let w = input.width
+        #expect((0..<input.height).allSatisfy { y in (0..<w).allSatisfy { x in b[y * w + x] == a[y * w + (w - 1 - x)] } })
+        // time and frame reach the shader: a grey of time/10 and frame/255 in red.
+        let clock = try ShaderProgram(try ShaderSource("vec4 effect(vec2 p, vec4 c) { return vec4(float(frame) / 255.0, time / 10.0, 0.0, 1.0); }", name: "clock.glsl"))
+        var f = Frame(width: 4, height: 3)
+        try clock.run(&f, time: 5, tick: 51)
+        #expect(Set(Self.pixels(f)) == [0xFF33_8000], "\(String(Self.pixels(f)[0], radix: 16))")
+    }
+
+    /// A shader that does not compile is one line at the user's own line (the code vidfx
+    /// puts around it does not move it); other mistakes are lines naming file and line.
+    @Test func errorsAreAtTheUsersLines() throws {
+        let typo = "uniform float amount;\n\nvec4 effect(vec2 position, vec4 color) {\n    return colr * amount;\n}\n"
+        do {
+            _ = try ShaderProgram(try ShaderSource(typo, name: "wave.glsl"))
+            Issue.record("a typo compiled")
+        } catch {
+            #expect(error.message.hasPrefix("wave.glsl:4: ") && error.message.contains("'colr'") && !error.message.contains("\n"), "\(error.message)")
+        }
+        for (text, said) in [
+            ("vec4 nothing(vec2 p) { return vec4(1); }", "no effect function"),
+            ("#include \"x.glsl\"\nvec4 effect(vec2 p) { return source(p); }", "sh.glsl:1: #include is not read"),
+            ("uniform mat4 m;\nvec4 effect(vec2 p) { return source(p); }", "sh.glsl:1: 'mat4': a parameter is one of"),
+            ("uniform float time;\nvec4 effect(vec2 p) { return source(p); }", "'time' is a name vidfx gives"),
+            ("uniform float a; // range 0…1; default 2\nvec4 effect(vec2 p) { return source(p); }", "outside its range"),
+            ("uniform vec2 c; // default 0.5\nvec4 effect(vec2 p) { return source(p); }", "default '0.5' is not a vec2"),
+            (String(repeating: " ", count: 70_000), "a shader may have up to 64 KiB"),
+        ] {
+            do { _ = try ShaderSource(text, name: "sh.glsl"); Issue.record("accepted: \(said)") } catch {
+                #expect(error.message.contains(said), "\(error.message)")
+            }
+        }
+        let colour = try ShaderSource("uniform vec4 tint; // default #ff8800\nuniform vec2 centre; // default 0.5,0.25\nvec4 effect(vec2 p, vec4 c) { return tint; }", name: "c.glsl")
+        #expect(colour.parameters[0].isColor && colour.parameters[0].defaultValue == [1, 136.0 / 255, 0, 1])
+        #expect(colour.parameters[1].defaultValue == [0.5, 0.25] && colour.parameters[1].offset == 32, "std140: after the vec4 at 16")
+    }
+
+    /// Without Vulkan, one line names the packages to install (a stand-in library path, in
+    /// a process of its own: the loader is loaded once a process); without the compiler,
+    /// one line names its package.
+    @Test func aMissingLibraryIsOneLineNamingThePackage() async throws {
+        let outcome = try await Subprocess.outcome(URL(fileURLWithPath: CommandLine.arguments[0]),
+                                                   ["--testing-library", "swift-testing", "--filter", "ShaderProgramTests/deviceLine"],
+                                                   environment: ProcessInfo.processInfo.environment.merging(
+                                                       ["VIDFX_VULKAN_LIBRARY": "/nonexistent/libvulkan.so.1", "VIDFX_SHADER_EXPECT_MISSING": "1"]) { $1 })
+        #expect(outcome.status == 0, "\(outcome.stderrText.suffix(2000)) \(String(decoding: outcome.stdout.suffix(2000), as: UTF8.self))")
+        let said = String(decoding: outcome.stdout, as: UTF8.self) + outcome.stderrText
+        #expect(said.contains("deviceLine") && said.contains("passed"), "the test ran in that process: \(said.suffix(500))")
+    }
+
+    /// Run by the test above in a process of its own: what the device line says.
+    @Test func deviceLine() throws {
+        switch ShaderProgram.device() {
+        case .success(let name):
+            #expect(ProcessInfo.processInfo.environment["VIDFX_SHADER_EXPECT_MISSING"] == nil, "a stand-in path was not used")
+            print("shaders run on \(name)")
+        case .failure(let error):
+            #expect(ProcessInfo.processInfo.environment["VIDFX_SHADER_EXPECT_MISSING"] == "1", "\(error.message)")
+            #expect(error.message.contains("/nonexistent/libvulkan.so.1") && error.message.hasSuffix("apt-get install libvulkan1 mesa-vulkan-drivers"),
+                    "\(error.message)")
+        }
+    }
+}

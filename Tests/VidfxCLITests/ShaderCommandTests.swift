@@ -1,0 +1,74 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Shader files as effects of the command line (issue 66): `-e ./shaders/sepia.glsl=0.8`
+/// is an effect whose parameters come from the file, with keyframes, did-you-mean and the
+/// compiler's messages at the user's lines; the repository's shaders give the built-ins'
+/// pixels. Run on Mesa's lavapipe in CI.
+@Suite struct ShaderCommandTests {
+    /// The frames `dump` writes as raw BGRA, for `chain`.
+    static func frames(_ chain: String, at times: String = "0.5,1.5,2.9", clip: String = "h264-30fps.mp4") async throws -> Data {
+        let scratch = try ScratchDirectory("vidfx-shader-dump")
+        let out = scratch.path("f.bgra")
+        let r = try await CLI.run(["dump", CLI.media(clip), "--at", times, "-e", chain, "--format", "bgra", "-o", out, "-q"])
+        #expect(r.status == 0, "\(chain): \(r.stderr)")
+        return FileManager.default.contents(atPath: out) ?? Data()
+    }
+
+    static func largestDifference(_ a: Data, _ b: Data) -> Int {
+        guard a.count == b.count, !a.isEmpty else { return 256 }
+        return zip(a, b).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
+    }
+
+    /// The repository's sepia and pixelate shaders against the built-ins, through `dump`:
+    /// within one level (sepia: the built-in is fixed point) and exactly (pixelate).
+    @Test func theRepositorysShadersAreTheBuiltIns() async throws {
+        for (shader, builtIn, most) in [("./shaders/sepia.glsl=0.8", "sepia=0.8", 1), ("./shaders/sepia.glsl", "sepia", 1),
+                                        ("./shaders/pixelate.glsl=12", "pixelate=12", 0)] {
+            let a = try await Self.frames(shader), b = try await Self.frames(builtIn)
+            #expect(a.count == 320 * 240 * 4 * 3 && Self.largestDifference(a, b) <= most, "\(shader): \(Self.largestDifference(a, b))")
+        }
+    }
+
+    /// Keyframes on a shader's parameter are the built-in's at each tick, and `enable=`
+    /// ranges hold; shaders and built-ins mix in one chain.
+    @Test func keyframesAndRangesOnAShader() async throws {
+        let times = "0,0.5,1,1.5,2,2.9"
+        let a = try await Self.frames("./shaders/sepia.glsl:amount=0@0,1@2s,vignette,./shaders/pixelate.glsl:block=6:enable=1-2", at: times)
+        let b = try await Self.frames("sepia:amount=0@0,1@2s,vignette,pixelate:size=6:enable=1-2", at: times)
+        #expect(a.count == 320 * 240 * 4 * 6 && Self.largestDifference(a, b) <= 1, "\(Self.largestDifference(a, b))")
+    }
+
+    /// `vidfx effects FILE` prints the shader's table from its declarations; a misspelt
+    /// parameter is refused with did-you-mean; a value out of range names the range.
+    @Test func parametersAreTheFilesDeclarations() async throws {
+        let table = try await CLI.run(["effects", "shaders/wave.glsl"])
+        #expect(table.status == 0, "\(table.stderr)")
+        let text = String(decoding: table.stdout, as: UTF8.self)
+        #expect(text.contains("shaders/wave.glsl (distortion shader, stylize)"), "\(text)")
+        #expect(text.contains("amplitude float  default 8") && text.contains("0…200") && text.contains("How far the rows move"), "\(text)")
+        let scratch = try ScratchDirectory("vidfx-shader-refusals")
+        for (chain, said) in [("./shaders/sepia.glsl:amout=0.5", "unknown parameter 'amout' (did you mean 'amount'?)"),
+                              ("./shaders/sepia.glsl=2", "out of range"),
+                              ("./shaders/nothere.glsl", "./shaders/nothere.glsl: cannot read the shader")] {
+            let r = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", chain, "-o", scratch.path("x.mp4")])
+            #expect(r.status != 0 && r.stderr.contains(said), "\(chain): \(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("x.mp4")))
+        }
+    }
+
+    /// A shader that does not compile: one line at the user's own line, before any
+    /// output is opened.
+    @Test func aCompileErrorIsAtTheUsersLine() async throws {
+        let scratch = try ScratchDirectory("vidfx-shader-typo")
+        let file = scratch.path("typo.glsl")
+        try "uniform float amount; // default 1\n\nvec4 effect(vec2 position, vec4 color) {\n    return colr * amount;\n}\n"
+            .write(toFile: file, atomically: false, encoding: .utf8)
+        let r = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", file, "-o", scratch.path("x.mp4")])
+        #expect(r.status == 2, "\(r.status): \(r.stderr)")
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("\(file):4: ") && lines[0].contains("'colr'"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("x.mp4")))
+    }
+}
