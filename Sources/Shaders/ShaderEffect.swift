@@ -1,6 +1,6 @@
 public import Effects
 import Foundation
-public import FrameCore
+import FrameCore
 import Synchronization
 
 /// A user's shader as an effect of the chain: its descriptor comes from the file (each
@@ -114,13 +114,7 @@ public struct ShaderEffect: LayerEffect {
                 throw EffectError("\(file): \(error)")
             }
         } else {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw EffectError("\(file): cannot read the shader (\(String(cString: strerror(errno))))")
-            }
-            guard data.count <= ShaderSource.longestSource else {
-                throw EffectError("\(file): \(data.count) bytes; a shader may have up to \(ShaderSource.longestSource >> 10) KiB")
-            }
-            bytes = [UInt8](data)
+            bytes = try readShader(file)
         }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw EffectError("\(file): not UTF-8 text") }
         let program: ShaderProgram
@@ -141,6 +135,30 @@ public struct ShaderEffect: LayerEffect {
         return (descriptor, { (parameters: Parameters) throws(EffectError) -> any Effect in
             ShaderEffect(program: program, descriptor: descriptor, parameters: parameters)
         })
+    }
+
+    /// The bytes of the shader file at `path`: a regular file of at most 64 KiB, opened
+    /// without waiting on a pipe (a FIFO named `x.glsl` is refused, not waited on).
+    static func readShader(_ path: String) throws(EffectError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw EffectError("\(path): cannot read the shader (\(String(cString: strerror(errno))))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw EffectError("\(path): not a regular file (a shader is a text file)")
+        }
+        guard info.st_size <= ShaderSource.longestSource else {
+            throw EffectError("\(path): \(info.st_size) bytes; a shader may have up to \(ShaderSource.longestSource >> 10) KiB")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            done += n
+        }
+        return Array(bytes.prefix(done))
     }
 
     /// A shader's parameter as the built-ins' parameters are described.

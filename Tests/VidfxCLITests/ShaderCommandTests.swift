@@ -49,7 +49,8 @@ import Testing
         #expect(text.contains("shaders/wave.glsl (distortion shader, stylize)"), "\(text)")
         #expect(text.contains("amplitude float  default 8") && text.contains("0…200") && text.contains("How far the rows move"), "\(text)")
         let scratch = try ScratchDirectory("vidfx-shader-refusals")
-        for (chain, said) in [("./shaders/sepia.glsl:amout=0.5", "unknown parameter 'amout' (did you mean 'amount'?)"),
+        #expect(mkfifo(scratch.path("pipe.glsl"), 0o600) == 0)
+        for (chain, said) in [(scratch.path("pipe.glsl"), "not a regular file"),("./shaders/sepia.glsl:amout=0.5", "unknown parameter 'amout' (did you mean 'amount'?)"),
                               ("./shaders/sepia.glsl=2", "out of range"),
                               ("./shaders/nothere.glsl", "./shaders/nothere.glsl: cannot read the shader")] {
             let r = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", chain, "-o", scratch.path("x.mp4")])
