@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Users' shaders at 1080p on this machine's Vulkan device (lavapipe without a GPU).
+
+    python3 bench/shaders.py [--runs N] [--binary PATH]
+
+Times, on one 3 s 1920x1080 H.264 clip (testsrc2, made once in bench/out/), decode
+included, the frames written to /dev/null as BGRA:
+  - vidfx's built-in sepia and pixelate against the same effects as vidfx shader files
+    (shaders/sepia.glsl, shaders/pixelate.glsl) and the wave (a distortion);
+  - FFmpeg's libplacebo filter running the same sepia as an mpv hook on the same Vulkan
+    device (hwupload, libplacebo=custom_shader_path=…, hwdownload), the issue's peer.
+Prints medians and ranges of --runs runs and the ratios, all in one run.
+"""
+import argparse, os, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "bench", "out")
+LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
+
+HOOK = """//!HOOK MAIN
+//!BIND HOOKED
+//!DESC sepia
+vec4 hook() {
+    vec4 c = HOOKED_tex(HOOKED_pos);
+    vec3 s = clamp(vec3(dot(c.rgb, vec3(0.393, 0.769, 0.189)), dot(c.rgb, vec3(0.349, 0.686, 0.168)),
+                        dot(c.rgb, vec3(0.272, 0.534, 0.131))), 0.0, 1.0);
+    return vec4(s, c.a);
+}
+"""
+
+
+def timed(command, env=None):
+    start = time.monotonic()
+    result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    elapsed = time.monotonic() - start
+    if result.returncode != 0:
+        sys.exit(f"{' '.join(command)}: {result.stderr.decode(errors='replace')[-500:]}")
+    return elapsed
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build-release", "release", "vidfx"))
+    args = parser.parse_args()
+    os.makedirs(OUT, exist_ok=True)
+    clip = os.path.join(OUT, "testsrc2-1080p-3s.mp4")
+    if not os.path.exists(clip):
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=3",
+                        "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", clip], check=True)
+    env = dict(os.environ)
+    if os.path.exists(LAVAPIPE) and "VK_ICD_FILENAMES" not in env:
+        env["VK_ICD_FILENAMES"] = LAVAPIPE
+    hook = tempfile.NamedTemporaryFile("w", suffix=".hook", delete=False)
+    hook.write(HOOK)
+    hook.close()
+
+    def vidfx(chain):
+        return [args.binary, "dump", clip, "-e", chain, "--format", "bgra", "-o", "/dev/null", "-q", "-y"]
+
+    cases = [
+        ("vidfx decode only", vidfx("sepia=0")),
+        ("vidfx built-in sepia", vidfx("sepia")),
+        ("vidfx shader sepia.glsl", vidfx("./shaders/sepia.glsl")),
+        ("vidfx built-in pixelate=8", vidfx("pixelate=8")),
+        ("vidfx shader pixelate.glsl", vidfx("./shaders/pixelate.glsl=8")),
+        ("vidfx shader wave.glsl", vidfx("./shaders/wave.glsl")),
+        ("ffmpeg libplacebo sepia hook", ["ffmpeg", "-v", "error", "-init_hw_device", "vulkan", "-i", clip, "-vf",
+                                          f"hwupload,libplacebo=custom_shader_path={hook.name},hwdownload,format=yuv420p",
+                                          "-f", "null", "-"]),
+    ]
+    os.chdir(ROOT)
+    times = {name: [] for name, _ in cases}
+    for _ in range(args.runs):
+        for name, command in cases:
+            times[name].append(timed(command, env))
+    os.unlink(hook.name)
+    print(f"1920x1080 testsrc2, 90 frames (3 s), decode included, {args.runs} runs, {os.cpu_count()} cores, "
+          f"Vulkan: {env.get('VK_ICD_FILENAMES', 'the loader default')}")
+    for name, _ in cases:
+        t = times[name]
+        print(f"  {name:30s} median {statistics.median(t):6.2f} s  ({min(t):.2f}–{max(t):.2f})  "
+              f"{1000 * statistics.median(t) / 90:6.1f} ms a frame")
+    m = {name: statistics.median(t) for name, t in times.items()}
+    print(f"  shader sepia / built-in sepia: {m['vidfx shader sepia.glsl'] / m['vidfx built-in sepia']:.2f}x the time")
+    print(f"  shader pixelate / built-in pixelate: {m['vidfx shader pixelate.glsl'] / m['vidfx built-in pixelate=8']:.2f}x the time")
+    print(f"  libplacebo hook / shader sepia: {m['ffmpeg libplacebo sepia hook'] / m['vidfx shader sepia.glsl']:.2f}x faster")
+
+
+if __name__ == "__main__":
+    main()
