@@ -181,7 +181,7 @@ let package = Package(
         .testTarget(name: "ScenesTests", dependencies: ["Scenes", "FrameCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DetectionTests", dependencies: ["Detection", "FrameSource", "FrameCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "FrameSourceTests", dependencies: ["FrameSource", "MediaInput", "FrameCore", "CFFmpeg", "CPixelKernels", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "VidfxCLITests", dependencies: ["vidfx", "Studio", "FrameSource", "MediaInput", "Effects", "FrameCore", "TestSupport",
+        .testTarget(name: "VidfxCLITests", dependencies: ["vidfx", "Studio", "Shaders", "FrameSource", "MediaInput", "Effects", "FrameCore", "TestSupport",
                                                      .product(name: "HummingbirdTesting", package: "hummingbird"),
                                                      .product(name: "NIOCore", package: "swift-nio"),
                                                      .product(name: "NIOPosix", package: "swift-nio"),

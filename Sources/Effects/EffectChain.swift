@@ -248,11 +248,9 @@ public final class EffectChain: Sendable {
                 guard let resources else {
                     // Only the names of files are wanted: the shader is one, its image parameters are not known unread.
                     let name = head
-                    parsed.append(({ _ throws(EffectError) in throw EffectError("\(name): not built") },
-                                   EffectDescriptor(name: head, category: .stylize, summary: "", parameters: [.file("file", required: true, help: "")]),
-                                   try Parameters(parsing: [("file", head)], for: EffectDescriptor(name: head, category: .stylize, summary: "",
-                                                                                                 parameters: [.file("file", required: true, help: "")])),
-                                   nil))
+                    let file = EffectDescriptor(name: head, category: .stylize, summary: "", parameters: [.file("file", required: true, help: "")])
+                    parsed.append(({ _ throws(EffectError) in throw EffectError("\(name): not built") }, file,
+                                   try Parameters(parsing: [("file", head)], for: file), nil))
                     continue
                 }
                 guard let files = EffectRegistry.fileEffects else {

@@ -69,18 +69,8 @@ public struct ShaderEffect: LayerEffect {
                        context: RenderContext) {
         let (w, h) = (source.width, source.height)
         do {
-            if source.stride == w && destinationStride == w {
-                try program.run(source: source.base, destination: destination, width: w, height: h,
-                                time: context.time, tick: context.tick, values: values)
-                return
-            }
-            var packed = [UInt32](repeating: 0, count: w * h)
-            for y in 0..<h { for x in 0..<w { packed[y * w + x] = source.base[y * source.stride + x] } }
-            try packed.withUnsafeMutableBufferPointer { (p: inout UnsafeMutableBufferPointer<UInt32>) throws(ShaderError) in
-                try program.run(source: p.baseAddress!, destination: p.baseAddress!, width: w, height: h,
-                                time: context.time, tick: context.tick, values: values)
-            }
-            for y in 0..<h { for x in 0..<w { destination[y * destinationStride + x] = packed[y * w + x] } }
+            try program.run(source: source.base, sourceStride: source.stride, destination: destination, destinationStride: destinationStride,
+                            width: w, height: h, time: context.time, tick: context.tick, values: values)
         } catch {
             // Left as it came; the failure is kept (``failure``).
             for y in 0..<h { for x in 0..<w { destination[y * destinationStride + x] = source.base[y * source.stride + x] } }

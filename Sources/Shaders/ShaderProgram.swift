@@ -56,15 +56,27 @@ public final class ShaderProgram: Sendable {
         handle = Handle(made)
     }
 
-    /// Runs the shader over packed pixels (`width` a row): `source` in, `destination` out
-    /// (which may be the same memory).
+    /// Runs the shader over `width`×`height` pixels: `source` in (`sourceStride` pixels a
+    /// row), `destination` out (`destinationStride` a row; it may be the same memory).
+    /// Packed rows go to the device as they are; rows with padding are packed first.
     /// - Throws: ``ShaderError`` when the device fails or a frame passes ``frameLimit``.
-    public func run(source: UnsafePointer<UInt32>, destination: UnsafeMutablePointer<UInt32>, width: Int, height: Int,
-                    time: Double, tick: Int64, values: [String: [Double]] = [:]) throws(ShaderError) {
+    public func run(source: UnsafePointer<UInt32>, sourceStride: Int, destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
+                    width: Int, height: Int, time: Double, tick: Int64, values: [String: [Double]] = [:]) throws(ShaderError) {
         let block = uniforms(width: width, height: height, time: time, tick: tick, values: values)
         var error = [CChar](repeating: 0, count: 1024)
         let limit = UInt64(Self.frameLimit.components.seconds) * 1000
-        let status = vfx_shader_program_run(handle.pointer, source, destination, Int32(width), Int32(height), block, limit, &error, error.count)
+        let program = handle.pointer
+        let status: Int32
+        if sourceStride == width && destinationStride == width {
+            status = vfx_shader_program_run(program, source, destination, Int32(width), Int32(height), block, limit, &error, error.count)
+        } else {
+            var rows = [UInt32](repeating: 0, count: width * height)
+            for y in 0..<height { for x in 0..<width { rows[y * width + x] = source[y * sourceStride + x] } }
+            status = rows.withUnsafeMutableBufferPointer { r in
+                vfx_shader_program_run(program, r.baseAddress, r.baseAddress, Int32(width), Int32(height), block, limit, &error, error.count)
+            }
+            if status == 0 { for y in 0..<height { for x in 0..<width { destination[y * destinationStride + x] = rows[y * width + x] } } }
+        }
         guard status == 0 else { throw ShaderError("\(self.source.name): \(Self.text(error))") }
     }
 
@@ -95,25 +107,11 @@ public final class ShaderProgram: Sendable {
     /// with `values` for its parameters (their defaults where a name is missing).
     /// - Throws: ``ShaderError`` when the device fails or a frame passes ``frameLimit``.
     public func run(_ frame: inout Frame, time: Double, tick: Int64, values: [String: [Double]] = [:]) throws(ShaderError) {
-        let block = uniforms(width: frame.width, height: frame.height, time: time, tick: tick, values: values)
         let (width, height, stride) = (frame.width, frame.height, frame.bytesPerRow / 4)
-        var error = [CChar](repeating: 0, count: 1024)
-        let limit = UInt64(Self.frameLimit.components.seconds) * 1000
-        let program = handle.pointer
-        let status: Int32 = frame.withUnsafeMutableBytes { bytes -> Int32 in
+        try frame.withUnsafeMutableBytes { (bytes: UnsafeMutableRawBufferPointer) throws(ShaderError) in
             let base = bytes.baseAddress!.assumingMemoryBound(to: UInt32.self)
-            if stride == width {
-                return vfx_shader_program_run(program, base, base, Int32(width), Int32(height), block, limit, &error, error.count)
-            }
-            // Rows with padding: packed for the device, and back.
-            var rows = [UInt32](repeating: 0, count: width * height)
-            for y in 0..<height { for x in 0..<width { rows[y * width + x] = base[y * stride + x] } }
-            let s = rows.withUnsafeMutableBufferPointer { r in
-                vfx_shader_program_run(program, r.baseAddress, r.baseAddress, Int32(width), Int32(height), block, limit, &error, error.count)
-            }
-            if s == 0 { for y in 0..<height { for x in 0..<width { base[y * stride + x] = rows[y * width + x] } } }
-            return s
+            try run(source: base, sourceStride: stride, destination: base, destinationStride: stride, width: width, height: height,
+                    time: time, tick: tick, values: values)
         }
-        guard status == 0 else { throw ShaderError("\(source.name): \(Self.text(error))") }
     }
 }

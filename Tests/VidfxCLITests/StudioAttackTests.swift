@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import Shaders
 import Studio
 import TestSupport
 import Testing
@@ -170,5 +171,36 @@ import Testing
         #expect(file.observations(at: 6).count == 1 && file.observations(at: far + 1).isEmpty)
         #expect(file.observations(at: 0).first?.isInterpolated == false)
         #expect(throws: DetectionsFileError.self) { try DetectionsFile.parse(Data(text.utf8), path: "gap.jsonl", tickLimit: 90) }
+    }
+
+    /// Issue 66 in the studio: a shader is a file of the outputs folder, read by descriptor
+    /// as every file parameter is. The folder's own shader renders; a path, a link to a
+    /// shader outside and a FIFO under a shader's name are refused, and stills go on.
+    @Test func aShaderIsAFileOfTheFolder() async throws {
+        ShaderEffect.register()
+        try await Routes.withStudio { server, client, folder in
+            let outside = try ScratchDirectory("vidfx-shader-outside")
+            let sepia = try String(contentsOf: CLI.directory.appendingPathComponent("shaders/sepia.glsl"), encoding: .utf8)
+            try sepia.write(toFile: folder.path("tone.glsl"), atomically: false, encoding: .utf8)
+            try sepia.write(toFile: outside.path("tone.glsl"), atomically: false, encoding: .utf8)
+            try FileManager.default.createSymbolicLink(atPath: folder.path("link.glsl"), withDestinationPath: outside.path("tone.glsl"))
+            #expect(mkfifo(folder.path("pipe.glsl"), 0o600) == 0)
+            func still(_ chain: String) async throws -> (HTTPResponse.Status, String) {
+                let r = try await client.execute(uri: "/api/frame?t=1&format=bmp&chain=\(chain.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
+                                                 method: .get, headers: Routes.headers(server))
+                return (r.status, r.status == .ok ? "" : String(buffer: r.body))
+            }
+            let shaded = try await client.execute(uri: "/api/frame?t=1&format=bmp&chain=tone.glsl%3D0.5", method: .get, headers: Routes.headers(server))
+            let builtIn = try await client.execute(uri: "/api/frame?t=1&format=bmp&chain=sepia%3D0.5", method: .get, headers: Routes.headers(server))
+            #expect(shaded.status == .ok && builtIn.status == .ok)
+            let (a, b) = (Array(shaded.body.readableBytesView), Array(builtIn.body.readableBytesView))
+            #expect(a.count == b.count && zip(a, b).allSatisfy { abs(Int($0) - Int($1)) <= 1 }, "the folder's shader is the built-in sepia")
+            for (chain, said) in [("link.glsl", "not a file of the outputs folder"), ("pipe.glsl", "not a file of the outputs folder"),
+                                  ("\(outside.path("tone.glsl"))", "without '/'"), ("./tone.glsl", "without '/'")] {
+                let (status, text) = try await still(chain)
+                #expect(status == .badRequest && text.contains(said), "\(chain): \(status) \(text)")
+            }
+            #expect(try await still("tone.glsl").0 == .ok, "stills go on")
+        }
     }
 }
