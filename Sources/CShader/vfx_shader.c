@@ -4,6 +4,7 @@
 #include "vfx_shader.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +257,10 @@ static int fit(vfx_shader_program *p, int width, int height) {
     return 0;
 }
 
+static atomic_int interrupted;
+
+void vfx_shader_interrupt(void) { atomic_store(&interrupted, 1); }
+
 int vfx_shader_program_run(vfx_shader_program *p, const uint32_t *source, uint32_t *destination, int width, int height,
                            const void *uniforms, uint64_t timeout_ms, char *error, size_t error_size) {
     if (width <= 0 || height <= 0 || width > 32768 || height > 32768) {
@@ -266,6 +271,11 @@ int vfx_shader_program_run(vfx_shader_program *p, const uint32_t *source, uint32
     int status = -1;
     if (p->lost) {
         snprintf(error, error_size, "the shader passed its time limit on an earlier frame");
+        goto done;
+    }
+    if (atomic_load(&interrupted)) {
+        snprintf(error, error_size, "interrupted");
+        status = 2;
         goto done;
     }
     if (fit(p, width, height) != 0) {
@@ -295,7 +305,19 @@ int vfx_shader_program_run(vfx_shader_program *p, const uint32_t *source, uint32
         snprintf(error, error_size, "Vulkan: the shader could not be run on %s (%d)", ctx.device_name, (int)submitted);
         goto done;
     }
-    VkResult waited = vk.vkWaitForFences(ctx.device, 1, &p->fence, VK_TRUE, timeout_ms * 1000000ull);
+    // Waited on in slices, so that an interruption (Ctrl-C) ends the wait within 100 ms.
+    VkResult waited = VK_TIMEOUT;
+    for (uint64_t spent = 0; spent < timeout_ms; spent += 100) {
+        uint64_t slice = timeout_ms - spent < 100 ? timeout_ms - spent : 100;
+        waited = vk.vkWaitForFences(ctx.device, 1, &p->fence, VK_TRUE, slice * 1000000ull);
+        if (waited != VK_TIMEOUT) break;
+        if (atomic_load(&interrupted)) {
+            snprintf(error, error_size, "interrupted while the shader ran");
+            status = 2;
+            p->lost = 1;
+            goto done;
+        }
+    }
     if (waited == VK_TIMEOUT) {
         snprintf(error, error_size, "the shader ran for more than %llu s on one frame", (unsigned long long)(timeout_ms / 1000));
         status = 1;
@@ -315,6 +337,8 @@ done:
 
 void vfx_shader_program_free(vfx_shader_program *p) {
     if (!p) return;
+    // A run still on the device (past its limit) may yet write its buffers: they are kept.
+    if (p->lost) return;
     if (ctx.state == 1) {
         free_buffer(&p->source);
         free_buffer(&p->destination);

@@ -101,6 +101,14 @@ public protocol LayerEffect: Effect {
                 context: RenderContext)
 }
 
+/// An effect whose frame can fail where it cannot throw (a user's shader on a device
+/// that stopped, a frame past its time limit): the frame is then left as it came, and
+/// ``failure`` says why, so that a render ends with that line instead of writing it.
+public protocol FallibleEffect: Effect {
+    /// Why a frame failed (the first failure), nil while none has.
+    var failure: String? { get }
+}
+
 /// A layer that draws over the picture and leaves every other pixel as it was (text):
 /// the chain lets it draw in place on a frame nothing else holds, instead of copying the
 /// whole frame to draw a few rows of it (at 1080p the copy, 8 MB each way, cost more

@@ -305,6 +305,13 @@ public final class EffectChain: Sendable {
         entries.reduce(into: DetectionNeeds()) { $0.formUnion(type(of: $1.effect).needs) }
     }
 
+    /// Why one of the chain's effects failed on a frame (``FallibleEffect``), nil while
+    /// none has: a frame rendered when this is set is not the chain's picture.
+    public var failure: String? {
+        for entry in entries { if let fallible = entry.effect as? any FallibleEffect, let why = fallible.failure { return why } }
+        return nil
+    }
+
     /// True when the chain does nothing.
     public var isEmpty: Bool { entries.isEmpty }
 

@@ -114,6 +114,13 @@ public struct ParameterSpec: Sendable {
         return spec
     }
 
+    /// This parameter with no default: it must be given (a Metal shader's argument that
+    /// has no default value).
+    public func withoutDefault() -> ParameterSpec {
+        ParameterSpec(name: name, type: type, defaultValue: nil, min: min, max: max, sliderMin: sliderMin, sliderMax: sliderMax,
+                      unit: unit, help: help, defaultFollowsOthers: defaultFollowsOthers)
+    }
+
     /// Whether the parameter may be given as keyframes: numbers, colours and vectors.
     public var isAnimatable: Bool {
         switch type {

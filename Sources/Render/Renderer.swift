@@ -105,6 +105,7 @@ public final class Renderer {
         var written = 0
         var delivered = 0
         var readerClosed = false
+        var interrupted = false
         // Frames leave the detection stage in the order they entered it, one for one, so
         // the n-th delivered frame is the n-th supplied: its note is the supply's n-th.
         func deliver(_ frame: consuming Frame) throws -> Bool {
@@ -122,6 +123,12 @@ public final class Renderer {
                 out.time = window.frameRate.inverse * out.tick
             } else {
                 chain?.apply(to: &out)
+            }
+            if let why = chain?.failure {
+                // The frame is not the chain's picture: not written. Stopping (Ctrl-C
+                // during a shader) ends as stopped; any other failure ends the render.
+                if isStopped() { interrupted = true; return false }
+                throw RenderError("-e: \(why)")
             }
             if let keep, !keep(out) { return true }
             guard try sink.write(out) else { readerClosed = true; return false }
@@ -146,7 +153,7 @@ public final class Renderer {
             detection?.abandon()
             return Outcome(frames: written, ending: .readerClosed, published: false)
         }
-        let stopped = isStopped()
+        let stopped = isStopped() || interrupted
         if stopped && (written == 0 || !keepsStoppedOutput) {
             sink.abandon()
             detection?.abandon()

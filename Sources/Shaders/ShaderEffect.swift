@@ -7,7 +7,7 @@ import Synchronization
 /// `uniform` a parameter, with its range, default and help), and it renders the whole
 /// frame as Vulkan compute (``ShaderProgram``). Keyframed parameters rebuild it with the
 /// same compiled program.
-public struct ShaderEffect: LayerEffect {
+public struct ShaderEffect: LayerEffect, FallibleEffect {
     /// The type's own descriptor; each shader has its own (``descriptor``).
     public static let descriptor = EffectDescriptor(
         name: "shader", category: .stylize, summary: "A shader file of your own: -e ./wave.glsl:amplitude=8 (docs/shaders.md).",
@@ -70,7 +70,8 @@ public struct ShaderEffect: LayerEffect {
         let (w, h) = (source.width, source.height)
         do {
             try program.run(source: source.base, sourceStride: source.stride, destination: destination, destinationStride: destinationStride,
-                            width: w, height: h, time: context.time, tick: context.tick, values: values)
+                            width: w, height: h, time: context.time, tick: context.tick, frameRate: context.frameRate?.seconds,
+                            values: values)
         } catch {
             // Left as it came; the failure is kept (``failure``).
             for y in 0..<h { for x in 0..<w { destination[y * destinationStride + x] = source.base[y * source.stride + x] } }
@@ -86,18 +87,47 @@ public struct ShaderEffect: LayerEffect {
         EffectRegistry.register(EffectRegistry.FileEffects(names: isShaderFile, load: load))
     }
 
-    /// Whether a chain entry's head names a shader file.
+    /// The extensions of shader files: vidfx's GLSL (and Shadertoy's), Metal, mpv hooks.
+    public static let extensions = [".glsl", ".frag", ".metal", ".hook"]
+
+    /// Whether a chain entry's head names a shader file (`./wave.glsl`, `./fx.metal#warp`).
     @Sendable public static func isShaderFile(_ head: String) -> Bool {
-        head.lowercased().hasSuffix(".glsl") || head.lowercased().hasSuffix(".frag")
+        let file = split(head).file.lowercased()
+        return extensions.contains { file.hasSuffix($0) }
+    }
+
+    /// A chain entry's head as its file and the function chosen (`fx.metal#warp`).
+    static func split(_ head: String) -> (file: String, function: String?) {
+        guard let mark = head.lastIndex(of: "#") else { return (head, nil) }
+        let name = String(head[head.index(after: mark)...])
+        guard ShaderSource.isName(name) else { return (head, nil) }
+        return (String(head[..<mark]), name)
+    }
+
+    /// The descriptor and kind of the shader in the file at `path` (`FILE#NAME` for one
+    /// of a Metal file's functions), compiled: what `vidfx effects FILE` prints.
+    /// - Throws: ``EffectError`` naming the file, its line and the cause.
+    public static func describe(_ path: String) throws(EffectError) -> (descriptor: EffectDescriptor, kind: ShaderSource.Kind) {
+        let (descriptor, _, program) = try compiledEffect(path, resources: EffectResources())
+        return (descriptor, program.source.kind)
     }
 
     /// Compiled shaders by file and contents: a chain parsed again (a studio edit, a
     /// keyframe) does not compile the same file again.
     private static let compiled = Mutex<[String: ShaderProgram]>([:])
 
-    @Sendable static func load(_ file: String, resources: EffectResources) throws(EffectError)
+    @Sendable static func load(_ head: String, resources: EffectResources) throws(EffectError)
         -> (descriptor: EffectDescriptor, make: @Sendable (Parameters) throws(EffectError) -> any Effect) {
-        guard isShaderFile(file) else { throw EffectError("\(file): vidfx reads shaders in its GLSL form (.glsl) for now") }
+        let (descriptor, make, _) = try compiledEffect(head, resources: resources)
+        return (descriptor, make)
+    }
+
+    static func compiledEffect(_ head: String, resources: EffectResources) throws(EffectError)
+        -> (EffectDescriptor, @Sendable (Parameters) throws(EffectError) -> any Effect, ShaderProgram) {
+        let (file, function) = split(head)
+        guard isShaderFile(head) else {
+            throw EffectError("\(head): a shader file ends in \(extensions.joined(separator: ", ")) (docs/shaders.md)")
+        }
         let bytes: [UInt8]
         if let read = resources.readFile {
             do { bytes = try read(file) } catch let error as EffectError { throw error } catch {
@@ -109,22 +139,23 @@ public struct ShaderEffect: LayerEffect {
         guard let text = String(validating: bytes, as: UTF8.self) else { throw EffectError("\(file): not UTF-8 text") }
         let program: ShaderProgram
         do {
-            let key = file + "\u{0}" + text
+            let key = head + "\u{0}" + text
             if let known = compiled.withLock({ $0[key] }) {
                 program = known
             } else {
-                program = try ShaderProgram(try ShaderSource(text, name: file))
+                program = try ShaderProgram(try ShaderSource(text, name: file, function: function))
                 compiled.withLock { if $0.count > 64 { $0 = [:] }; $0[key] = program }
             }
         } catch {
             throw EffectError(error.message)
         }
-        let descriptor = EffectDescriptor(name: file, category: .stylize,
-                                          summary: "\(program.source.kind.rawValue) shader \(URL(fileURLWithPath: file).lastPathComponent)",
+        let form = program.source.form == .glsl ? "" : " (\(program.source.form.rawValue))"
+        let descriptor = EffectDescriptor(name: head, category: .stylize,
+                                          summary: "\(program.source.kind.rawValue) shader \(URL(fileURLWithPath: head).lastPathComponent)\(form)",
                                           parameters: program.source.parameters.map(spec))
         return (descriptor, { (parameters: Parameters) throws(EffectError) -> any Effect in
             ShaderEffect(program: program, descriptor: descriptor, parameters: parameters)
-        })
+        }, program)
     }
 
     /// The bytes of the shader file at `path`: a regular file of at most 64 KiB, opened
@@ -153,7 +184,12 @@ public struct ShaderEffect: LayerEffect {
 
     /// A shader's parameter as the built-ins' parameters are described.
     static func spec(_ p: ShaderSource.Parameter) -> ParameterSpec {
-        let help = p.help.isEmpty ? "\(p.kind.rawValue) uniform" : p.help
+        let made = describedSpec(p)
+        return p.isRequired ? made.withoutDefault() : made
+    }
+
+    private static func describedSpec(_ p: ShaderSource.Parameter) -> ParameterSpec {
+        let help = p.help.isEmpty ? "\(p.kind.rawValue) parameter" : p.help
         switch p.kind {
         case .float: return .float(p.name, default: p.defaultValue[0], min: p.range?.lowerBound, max: p.range?.upperBound, help: help)
         case .int: return .int(p.name, default: Int(p.defaultValue[0]), min: p.range.map { Int($0.lowerBound) }, max: p.range.map { Int($0.upperBound) }, help: help)

@@ -32,6 +32,10 @@ public final class ShaderProgram: Sendable {
     /// Keeps the first failure of a frame that could not throw it.
     func record(_ message: String) { failures.withLock { if $0 == nil { $0 = message } } }
 
+    /// Ends every wait for a shader within 100 ms and makes later runs fail: the process
+    /// is stopping (Ctrl-C), and a frame on the device must not hold it.
+    public static func interrupt() { vfx_shader_interrupt() }
+
     /// How long one frame may take before the run is ended.
     public static let frameLimit: Duration = .seconds(10)
 
@@ -61,8 +65,9 @@ public final class ShaderProgram: Sendable {
     /// Packed rows go to the device as they are; rows with padding are packed first.
     /// - Throws: ``ShaderError`` when the device fails or a frame passes ``frameLimit``.
     public func run(source: UnsafePointer<UInt32>, sourceStride: Int, destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
-                    width: Int, height: Int, time: Double, tick: Int64, values: [String: [Double]] = [:]) throws(ShaderError) {
-        let block = uniforms(width: width, height: height, time: time, tick: tick, values: values)
+                    width: Int, height: Int, time: Double, tick: Int64, frameRate: Double? = nil,
+                    values: [String: [Double]] = [:]) throws(ShaderError) {
+        let block = uniforms(width: width, height: height, time: time, tick: tick, frameRate: frameRate, values: values)
         var error = [CChar](repeating: 0, count: 1024)
         let limit = UInt64(Self.frameLimit.components.seconds) * 1000
         let program = handle.pointer
@@ -81,7 +86,7 @@ public final class ShaderProgram: Sendable {
     }
 
     /// The uniform block's bytes (std140): the built-ins, then each parameter.
-    func uniforms(width: Int, height: Int, time: Double, tick: Int64, values: [String: [Double]]) -> [UInt8] {
+    func uniforms(width: Int, height: Int, time: Double, tick: Int64, frameRate: Double?, values: [String: [Double]]) -> [UInt8] {
         var block = [UInt8](repeating: 0, count: source.uniformSize)
         func put<T>(_ value: T, at offset: Int) {
             withUnsafeBytes(of: value) { bytes in for (i, b) in bytes.enumerated() { block[offset + i] = b } }
@@ -90,6 +95,17 @@ public final class ShaderProgram: Sendable {
         put(Float(height), at: 4)
         put(Float(time), at: 8)
         put(Int32(truncatingIfNeeded: tick), at: 12)
+        let rate = frameRate.map { $0.isFinite && $0 > 0 ? $0 : 0 } ?? 0
+        put(Float(rate), at: 16)
+        put(Float(rate > 0 ? 1 / rate : 0), at: 20)
+        put(Float(Self.random(tick)), at: 24)
+        // Shadertoy's iDate: the year, the month from 0, the day, and the seconds of the day.
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var t = now.tv_sec, parts = tm()
+        localtime_r(&t, &parts)
+        put(SIMD4<Float>(Float(parts.tm_year + 1900), Float(parts.tm_mon), Float(parts.tm_mday),
+                         Float(parts.tm_hour * 3600 + parts.tm_min * 60 + parts.tm_sec) + Float(now.tv_nsec) / 1e9), at: 32)
         for p in source.parameters {
             let value = values[p.name] ?? p.defaultValue
             for (i, v) in value.prefix(p.kind.components).enumerated() {
@@ -103,15 +119,26 @@ public final class ShaderProgram: Sendable {
         return block
     }
 
+    /// mpv's `random` for a tick: the same number for the same frame, in 0…1 (SplitMix64).
+    static func random(_ tick: Int64) -> Double {
+        var z = UInt64(bitPattern: tick) &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Double(z >> 11) / Double(1 << 53)
+    }
+
     /// Runs the shader over `frame` in place, at `time` seconds and output tick `tick`,
-    /// with `values` for its parameters (their defaults where a name is missing).
+    /// with `values` for its parameters (their defaults where a name is missing) and
+    /// `frameRate` for the forms that are told it (Shadertoy's `iFrameRate`).
     /// - Throws: ``ShaderError`` when the device fails or a frame passes ``frameLimit``.
-    public func run(_ frame: inout Frame, time: Double, tick: Int64, values: [String: [Double]] = [:]) throws(ShaderError) {
+    public func run(_ frame: inout Frame, time: Double, tick: Int64, frameRate: Double? = nil,
+                    values: [String: [Double]] = [:]) throws(ShaderError) {
         let (width, height, stride) = (frame.width, frame.height, frame.bytesPerRow / 4)
         try frame.withUnsafeMutableBytes { (bytes: UnsafeMutableRawBufferPointer) throws(ShaderError) in
             let base = bytes.baseAddress!.assumingMemoryBound(to: UInt32.self)
             try run(source: base, sourceStride: stride, destination: base, destinationStride: stride, width: width, height: height,
-                    time: time, tick: tick, values: values)
+                    time: time, tick: tick, frameRate: frameRate, values: values)
         }
     }
 }

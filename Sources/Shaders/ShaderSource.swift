@@ -1,11 +1,10 @@
 import Foundation
 
-/// A shader file in vidfx's GLSL form, read: its kind (from the signature of its
-/// `effect` function), its parameters (its `uniform` declarations) and the compute
-/// program that runs it, with the user's lines kept where they were so that the
-/// compiler's messages name them (docs/shaders.md).
+/// A shader file read: its form (vidfx's GLSL, SwiftUI's Metal, Shadertoy's, an mpv
+/// hook), its kind, its parameters and the compute program that runs it, with the user's
+/// lines kept where they were so that the compiler's messages name them (docs/shaders.md).
 public struct ShaderSource: Sendable, Equatable {
-    /// What the shader's `effect` function is, as SwiftUI has them.
+    /// What the shader's function is, as SwiftUI has them.
     public enum Kind: String, Sendable, Equatable {
         /// `vec4 effect(vec2 position, vec4 color)`: the pixel's new colour.
         case color
@@ -15,7 +14,19 @@ public struct ShaderSource: Sendable, Equatable {
         case distortion
     }
 
-    /// One `uniform` declaration: a parameter of the effect.
+    /// How the file is written.
+    public enum Form: String, Sendable, Equatable {
+        /// vidfx's GLSL form: an `effect` function and `uniform` parameters.
+        case glsl
+        /// SwiftUI's Metal form: `[[stitchable]]` functions (`.metal`).
+        case metal
+        /// Shadertoy's form: `mainImage(out vec4, in vec2)` with `iChannel0` the frame.
+        case shadertoy
+        /// An mpv user shader of one pass (`.hook`), with `//!PARAM` parameters.
+        case hook
+    }
+
+    /// One parameter of the effect (a `uniform`, a Metal argument, a `//!PARAM`).
     public struct Parameter: Sendable, Equatable {
         /// The GLSL types a parameter may have.
         public enum Kind: String, Sendable, Equatable, CaseIterable {
@@ -29,24 +40,33 @@ public struct ShaderSource: Sendable, Equatable {
         public var name: String
         /// Its GLSL type.
         public var kind: Kind
-        /// Its value when not given (zeros unless the comment gives one).
+        /// Its value when not given (zeros unless the file gives one).
         public var defaultValue: [Double]
-        /// The range every component must be in, when the comment gives one.
+        /// The range every component must be in, when the file gives one.
         public var range: ClosedRange<Double>?
-        /// What it does, from the comment.
+        /// What it does, from the file.
         public var help: String
         /// Whether the default was written as a colour (`#ff8800`): a `vec4` or `vec3` colour.
         public var isColor: Bool
         /// Its byte offset in the uniform block.
         public var offset: Int
+        /// Whether it must be given (a Metal argument without a default).
+        public var isRequired = false
+        /// Its name in the uniform block (the name itself, unless the form keeps it apart).
+        var member: String = ""
     }
 
     /// The shader's name in messages (its file's name).
     public let name: String
+    /// How the file is written.
+    public let form: Form
     /// Its kind.
     public let kind: Kind
     /// Its parameters, in the order declared.
     public let parameters: [Parameter]
+    /// The functions a file of several offers (`FILE#NAME`: a Metal file's `[[stitchable]]`
+    /// functions), and the one this is; empty for the other forms.
+    public let functions: [String]
     /// The compute shader that runs it: vidfx's lines, then `#line 1` and the user's.
     public let program: String
     /// The size of the uniform block in bytes (std140).
@@ -56,53 +76,117 @@ public struct ShaderSource: Sendable, Equatable {
     public static let longestSource = 64 << 10
     /// The most parameters a shader may declare.
     public static let mostParameters = 64
+    /// Where parameters begin in the uniform block: after the built-ins (vec2 size,
+    /// float time, int frame, then the frame rate, its period, a random number and the date).
+    static let firstParameterOffset = 48
 
-    /// Reads `text`, a shader in vidfx's GLSL form; `name` names it in messages.
+    /// What a front end makes of a file: the user's lines rewritten (same lines), what
+    /// goes before them and after them, and the call `main` makes for each pixel.
+    struct Parts {
+        var kind: Kind
+        var parameters: [Parameter]
+        var body: String
+        var before = ""
+        var after = ""
+        var call: String
+        var functions: [String] = []
+    }
+
+    /// Reads `text`, a shader in any of vidfx's forms; `name` names it in messages and
+    /// chooses the form by its extension (`.metal`, `.hook`; otherwise GLSL, Shadertoy's
+    /// when it has a `mainImage`). `function` chooses one of a Metal file's functions.
     /// - Throws: ``ShaderError`` naming the file, the line and the cause.
-    public init(_ text: String, name: String) throws(ShaderError) {
+    public init(_ text: String, name: String, function: String? = nil) throws(ShaderError) {
         guard text.utf8.count <= Self.longestSource else {
             throw ShaderError("\(name): \(text.utf8.count) bytes; a shader may have up to \(Self.longestSource >> 10) KiB")
         }
         guard !text.utf8.contains(0) else { throw ShaderError("\(name): not a text file (it holds a NUL byte)") }
         self.name = name
-        var lines = text.components(separatedBy: "\n")
-        var parameters: [Parameter] = []
-        // The built-ins take the block's first 16 bytes: vec2 size, float time, int frame.
-        var offset = 16
-        for (i, line) in lines.enumerated() {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.hasPrefix("#include") || trimmed.hasPrefix("# include") {
-                throw ShaderError("\(name):\(i + 1): #include is not read (a shader is one file)")
+        let lower = name.lowercased()
+        let parts: Parts
+        if lower.hasSuffix(".metal") {
+            form = .metal
+            parts = try MetalShader.parts(text, file: name, function: function)
+        } else {
+            if let function { throw ShaderError("\(name)#\(function): only a Metal file holds several functions") }
+            let lines = try Self.glslLines(text, file: name)
+            if lower.hasSuffix(".hook") {
+                form = .hook
+                parts = try HookShader.parts(lines, file: name)
+            } else if Self.withoutComments(lines.joined(separator: "\n")).range(of: #"\bvoid\s+mainImage\s*\("#, options: .regularExpression) != nil {
+                form = .shadertoy
+                parts = try ShadertoyShader.parts(try Self.uniforms(lines, file: name), file: name)
+            } else {
+                form = .glsl
+                let (parameters, body) = try Self.uniforms(lines, file: name)
+                let kind = try Self.kind(of: Self.withoutComments(body), file: name)
+                let call = switch kind {
+                case .color: "effect(position, vfx_pixel(cell))"
+                case .layer: "effect(position)"
+                case .distortion: "source(effect(position))"
+                }
+                parts = Parts(kind: kind, parameters: parameters, body: body, call: call)
             }
-            if trimmed.hasPrefix("#version") {
-                // vidfx gives the version; the line is kept blank so the others keep their numbers.
-                lines[i] = ""
-                continue
-            }
-            guard trimmed.hasPrefix("uniform ") || trimmed.hasPrefix("uniform\t") else { continue }
-            var parameter = try Self.parameter(trimmed, file: name, line: i + 1)
-            guard !parameters.contains(where: { $0.name == parameter.name }) else {
-                throw ShaderError("\(name):\(i + 1): '\(parameter.name)' is declared twice")
-            }
-            guard parameters.count < Self.mostParameters else {
-                throw ShaderError("\(name):\(i + 1): more than \(Self.mostParameters) parameters")
-            }
-            offset = (offset + parameter.kind.alignment - 1) / parameter.kind.alignment * parameter.kind.alignment
-            parameter.offset = offset
-            offset += parameter.kind.components * 4
-            parameters.append(parameter)
-            // Into the uniform block below: the line stays, blank.
-            lines[i] = ""
+        }
+        var parameters = parts.parameters
+        guard parameters.count <= Self.mostParameters else { throw ShaderError("\(name): more than \(Self.mostParameters) parameters") }
+        var offset = Self.firstParameterOffset
+        for i in parameters.indices {
+            let kind = parameters[i].kind
+            offset = (offset + kind.alignment - 1) / kind.alignment * kind.alignment
+            parameters[i].offset = offset
+            if parameters[i].member.isEmpty { parameters[i].member = parameters[i].name }
+            offset += kind.components * 4
         }
         self.parameters = parameters
+        kind = parts.kind
+        functions = parts.functions
         uniformSize = (offset + 15) / 16 * 16
-        let body = lines.joined(separator: "\n")
-        kind = try Self.kind(of: Self.withoutComments(body), file: name)
-        program = Self.program(kind: kind, parameters: parameters, body: body)
+        program = Self.program(parts, parameters: parameters)
+    }
+
+    /// The file's lines, `#include` refused and `#version` blanked (vidfx gives the version).
+    static func glslLines(_ text: String, file: String) throws(ShaderError) -> [String] {
+        var lines = text.components(separatedBy: "\n")
+        for (i, line) in lines.enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("#") && trimmed.dropFirst().trimmingCharacters(in: .whitespaces).hasPrefix("include") {
+                throw ShaderError("\(file):\(i + 1): #include is not read (a shader is one file)")
+            }
+            if trimmed.hasPrefix("#version") { lines[i] = "" }
+        }
+        return lines
+    }
+
+    /// The `uniform` lines as parameters (each line left blank: it goes into the uniform
+    /// block), and the text without them.
+    static func uniforms(_ lines: [String], file: String) throws(ShaderError) -> (parameters: [Parameter], body: String) {
+        var lines = lines
+        var parameters: [Parameter] = []
+        for (i, line) in lines.enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix("uniform ") || trimmed.hasPrefix("uniform\t") else { continue }
+            let parameter = try Self.parameter(trimmed, file: file, line: i + 1)
+            guard !parameters.contains(where: { $0.name == parameter.name }) else {
+                throw ShaderError("\(file):\(i + 1): '\(parameter.name)' is declared twice")
+            }
+            guard parameters.count < Self.mostParameters else {
+                throw ShaderError("\(file):\(i + 1): more than \(Self.mostParameters) parameters")
+            }
+            parameters.append(parameter)
+            lines[i] = ""
+        }
+        return (parameters, lines.joined(separator: "\n"))
     }
 
     /// The names vidfx gives the shader; a parameter may not take one.
     static let builtIns: Set<String> = ["size", "time", "frame", "source", "effect", "main", "position", "color"]
+
+    /// Whether `name` is a name a parameter may have (ASCII, a letter first, at most 64).
+    static func isName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || first == "_" else { return false }
+        return name.count <= 64 && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
+    }
 
     /// A `uniform TYPE NAME; // range A…B; default V; help` line.
     static func parameter(_ line: String, file: String, line number: Int) throws(ShaderError) -> Parameter {
@@ -118,17 +202,20 @@ public struct ShaderSource: Sendable, Equatable {
             throw ShaderError("\(file):\(number): '\(words[1])': a parameter is one of \(Parameter.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         let name = String(words[2])
-        guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || first == "_",
-              name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }),
-              name.count <= 64 else {
-            throw ShaderError("\(file):\(number): '\(name)' is not a parameter name")
-        }
+        guard isName(name) else { throw ShaderError("\(file):\(number): '\(name)' is not a parameter name") }
         guard !builtIns.contains(name), !name.hasPrefix("vfx_"), !name.hasPrefix("gl_") else {
             throw ShaderError("\(file):\(number): '\(name)' is a name vidfx gives the shader; choose another")
         }
         var parameter = Parameter(name: name, kind: kind, defaultValue: Array(repeating: 0, count: kind.components), range: nil,
                                   help: "", isColor: false, offset: 0)
-        for part in (comment ?? "").split(separator: ";") {
+        try describe(&parameter, comment: String(comment ?? ""), file: file, line: number)
+        return parameter
+    }
+
+    /// Reads `range A…B; default V; help` from a parameter's comment.
+    static func describe(_ parameter: inout Parameter, comment: String, file: String, line number: Int) throws(ShaderError) {
+        let (name, kind) = (parameter.name, parameter.kind)
+        for part in comment.split(separator: ";") {
             let item = part.trimmingCharacters(in: .whitespaces)
             if item.hasPrefix("range ") {
                 let bounds = item.dropFirst(6).replacingOccurrences(of: "…", with: "..").components(separatedBy: "..")
@@ -144,32 +231,19 @@ public struct ShaderSource: Sendable, Equatable {
                 }
                 parameter.defaultValue = value.components
                 parameter.isColor = value.isColor
+                parameter.isRequired = false
             } else if !item.isEmpty {
                 parameter.help = parameter.help.isEmpty ? item : parameter.help + "; " + item
             }
         }
-        if let range = parameter.range, !parameter.defaultValue.allSatisfy(range.contains) {
+        if let range = parameter.range, !parameter.isRequired, !parameter.defaultValue.allSatisfy(range.contains) {
             throw ShaderError("\(file):\(number): the default of '\(name)' is outside its range")
         }
-        return parameter
     }
 
     /// The source without its comments, for finding the `effect` function.
     static func withoutComments(_ text: String) -> String {
-        var out = "", chars = Array(text.unicodeScalars), i = 0
-        while i < chars.count {
-            if chars[i] == "/", i + 1 < chars.count, chars[i + 1] == "/" {
-                while i < chars.count, chars[i] != "\n" { i += 1 }
-            } else if chars[i] == "/", i + 1 < chars.count, chars[i + 1] == "*" {
-                i += 2
-                while i + 1 < chars.count, !(chars[i] == "*" && chars[i + 1] == "/") { i += 1 }
-                i += 2
-            } else {
-                out.unicodeScalars.append(chars[i])
-                i += 1
-            }
-        }
-        return out
+        ShaderTokens(text).tokens.filter { $0.kind != .comment }.map(\.text).joined()
     }
 
     static func kind(of text: String, file: String) throws(ShaderError) -> Kind {
@@ -189,16 +263,11 @@ public struct ShaderSource: Sendable, Equatable {
         return found[0]
     }
 
-    /// The compute shader: the frame's buffers and the uniform block, `source`, the user's
-    /// lines (numbered from 1 again), and `main`, which calls `effect` once a pixel.
-    static func program(kind: Kind, parameters: [Parameter], body: String) -> String {
-        let uniforms = parameters.map { "    \($0.kind == .bool ? "bool" : $0.kind.rawValue) \($0.name);" }.joined(separator: "\n")
-        let call: String
-        switch kind {
-        case .color: call = "effect(position, vfx_pixel(cell))"
-        case .layer: call = "effect(position)"
-        case .distortion: call = "source(effect(position))"
-        }
+    /// The compute shader: the frame's buffers and the uniform block, `source`, what the
+    /// form puts before the user's lines, those lines (numbered from 1 again), what it puts
+    /// after them, and `main`, which makes the form's call once a pixel.
+    static func program(_ parts: Parts, parameters: [Parameter]) -> String {
+        let uniforms = parameters.map { "    \($0.kind == .bool ? "bool" : $0.kind.rawValue) \($0.member);" }.joined(separator: "\n")
         return """
             #version 450
             layout(local_size_x = 16, local_size_y = 16) in;
@@ -208,6 +277,11 @@ public struct ShaderSource: Sendable, Equatable {
                 vec2 size;
                 float time;
                 int frame;
+                float vfx_rate;
+                float vfx_delta;
+                float vfx_random;
+                float vfx_unused;
+                vec4 vfx_date;
             \(uniforms)
             };
             vec4 vfx_unpack(uint p) {
@@ -224,13 +298,15 @@ public struct ShaderSource: Sendable, Equatable {
                 ivec2 i = ivec2(f);
                 return mix(mix(vfx_pixel(i), vfx_pixel(i + ivec2(1, 0)), w.x), mix(vfx_pixel(i + ivec2(0, 1)), vfx_pixel(i + ivec2(1, 1)), w.x), w.y);
             }
+            \(parts.before)
             #line 1
-            \(body)
+            \(parts.body)
+            \(parts.after)
             void main() {
                 ivec2 cell = ivec2(gl_GlobalInvocationID.xy);
                 if (cell.x >= int(size.x) || cell.y >= int(size.y)) return;
                 vec2 position = vec2(cell) + 0.5;
-                uvec4 q = uvec4(clamp(\(call), 0.0, 1.0) * 255.0 + 0.5);
+                uvec4 q = uvec4(clamp(\(parts.call), 0.0, 1.0) * 255.0 + 0.5);
                 vfx_destination[cell.y * int(size.x) + cell.x] = q.b | (q.g << 8) | (q.r << 16) | (q.a << 24);
             }
             """

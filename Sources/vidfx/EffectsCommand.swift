@@ -69,9 +69,9 @@ struct EffectsCommand: ParsableCommand {
 extension EffectsCommand {
     /// `vidfx effects ./wave.glsl`: the shader's own parameter table, from its file.
     func describeShader(_ file: String) throws {
-        let shader: ShaderEffect
-        do { shader = try ShaderEffect(contentsOf: file) } catch { throw CommandFailure(message: error.message) }
-        try Console.output(Data(Self.table([(shader.descriptor, shader.program.source.kind.rawValue + " shader")]).utf8))
+        let shader: (descriptor: EffectDescriptor, kind: ShaderSource.Kind)
+        do { shader = try ShaderEffect.describe(file) } catch { throw CommandFailure(message: error.message) }
+        try Console.output(Data(Self.table([(shader.descriptor, shader.kind.rawValue + " shader")]).utf8))
     }
 
     /// The parameter tables of `descriptors`, each with its kind.

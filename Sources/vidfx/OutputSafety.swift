@@ -1,4 +1,5 @@
 import Foundation
+import Shaders
 
 #if canImport(Glibc)
 import Glibc
@@ -77,6 +78,8 @@ final class Interruption: @unchecked Sendable {
         let h = handler
         lock.unlock()
         guard first else { return }
+        // A shader on the device would hold the stop until its frame ends.
+        ShaderProgram.interrupt()
         guard let h else {
             Console.note("interrupted before anything was written")
             exit(128 + sig)

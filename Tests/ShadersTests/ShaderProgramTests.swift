@@ -133,7 +133,7 @@ import Testing
         }
         let colour = try ShaderSource("uniform vec4 tint; // default #ff8800\nuniform vec2 centre; // default 0.5,0.25\nvec4 effect(vec2 p, vec4 c) { return tint; }", name: "c.glsl")
         #expect(colour.parameters[0].isColor && colour.parameters[0].defaultValue == [1, 136.0 / 255, 0, 1])
-        #expect(colour.parameters[1].defaultValue == [0.5, 0.25] && colour.parameters[1].offset == 32, "std140: after the vec4 at 16")
+        #expect(colour.parameters[1].defaultValue == [0.5, 0.25] && colour.parameters[1].offset == 64, "std140: after the vec4 at 48 (the built-ins take 48 bytes)")
     }
 
     /// Without Vulkan, one line names the packages to install (a stand-in library path, in

@@ -25,11 +25,16 @@ vfx_shader_program *vfx_shader_program_make(const uint32_t *words, size_t count,
 /// Runs `program` over a `width`×`height` frame of 32-bit pixels: `source` in, `destination`
 /// out (may be the same memory), with `uniforms` (uniform_size bytes). Work groups of
 /// 16×16. Waits at most `timeout_ms`: 0 done; 1 the limit passed (the device may then be
-/// lost: later runs fail); -1 another failure, with `error` filled.
+/// lost: later runs fail); 2 interrupted (``vfx_shader_interrupt``); -1 another failure,
+/// with `error` filled.
 int vfx_shader_program_run(vfx_shader_program *program, const uint32_t *source, uint32_t *destination, int width, int height,
                            const void *uniforms, uint64_t timeout_ms, char *error, size_t error_size);
 
-/// Frees the program and its buffers.
+/// Ends every wait for a shader within 100 ms, and makes later runs fail: the process is
+/// stopping (Ctrl-C).
+void vfx_shader_interrupt(void);
+
+/// Frees the program and its buffers (kept when a run may still be on the device).
 void vfx_shader_program_free(vfx_shader_program *program);
 
 #endif
