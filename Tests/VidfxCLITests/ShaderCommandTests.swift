@@ -72,4 +72,59 @@ import Testing
         #expect(lines.count == 1 && lines[0].contains("\(file):4: ") && lines[0].contains("'colr'"), "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("x.mp4")))
     }
+
+    /// A shader that keeps each pixel busy for minutes (lavapipe ends any one loop after
+    /// 65,535 turns, so the work is in the body).
+    static let slow = """
+        #define STEP x = fract(x * 1.0001 + 0.1);
+        #define S8 STEP STEP STEP STEP STEP STEP STEP STEP
+        #define S64 S8 S8 S8 S8 S8 S8 S8 S8
+        vec4 effect(vec2 position, vec4 color) {
+            float x = color.r;
+            for (int i = 0; i < 60000; i++) { S64 S64 S64 S64 }
+            return vec4(x);
+        }
+        """
+
+    /// A frame past the 10-second limit ends the render with one line, exit 1, nothing
+    /// written (the frame left as it came is not written either).
+    @Test func aFramePastItsLimitEndsTheRender() async throws {
+        let scratch = try ScratchDirectory("vidfx-shader-limit")
+        try Self.slow.write(toFile: scratch.path("slow.glsl"), atomically: false, encoding: .utf8)
+        let r = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--frames", "3", "-e", scratch.path("slow.glsl"), "-o", scratch.path("out")])
+        #expect(r.status == 1, "\(r.status): \(r.stderr)")
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("slow.glsl: the shader ran for more than 10 s on one frame"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out")))
+    }
+
+    /// Ctrl-C while a frame is on the device stops vidfx as Ctrl-C does (130, nothing
+    /// half-written): the wait for the shader is cut, not sat out to its 10-second limit
+    /// (which would end with exit 1 and the limit's line instead).
+    @Test func ctrlCStopsASlowShader() async throws {
+        let scratch = try ScratchDirectory("vidfx-shader-ctrlc")
+        try Self.slow.write(toFile: scratch.path("slow.glsl"), atomically: false, encoding: .utf8)
+        let p = Process()
+        p.executableURL = CLI.executable
+        p.currentDirectoryURL = CLI.directory
+        p.arguments = ["apply", CLI.media("h264-30fps.mp4"), "-e", scratch.path("slow.glsl"), "-o", scratch.path("out.mp4")]
+        let errors = Pipe()
+        p.standardError = errors
+        let running = try Subprocess.Running(p, hangLimit: .seconds(300))
+        // The shader is running once the process has spent two seconds of CPU: compiling
+        // happens in glslang's process, and decoding one small frame takes far less.
+        func cpuTicks() -> Int {
+            guard let stat = try? String(contentsOfFile: "/proc/\(p.processIdentifier)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return 0 }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 13 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : 0
+        }
+        let deadline = ContinuousClock.now + .seconds(120)  // a hang limit
+        while ContinuousClock.now < deadline, running.isRunning, cpuTicks() < 200 { try await Task.sleep(for: .milliseconds(50)) }
+        running.signal(SIGINT)
+        let (status, _) = await running.exit()
+        let said = String(decoding: await Subprocess.readToEnd(errors.fileHandleForReading), as: UTF8.self)
+        #expect(status == 130 && said.contains("interrupted") && !said.contains("more than 10 s"), "\(status): \(said)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out.mp4")))
+    }
 }
