@@ -119,12 +119,13 @@ static int open_context(int wanted) {
     VkCommandPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                     .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, .queueFamilyIndex = ctx.family};
     if (vk.vkCreateCommandPool(ctx.device, &pool, NULL, &ctx.pool) != VK_SUCCESS) return fail("Vulkan: no command pool");
-    VkDescriptorSetLayoutBinding bindings[3] = {
+    VkDescriptorSetLayoutBinding bindings[4] = {
         {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
         {.binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
         {.binding = 2, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
+        {.binding = 3, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
     };
-    VkDescriptorSetLayoutCreateInfo set = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 3, .pBindings = bindings};
+    VkDescriptorSetLayoutCreateInfo set = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 4, .pBindings = bindings};
     if (vk.vkCreateDescriptorSetLayout(ctx.device, &set, NULL, &ctx.set_layout) != VK_SUCCESS) return fail("Vulkan: no descriptor layout");
     VkPipelineLayoutCreateInfo layout = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1, .pSetLayouts = &ctx.set_layout};
     if (vk.vkCreatePipelineLayout(ctx.device, &layout, NULL, &ctx.pipeline_layout) != VK_SUCCESS) return fail("Vulkan: no pipeline layout");
@@ -160,7 +161,8 @@ struct vfx_shader_program {
     VkCommandBuffer commands;
     VkFence fence;
     size_t uniform_size;
-    mapped_buffer source, destination, uniforms;
+    mapped_buffer source, destination, uniforms, images;
+    uint64_t images_generation;  // which images the images buffer holds (0: none yet)
     int width, height;
     int lost;  // a run passed its time limit: its fence may still be pending
 };
@@ -212,7 +214,7 @@ vfx_shader_program *vfx_shader_program_make(const uint32_t *words, size_t count,
         .layout = ctx.pipeline_layout,
     };
     if (vk.vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &pipeline, NULL, &p->pipeline) != VK_SUCCESS) goto failed;
-    VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1}};
+    VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3}, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1}};
     VkDescriptorPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1, .poolSizeCount = 2, .pPoolSizes = sizes};
     if (vk.vkCreateDescriptorPool(ctx.device, &pool, NULL, &p->descriptors) != VK_SUCCESS) goto failed;
     VkDescriptorSetAllocateInfo set = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, .descriptorPool = p->descriptors,
@@ -234,24 +236,36 @@ failed:
     return NULL;
 }
 
-/// Buffers for a `width`×`height` frame, and the descriptor set pointing at them.
-static int fit(vfx_shader_program *p, int width, int height) {
-    if (p->width == width && p->height == height && p->source.buffer) return 0;
-    free_buffer(&p->source);
-    free_buffer(&p->destination);
+/// Buffers for a `width`×`height` frame and `image_words` words of images, and the
+/// descriptor set pointing at them.
+static int fit(vfx_shader_program *p, int width, int height, size_t image_words) {
+    VkDeviceSize image_bytes = image_words ? (VkDeviceSize)image_words * 4 : 4;
+    int frame_fits = p->width == width && p->height == height && p->source.buffer;
+    int images_fit = p->images.buffer && p->images.size >= image_bytes;
+    if (frame_fits && images_fit) return 0;
+    if (!frame_fits) {
+        free_buffer(&p->source);
+        free_buffer(&p->destination);
+        p->width = p->height = 0;
+    }
+    if (!images_fit) {
+        free_buffer(&p->images);
+        p->images_generation = 0;
+    }
     VkDeviceSize size = (VkDeviceSize)width * (VkDeviceSize)height * 4;
-    if (make_buffer(&p->source, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != 0) return -1;
-    if (make_buffer(&p->destination, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != 0) return -1;
-    VkDescriptorBufferInfo infos[3] = {{p->source.buffer, 0, size}, {p->destination.buffer, 0, size},
-                                       {p->uniforms.buffer, 0, p->uniform_size}};
-    VkWriteDescriptorSet writes[3];
-    for (int i = 0; i < 3; i++) {
+    if (!frame_fits && make_buffer(&p->source, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != 0) return -1;
+    if (!frame_fits && make_buffer(&p->destination, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != 0) return -1;
+    if (!images_fit && make_buffer(&p->images, image_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != 0) return -1;
+    VkDescriptorBufferInfo infos[4] = {{p->source.buffer, 0, size}, {p->destination.buffer, 0, size},
+                                       {p->uniforms.buffer, 0, p->uniform_size}, {p->images.buffer, 0, p->images.size}};
+    VkWriteDescriptorSet writes[4];
+    for (int i = 0; i < 4; i++) {
         writes[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->set, .dstBinding = (uint32_t)i,
                                            .descriptorCount = 1,
                                            .descriptorType = i == 2 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                            .pBufferInfo = &infos[i]};
     }
-    vk.vkUpdateDescriptorSets(ctx.device, 3, writes, 0, NULL);
+    vk.vkUpdateDescriptorSets(ctx.device, 4, writes, 0, NULL);
     p->width = width;
     p->height = height;
     return 0;
@@ -262,7 +276,8 @@ static atomic_int interrupted;
 void vfx_shader_interrupt(void) { atomic_store(&interrupted, 1); }
 
 int vfx_shader_program_run(vfx_shader_program *p, const uint32_t *source, uint32_t *destination, int width, int height,
-                           const void *uniforms, uint64_t timeout_ms, char *error, size_t error_size) {
+                           const void *uniforms, const uint32_t *images, size_t image_words, uint64_t images_generation,
+                           uint64_t timeout_ms, char *error, size_t error_size) {
     if (width <= 0 || height <= 0 || width > 32768 || height > 32768) {
         snprintf(error, error_size, "a %dx%d frame is outside what a shader takes", width, height);
         return -1;
@@ -278,13 +293,22 @@ int vfx_shader_program_run(vfx_shader_program *p, const uint32_t *source, uint32
         status = 2;
         goto done;
     }
-    if (fit(p, width, height) != 0) {
+    if (image_words > ((size_t)1 << 28)) {
+        snprintf(error, error_size, "the shader's images are too large");
+        goto done;
+    }
+    if (fit(p, width, height, image_words) != 0) {
         snprintf(error, error_size, "Vulkan: no memory for a %dx%d frame on %s", width, height, ctx.device_name);
         goto done;
     }
     size_t bytes = (size_t)width * (size_t)height * 4;
     memcpy(p->source.mapped, source, bytes);
     memcpy(p->uniforms.mapped, uniforms, p->uniform_size);
+    // The images are copied when they are not those the buffer already holds.
+    if (image_words && images && images_generation != p->images_generation) {
+        memcpy(p->images.mapped, images, image_words * 4);
+        p->images_generation = images_generation;
+    }
     vk.vkResetCommandBuffer(p->commands, 0);
     VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
     vk.vkBeginCommandBuffer(p->commands, &begin);
@@ -343,6 +367,7 @@ void vfx_shader_program_free(vfx_shader_program *p) {
         free_buffer(&p->source);
         free_buffer(&p->destination);
         free_buffer(&p->uniforms);
+        free_buffer(&p->images);
         if (p->fence) vk.vkDestroyFence(ctx.device, p->fence, NULL);
         if (p->commands) {
             pthread_mutex_lock(&ctx.lock);

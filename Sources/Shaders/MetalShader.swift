@@ -70,7 +70,7 @@ enum MetalShader {
                   "virtual", "friend", "mutable", "explicit", "public", "private", "protected", "namespace", "typedef", "enum", "union",
                   "goto", "extern", "long", "double", "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "as_type", "sizeof"] { r[w] = "C++ beyond the subset" }
         for w in ["texture1d", "texture2d", "texture3d", "texturecube", "texture2d_array", "depth2d", "sampler"] {
-            r[w] = "an image argument (texture2d): not read yet"
+            r[w] = "an image argument is read in the [[stitchable]] function itself (texture2d<half> NAME), not passed to a helper"
         }
         for w in ["discard_fragment", "kernel", "vertex", "fragment", "sincos", "modf", "frexp"] { r[w] = "not in a SwiftUI shader's subset" }
         return r
@@ -227,6 +227,14 @@ enum MetalShader {
                     blank(i...close)
                 }
                 i += 1
+            } else if t.isWord("sampler"), let before = tokens.previous(i), tokens.tokens[before].isWord("constexpr") || tokens.tokens[before].isWord("constant") {
+                // `constexpr sampler s(filter::linear, …);`: vidfx's images are read clamped
+                // and bilinear, whatever the sampler says.
+                guard let end = tokens.tokens[i...].firstIndex(where: { $0.isPunctuation(";") }) else {
+                    throw ShaderError("\(file):\(t.line): the sampler's declaration has no ';'")
+                }
+                blank(before...end)
+                i = end + 1
             } else if t.isPunctuation("::") {
                 guard let before = tokens.previous(i), let after = tokens.next(i + 1) else {
                     throw ShaderError("\(file):\(t.line): '::' is not in vidfx's Metal subset")
@@ -236,7 +244,7 @@ enum MetalShader {
                     tokens.blank(before...after)
                     tokens.tokens[before] = Token(kind: .word, text: "vfx_Layer", line: tokens.tokens[before].line)
                     i = after + 1
-                } else if ["metal", "precise", "fast"].contains(namespace) {
+                } else if ["metal", "precise", "fast", "access"].contains(namespace) {
                     blank(before...i)
                     i += 1
                 } else {
@@ -327,6 +335,11 @@ enum MetalShader {
             if let t = words.first(where: { $0.isPunctuation("&") || $0.isPunctuation("*") }) {
                 throw ShaderError("\(file):\(t.line): '\(name)': an argument by reference or pointer is not in vidfx's Metal subset")
             }
+            // An image: `texture2d<half> key` (its `[[texture(n)]]` already blanked).
+            if words.count >= 5, words[0].isWord("texture2d"), words[1].isPunctuation("<"), words[3].isPunctuation(">"), words[4].kind == .word {
+                guard words.count == 5 else { throw ShaderError("\(file):\(words[5].line): '\(name)': an image argument has no default") }
+                return ("texture2d", words[4].text, [])
+            }
             if let first = words.first, let r = refused[first.text] { throw ShaderError("\(file):\(first.line): '\(first.text)': \(r)") }
             guard words.count >= 2, words[0].kind == .word, words[1].kind == .word else {
                 throw ShaderError("\(file):\(words.first?.line ?? line): '\(name)': an argument is 'TYPE NAME' or 'TYPE NAME = VALUE'")
@@ -360,12 +373,27 @@ enum MetalShader {
         }
         var parameters: [ShaderSource.Parameter] = []
         var locals: [String] = []
+        // Images, in order: the k-th is vfx_image_k, its size `vfx_idesc_k.xy`.
+        let images = parsed.dropFirst(taken).filter { $0.type == "texture2d" }.map(\.name)
         for (k, a) in parsed.enumerated().dropFirst(taken) {
             if a.type == "vfx_Layer" { throw ShaderError("\(file):\(line): '\(name)': the layer is the second argument") }
             let local = glslName(a.name)
             let glslType = types[a.type] ?? a.type
+            if a.type == "texture2d" {
+                var p = ShaderSource.Parameter(name: a.name, kind: .sampler2D, defaultValue: [0, 0, 0, 0], range: nil, help: "",
+                                               isColor: false, offset: 0, isRequired: true)
+                try ShaderSource.describe(&p, comment: arguments[k].comment, file: file, line: line)
+                parameters.append(p)
+                continue
+            }
             if let b = bound[a.name], b.type.contains(a.type) {
                 locals.append("\(b.glsl) \(local) = \(b.value);")
+                continue
+            }
+            // `keySize` beside `keyTexture` (or `key`): that image's size.
+            if ["float2", "half2"].contains(a.type), a.name.hasSuffix("Size"),
+               let image = images.firstIndex(where: { $0 == String(a.name.dropLast(4)) || $0 == a.name.dropLast(4) + "Texture" }) {
+                locals.append("vec2 \(local) = vec2(vfx_idesc_\(image).xy);")
                 continue
             }
             guard let pkind = parameterKinds[a.type] else {
@@ -387,6 +415,36 @@ enum MetalShader {
             let read = pkind == .bool ? "\(p.member)" : "\(glslType)(\(p.member))"
             locals.append("\(glslType) \(local) = \(read);")
             parameters.append(p)
+        }
+        // Images are read through their functions, in the function itself.
+        var j = brace
+        while j < end {
+            if tokens.tokens[j].kind == .word, let k = images.firstIndex(of: tokens.tokens[j].text) {
+                let image = tokens.tokens[j].text
+                guard let dot = tokens.next(j + 1), tokens.tokens[dot].isPunctuation("."), let method = tokens.next(dot + 1),
+                      let paren = tokens.next(method + 1), tokens.tokens[paren].isPunctuation("("), let closing = tokens.closing(paren) else {
+                    throw ShaderError("\(file):\(tokens.tokens[j].line): '\(image)' is read with \(image).sample(s, uv) or .read(p) (it cannot be passed on)")
+                }
+                switch tokens.tokens[method].text {
+                case "sample":
+                    // The sampler, the first argument, is dropped.
+                    guard let comma = tokens.tokens[paren..<closing].firstIndex(where: { $0.isPunctuation(",") }) else {
+                        throw ShaderError("\(file):\(tokens.tokens[j].line): \(image).sample takes a sampler and a point")
+                    }
+                    tokens.blank(j...comma)
+                    tokens.tokens[j] = Token(kind: .verbatim, text: "vfx_image_\(k)(", line: tokens.tokens[j].line)
+                case "read":
+                    tokens.blank(j...method)
+                    tokens.tokens[j] = Token(kind: .verbatim, text: "vfx_image_\(k)_fetch", line: tokens.tokens[j].line)
+                case "get_width", "get_height":
+                    tokens.blank(j...closing)
+                    tokens.tokens[j] = Token(kind: .verbatim, text: "uint(vfx_idesc_\(k).\(tokens.tokens[method].text == "get_width" ? "x" : "y"))",
+                                             line: tokens.tokens[j].line)
+                default:
+                    throw ShaderError("\(file):\(tokens.tokens[j].line): \(image).\(tokens.tokens[method].text) is not read (sample, read, get_width, get_height are)")
+                }
+            }
+            j += 1
         }
         // The layer is read through `source`, in the function itself.
         let layer = kind == .layer ? parsed[1].name : nil

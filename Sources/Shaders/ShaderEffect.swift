@@ -18,28 +18,34 @@ public struct ShaderEffect: LayerEffect, FallibleEffect {
     /// The compiled program, shared by every value of the effect.
     public let program: ShaderProgram
     private let values: [String: [Double]]
+    /// The images its image parameters read (nil when it has none).
+    private let images: ShaderImages?
 
     /// A shader is made from its file (``init(contentsOf:)`` or a chain entry naming it).
     public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
         throw EffectError("shader: name the shader's file in the chain (-e ./wave.glsl)")
     }
 
-    /// The shader in the file at `path`, compiled, with its defaults.
+    /// The shader in the file at `path` (`FILE#NAME` for one of a Metal file's
+    /// functions), compiled, with its defaults; images are decoded by the resources'
+    /// `loadImage`.
     /// - Throws: ``EffectError`` naming the file, its line and the cause.
-    public init(contentsOf path: String) throws(EffectError) {
-        let (descriptor, make) = try Self.load(path, resources: EffectResources())
+    public init(contentsOf path: String, resources: EffectResources = EffectResources()) throws(EffectError) {
+        let (descriptor, make) = try Self.load(path, resources: resources)
         guard let shader = try make(try Parameters(parsing: [], for: descriptor)) as? ShaderEffect else {
             throw EffectError("\(path): not a shader")
         }
         self = shader
     }
 
-    init(program: ShaderProgram, descriptor: EffectDescriptor, parameters: Parameters) {
+    init(program: ShaderProgram, descriptor: EffectDescriptor, parameters: Parameters, images: ShaderImages?) {
         self.program = program
         self.descriptor = descriptor
+        self.images = images
         var values: [String: [Double]] = [:]
         for p in program.source.parameters {
             switch p.kind {
+            case .sampler2D: continue
             case .float, .int, .bool: values[p.name] = [parameters.double(p.name)]
             default: values[p.name] = Array(parameters.vector(p.name).prefix(p.kind.components))
             }
@@ -47,8 +53,32 @@ public struct ShaderEffect: LayerEffect, FallibleEffect {
         self.values = values
     }
 
+    /// The images `parameters` name for `program`'s image parameters, decoded by
+    /// `resources` (a name not given is the parameter's default, beside `file`).
+    static func images(for program: ShaderProgram, file: String, parameters: Parameters, resources: EffectResources) throws(EffectError)
+        -> ShaderImages? {
+        let wanted = program.source.parameters.filter { $0.kind == .sampler2D }
+        guard !wanted.isEmpty else { return nil }
+        guard let load = resources.loadImage else { throw EffectError("\(file): the shader's images need an image loader") }
+        var frames: [Frame] = [], names: [String] = []
+        for p in wanted {
+            var path = parameters.text(p.name)
+            if path.isEmpty, let given = p.defaultFile {
+                let folder = (file as NSString).deletingLastPathComponent
+                path = folder.isEmpty ? given : folder + "/" + given
+            }
+            guard !path.isEmpty else { throw EffectError("\(file): parameter '\(p.name)' is required (an image file)") }
+            do { frames.append(try load(path)) } catch let error as EffectError { throw error } catch {
+                throw EffectError("\(file): \(p.name): \(error)")
+            }
+            names.append(path)
+        }
+        do { return try ShaderImages(frames, names: names) } catch { throw EffectError(error.message) }
+    }
+
     public func rebuilt(parameters: Parameters, resources: EffectResources) throws(EffectError) -> any Effect {
-        ShaderEffect(program: program, descriptor: descriptor, parameters: parameters)
+        // Images are files, never keyframed: the same ones serve every value.
+        ShaderEffect(program: program, descriptor: descriptor, parameters: parameters, images: images)
     }
 
     /// The last failure of a frame (the device lost, the time limit passed): the frame is
@@ -71,7 +101,7 @@ public struct ShaderEffect: LayerEffect, FallibleEffect {
         do {
             try program.run(source: source.base, sourceStride: source.stride, destination: destination, destinationStride: destinationStride,
                             width: w, height: h, time: context.time, tick: context.tick, frameRate: context.frameRate?.seconds,
-                            values: values)
+                            values: values, images: images)
         } catch {
             // Left as it came; the failure is kept (``failure``).
             for y in 0..<h { for x in 0..<w { destination[y * destinationStride + x] = source.base[y * source.stride + x] } }
@@ -154,7 +184,8 @@ public struct ShaderEffect: LayerEffect, FallibleEffect {
                                           summary: "\(program.source.kind.rawValue) shader \(URL(fileURLWithPath: head).lastPathComponent)\(form)",
                                           parameters: program.source.parameters.map(spec))
         return (descriptor, { (parameters: Parameters) throws(EffectError) -> any Effect in
-            ShaderEffect(program: program, descriptor: descriptor, parameters: parameters)
+            ShaderEffect(program: program, descriptor: descriptor, parameters: parameters,
+                         images: try images(for: program, file: file, parameters: parameters, resources: resources))
         }, program)
     }
 
@@ -191,6 +222,8 @@ public struct ShaderEffect: LayerEffect, FallibleEffect {
     private static func describedSpec(_ p: ShaderSource.Parameter) -> ParameterSpec {
         let help = p.help.isEmpty ? "\(p.kind.rawValue) parameter" : p.help
         switch p.kind {
+        case .sampler2D:
+            return .file(p.name, required: p.defaultFile == nil, help: help + (p.defaultFile.map { " (default \($0), beside the shader)" } ?? " (an image file)"))
         case .float: return .float(p.name, default: p.defaultValue[0], min: p.range?.lowerBound, max: p.range?.upperBound, help: help)
         case .int: return .int(p.name, default: Int(p.defaultValue[0]), min: p.range.map { Int($0.lowerBound) }, max: p.range.map { Int($0.upperBound) }, help: help)
         case .bool: return .int(p.name, default: Int(p.defaultValue[0]), min: 0, max: 1, help: help + " (0 or 1)")

@@ -66,19 +66,30 @@ public final class ShaderProgram: Sendable {
     /// - Throws: ``ShaderError`` when the device fails or a frame passes ``frameLimit``.
     public func run(source: UnsafePointer<UInt32>, sourceStride: Int, destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
                     width: Int, height: Int, time: Double, tick: Int64, frameRate: Double? = nil,
-                    values: [String: [Double]] = [:]) throws(ShaderError) {
-        let block = uniforms(width: width, height: height, time: time, tick: tick, frameRate: frameRate, values: values)
+                    values: [String: [Double]] = [:], images: ShaderImages? = nil) throws(ShaderError) {
+        let wanted = self.source.parameters.filter { $0.kind == .sampler2D }.count
+        guard wanted <= (images?.descriptors.count ?? 0) else {
+            throw ShaderError("\(self.source.name): the shader reads \(wanted) image(s); \(images?.descriptors.count ?? 0) given")
+        }
+        let block = uniforms(width: width, height: height, time: time, tick: tick, frameRate: frameRate, values: values, images: images)
+        let words = images?.words ?? [], generation = images?.generation ?? 0
         var error = [CChar](repeating: 0, count: 1024)
         let limit = UInt64(Self.frameLimit.components.seconds) * 1000
         let program = handle.pointer
         let status: Int32
         if sourceStride == width && destinationStride == width {
-            status = vfx_shader_program_run(program, source, destination, Int32(width), Int32(height), block, limit, &error, error.count)
+            status = words.withUnsafeBufferPointer { w in
+                vfx_shader_program_run(program, source, destination, Int32(width), Int32(height), block, w.baseAddress, w.count, generation,
+                                       limit, &error, error.count)
+            }
         } else {
             var rows = [UInt32](repeating: 0, count: width * height)
             for y in 0..<height { for x in 0..<width { rows[y * width + x] = source[y * sourceStride + x] } }
             status = rows.withUnsafeMutableBufferPointer { r in
-                vfx_shader_program_run(program, r.baseAddress, r.baseAddress, Int32(width), Int32(height), block, limit, &error, error.count)
+                words.withUnsafeBufferPointer { w in
+                    vfx_shader_program_run(program, r.baseAddress, r.baseAddress, Int32(width), Int32(height), block, w.baseAddress, w.count,
+                                           generation, limit, &error, error.count)
+                }
             }
             if status == 0 { for y in 0..<height { for x in 0..<width { destination[y * destinationStride + x] = rows[y * width + x] } } }
         }
@@ -86,7 +97,8 @@ public final class ShaderProgram: Sendable {
     }
 
     /// The uniform block's bytes (std140): the built-ins, then each parameter.
-    func uniforms(width: Int, height: Int, time: Double, tick: Int64, frameRate: Double?, values: [String: [Double]]) -> [UInt8] {
+    func uniforms(width: Int, height: Int, time: Double, tick: Int64, frameRate: Double?, values: [String: [Double]],
+                  images: ShaderImages? = nil) -> [UInt8] {
         var block = [UInt8](repeating: 0, count: source.uniformSize)
         func put<T>(_ value: T, at offset: Int) {
             withUnsafeBytes(of: value) { bytes in for (i, b) in bytes.enumerated() { block[offset + i] = b } }
@@ -106,7 +118,15 @@ public final class ShaderProgram: Sendable {
         localtime_r(&t, &parts)
         put(SIMD4<Float>(Float(parts.tm_year + 1900), Float(parts.tm_mon), Float(parts.tm_mday),
                          Float(parts.tm_hour * 3600 + parts.tm_min * 60 + parts.tm_sec) + Float(now.tv_nsec) / 1e9), at: 32)
+        var image = 0
         for p in source.parameters {
+            if p.kind == .sampler2D {
+                if let d = images?.descriptors[image] {
+                    put(SIMD4<Int32>(d.width, d.height, d.offset, 0), at: p.offset)
+                }
+                image += 1
+                continue
+            }
             let value = values[p.name] ?? p.defaultValue
             for (i, v) in value.prefix(p.kind.components).enumerated() {
                 switch p.kind {
@@ -133,12 +153,58 @@ public final class ShaderProgram: Sendable {
     /// `frameRate` for the forms that are told it (Shadertoy's `iFrameRate`).
     /// - Throws: ``ShaderError`` when the device fails or a frame passes ``frameLimit``.
     public func run(_ frame: inout Frame, time: Double, tick: Int64, frameRate: Double? = nil,
-                    values: [String: [Double]] = [:]) throws(ShaderError) {
+                    values: [String: [Double]] = [:], images: ShaderImages? = nil) throws(ShaderError) {
         let (width, height, stride) = (frame.width, frame.height, frame.bytesPerRow / 4)
         try frame.withUnsafeMutableBytes { (bytes: UnsafeMutableRawBufferPointer) throws(ShaderError) in
             let base = bytes.baseAddress!.assumingMemoryBound(to: UInt32.self)
             try run(source: base, sourceStride: stride, destination: base, destinationStride: stride, width: width, height: height,
-                    time: time, tick: tick, frameRate: frameRate, values: values)
+                    time: time, tick: tick, frameRate: frameRate, values: values, images: images)
         }
+    }
+}
+
+/// The images a shader's image parameters read (`uniform sampler2D key;`), their pixels
+/// one after another as the device takes them: made once for an effect, copied to the
+/// device once for as long as the same images are run.
+public final class ShaderImages: Sendable {
+    /// The pixels of every image, in order (32-bit BGRA, rows packed).
+    let words: [UInt32]
+    /// Each image's width, height and first pixel in ``words``.
+    let descriptors: [(width: Int32, height: Int32, offset: Int32)]
+    /// Names these images for the device's copy (never 0).
+    let generation: UInt64
+
+    /// The largest image a shader reads, a side.
+    public static let largestSide = 16384
+    /// The most pixels all of a shader's images may have together.
+    public static let mostPixels = 64 << 20
+
+    private static let made = Atomic<UInt64>(0)
+
+    /// The images `frames`, in the order of the shader's image parameters; `names` name
+    /// them in messages.
+    /// - Throws: ``ShaderError`` when one is larger than ``largestSide`` or all together
+    ///   are more than ``mostPixels``.
+    public init(_ frames: [Frame], names: [String]) throws(ShaderError) {
+        var words: [UInt32] = []
+        var descriptors: [(width: Int32, height: Int32, offset: Int32)] = []
+        for (i, frame) in frames.enumerated() {
+            let name = i < names.count ? names[i] : "image \(i + 1)"
+            guard frame.width > 0, frame.height > 0, frame.width <= Self.largestSide, frame.height <= Self.largestSide else {
+                throw ShaderError("\(name): \(frame.width)x\(frame.height); a shader's image may be up to \(Self.largestSide) pixels a side")
+            }
+            guard words.count + frame.width * frame.height <= Self.mostPixels else {
+                throw ShaderError("\(name): a shader's images may have \(Self.mostPixels >> 20) M pixels together")
+            }
+            descriptors.append((Int32(frame.width), Int32(frame.height), Int32(words.count)))
+            let stride = frame.bytesPerRow / 4
+            frame.withUnsafeBytes { bytes in
+                let p = bytes.baseAddress!.assumingMemoryBound(to: UInt32.self)
+                for y in 0..<frame.height { words.append(contentsOf: UnsafeBufferPointer(start: p + y * stride, count: frame.width)) }
+            }
+        }
+        self.words = words
+        self.descriptors = descriptors
+        generation = Self.made.add(1, ordering: .relaxed).newValue
     }
 }

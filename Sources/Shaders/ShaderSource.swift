@@ -31,9 +31,13 @@ public struct ShaderSource: Sendable, Equatable {
         /// The GLSL types a parameter may have.
         public enum Kind: String, Sendable, Equatable, CaseIterable {
             case float, int, bool, vec2, vec3, vec4
-            /// Components, and their std140 size and alignment in bytes.
-            var components: Int { switch self { case .float, .int, .bool: 1; case .vec2: 2; case .vec3: 3; case .vec4: 4 } }
-            var alignment: Int { switch self { case .float, .int, .bool: 4; case .vec2: 8; case .vec3, .vec4: 16 } }
+            /// An image file (`uniform sampler2D key;`, Metal's `texture2d<half>`): read with
+            /// `texture(key, uv)`, uv in 0…1 from the image's top-left.
+            case sampler2D
+            /// Components, and their std140 size and alignment in bytes (an image's are its
+            /// width, height and where its pixels begin, an ivec4).
+            var components: Int { switch self { case .float, .int, .bool: 1; case .vec2: 2; case .vec3: 3; case .vec4, .sampler2D: 4 } }
+            var alignment: Int { switch self { case .float, .int, .bool: 4; case .vec2: 8; case .vec3, .vec4, .sampler2D: 16 } }
         }
 
         /// Its name in the shader and on the command line.
@@ -50,8 +54,10 @@ public struct ShaderSource: Sendable, Equatable {
         public var isColor: Bool
         /// Its byte offset in the uniform block.
         public var offset: Int
-        /// Whether it must be given (a Metal argument without a default).
+        /// Whether it must be given (a Metal argument without a default, an image without one).
         public var isRequired = false
+        /// An image parameter's default file, relative to the shader's folder.
+        public var defaultFile: String?
         /// Its name in the uniform block (the name itself, unless the form keeps it apart).
         var member: String = ""
     }
@@ -115,10 +121,12 @@ public struct ShaderSource: Sendable, Equatable {
                 parts = try HookShader.parts(lines, file: name)
             } else if Self.withoutComments(lines.joined(separator: "\n")).range(of: #"\bvoid\s+mainImage\s*\("#, options: .regularExpression) != nil {
                 form = .shadertoy
-                parts = try ShadertoyShader.parts(try Self.uniforms(lines, file: name), file: name)
+                let (parameters, body) = try Self.uniforms(lines, file: name)
+                parts = try ShadertoyShader.parts((parameters, try Self.imageReadings(body, parameters: parameters, file: name)), file: name)
             } else {
                 form = .glsl
-                let (parameters, body) = try Self.uniforms(lines, file: name)
+                let (parameters, uniformless) = try Self.uniforms(lines, file: name)
+                let body = try Self.imageReadings(uniformless, parameters: parameters, file: name)
                 let kind = try Self.kind(of: Self.withoutComments(body), file: name)
                 let call = switch kind {
                 case .color: "effect(position, vfx_pixel(cell))"
@@ -135,7 +143,11 @@ public struct ShaderSource: Sendable, Equatable {
             let kind = parameters[i].kind
             offset = (offset + kind.alignment - 1) / kind.alignment * kind.alignment
             parameters[i].offset = offset
-            if parameters[i].member.isEmpty { parameters[i].member = parameters[i].name }
+            if kind == .sampler2D {
+                parameters[i].member = "vfx_idesc_\(parameters.prefix(i).filter { $0.kind == .sampler2D }.count)"
+            } else if parameters[i].member.isEmpty {
+                parameters[i].member = parameters[i].name
+            }
             offset += kind.components * 4
         }
         self.parameters = parameters
@@ -179,6 +191,35 @@ public struct ShaderSource: Sendable, Equatable {
         return (parameters, lines.joined(separator: "\n"))
     }
 
+    /// An image parameter's readings in GLSL (`texture(key, uv)`, `textureLod`,
+    /// `texelFetch(key, p, 0)`, `textureSize(key, 0)`) as reads of its pixels; any other
+    /// use of its name is one line.
+    static func imageReadings(_ body: String, parameters: [Parameter], file: String) throws(ShaderError) -> String {
+        let images = parameters.filter { $0.kind == .sampler2D }.map(\.name)
+        guard !images.isEmpty else { return body }
+        var tokens = ShaderTokens(body)
+        for i in tokens.tokens.indices {
+            let t = tokens.tokens[i]
+            guard t.kind == .word, let k = images.firstIndex(of: t.text) else { continue }
+            guard let open = tokens.previous(i), tokens.tokens[open].isPunctuation("("), let function = tokens.previous(open),
+                  let after = tokens.next(i + 1), tokens.tokens[after].isPunctuation(",") else {
+                throw ShaderError("\(file):\(t.line): '\(t.text)' is read with texture(\(t.text), uv), texelFetch or textureSize, not passed on")
+            }
+            switch tokens.tokens[function].text {
+            case "texture", "textureLod", "textureGrad": tokens.tokens[function].text = "vfx_image_\(k)"
+            case "texelFetch": tokens.tokens[function].text = "vfx_image_\(k)_fetch"
+            case "textureSize":
+                tokens.tokens[function].text = "vfx_image_size"
+                tokens.tokens[i].text = "vfx_idesc_\(k)"
+                continue
+            default:
+                throw ShaderError("\(file):\(t.line): '\(t.text)' is read with texture, texelFetch or textureSize, not \(tokens.tokens[function].text)")
+            }
+            tokens.blank(i...after)
+        }
+        return tokens.text
+    }
+
     /// The names vidfx gives the shader; a parameter may not take one.
     static let builtIns: Set<String> = ["size", "time", "frame", "source", "effect", "main", "position", "color"]
 
@@ -207,7 +248,7 @@ public struct ShaderSource: Sendable, Equatable {
             throw ShaderError("\(file):\(number): '\(name)' is a name vidfx gives the shader; choose another")
         }
         var parameter = Parameter(name: name, kind: kind, defaultValue: Array(repeating: 0, count: kind.components), range: nil,
-                                  help: "", isColor: false, offset: 0)
+                                  help: "", isColor: false, offset: 0, isRequired: kind == .sampler2D)
         try describe(&parameter, comment: String(comment ?? ""), file: file, line: number)
         return parameter
     }
@@ -217,13 +258,22 @@ public struct ShaderSource: Sendable, Equatable {
         let (name, kind) = (parameter.name, parameter.kind)
         for part in comment.split(separator: ";") {
             let item = part.trimmingCharacters(in: .whitespaces)
-            if item.hasPrefix("range ") {
+            if item.hasPrefix("range "), kind != .sampler2D {
                 let bounds = item.dropFirst(6).replacingOccurrences(of: "…", with: "..").components(separatedBy: "..")
                 guard bounds.count == 2, let low = Double(bounds[0].trimmingCharacters(in: .whitespaces)),
                       let high = Double(bounds[1].trimmingCharacters(in: .whitespaces)), low.isFinite, high.isFinite, low <= high else {
                     throw ShaderError("\(file):\(number): a range is 'range LOW…HIGH' (range 0…1)")
                 }
                 parameter.range = low...high
+            } else if item.hasPrefix("default "), kind == .sampler2D {
+                let text = item.dropFirst(8).trimmingCharacters(in: .whitespaces)
+                guard !text.isEmpty, !text.hasPrefix("/"), !text.contains(".."), text.utf8.count <= 255 else {
+                    throw ShaderError("\(file):\(number): an image's default is a file beside the shader ('default key.png')")
+                }
+                parameter.defaultFile = text
+                parameter.isRequired = false
+            } else if item.hasPrefix("range "), kind == .sampler2D {
+                throw ShaderError("\(file):\(number): an image has no range")
             } else if item.hasPrefix("default ") {
                 let text = item.dropFirst(8).trimmingCharacters(in: .whitespaces)
                 guard let value = ShaderValue.parse(text, kind: kind) else {
@@ -236,7 +286,7 @@ public struct ShaderSource: Sendable, Equatable {
                 parameter.help = parameter.help.isEmpty ? item : parameter.help + "; " + item
             }
         }
-        if let range = parameter.range, !parameter.isRequired, !parameter.defaultValue.allSatisfy(range.contains) {
+        if let range = parameter.range, !parameter.isRequired, kind != .sampler2D, !parameter.defaultValue.allSatisfy(range.contains) {
             throw ShaderError("\(file):\(number): the default of '\(name)' is outside its range")
         }
     }
@@ -267,12 +317,36 @@ public struct ShaderSource: Sendable, Equatable {
     /// form puts before the user's lines, those lines (numbered from 1 again), what it puts
     /// after them, and `main`, which makes the form's call once a pixel.
     static func program(_ parts: Parts, parameters: [Parameter]) -> String {
-        let uniforms = parameters.map { "    \($0.kind == .bool ? "bool" : $0.kind.rawValue) \($0.member);" }.joined(separator: "\n")
+        let uniforms = parameters.map { p in
+            "    \(p.kind == .bool ? "bool" : p.kind == .sampler2D ? "ivec4" : p.kind.rawValue) \(p.member);"
+        }.joined(separator: "\n")
+        // Each image: its texels (clamped), bilinear at a point in its pixels, and in 0…1.
+        let images = parameters.filter { $0.kind == .sampler2D }.map(\.member).enumerated().map { k, d in
+            """
+            vec4 vfx_image_\(k)_fetch(ivec2 q, int lod) {
+                q = clamp(q, ivec2(0), \(d).xy - 1);
+                return vfx_unpack(vfx_images[\(d).z + q.y * \(d).x + q.x]);
+            }
+            vec4 vfx_image_\(k)_fetch(uvec2 q) { return vfx_image_\(k)_fetch(ivec2(q), 0); }
+            vec4 vfx_image_\(k)_fetch(ivec2 q) { return vfx_image_\(k)_fetch(q, 0); }
+            vec4 vfx_image_\(k)(vec2 uv) {
+                vec2 t = uv * vec2(\(d).xy) - 0.5;
+                vec2 f = floor(t);
+                vec2 w = t - f;
+                ivec2 i = ivec2(f);
+                return mix(mix(vfx_image_\(k)_fetch(i, 0), vfx_image_\(k)_fetch(i + ivec2(1, 0), 0), w.x),
+                           mix(vfx_image_\(k)_fetch(i + ivec2(0, 1), 0), vfx_image_\(k)_fetch(i + ivec2(1, 1), 0), w.x), w.y);
+            }
+            vec4 vfx_image_\(k)(vec2 uv, float bias) { return vfx_image_\(k)(uv); }
+            vec4 vfx_image_\(k)(vec2 uv, vec2 dx, vec2 dy) { return vfx_image_\(k)(uv); }
+            """
+        }.joined(separator: "\n")
         return """
             #version 450
             layout(local_size_x = 16, local_size_y = 16) in;
             layout(std430, binding = 0) readonly buffer VfxSource { uint vfx_source[]; };
             layout(std430, binding = 1) writeonly buffer VfxDestination { uint vfx_destination[]; };
+            layout(std430, binding = 3) readonly buffer VfxImages { uint vfx_images[]; };
             layout(std140, binding = 2) uniform VfxUniforms {
                 vec2 size;
                 float time;
@@ -291,6 +365,7 @@ public struct ShaderSource: Sendable, Equatable {
                 q = clamp(q, ivec2(0), ivec2(size) - 1);
                 return vfx_unpack(vfx_source[q.y * int(size.x) + q.x]);
             }
+            ivec2 vfx_image_size(ivec4 d, int lod) { return d.xy; }
             vec4 source(vec2 p) {
                 vec2 t = p - 0.5;
                 vec2 f = floor(t);
@@ -298,6 +373,7 @@ public struct ShaderSource: Sendable, Equatable {
                 ivec2 i = ivec2(f);
                 return mix(mix(vfx_pixel(i), vfx_pixel(i + ivec2(1, 0)), w.x), mix(vfx_pixel(i + ivec2(0, 1)), vfx_pixel(i + ivec2(1, 1)), w.x), w.y);
             }
+            \(images)
             \(parts.before)
             #line 1
             \(parts.body)

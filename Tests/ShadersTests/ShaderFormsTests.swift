@@ -176,7 +176,8 @@ import Testing
             (Self.layers, "pixel", "m.metal#pixel: no such [[stitchable]] function; the file has pixelate, tiled"),
             ("[[stitchable]] half4 f(float2 p, thread half4 &c) { return c; }", nil, "by reference"),
             ("[[stitchable]] float3 f(float2 p) { return float3(0); }", nil, "m.metal:1: 'f' is not a SwiftUI shader"),
-            ("[[stitchable]] half4 f(float2 p, SwiftUI::Layer l, texture2d<half> key) { return l.sample(p); }", nil, "texture2d"),
+            ("[[stitchable]] half4 f(float2 p, SwiftUI::Layer l, texture2d<half> key) { return g(key); }", nil, "m.metal:1: 'key' is read with key.sample(s, uv)"),
+            ("half4 g(texture2d<half> key) { return half4(0); }\n[[stitchable]] half4 f(float2 p, half4 c) { return c; }", nil, "m.metal:1: 'texture2d': an image argument"),
             ("[[stitchable]] half4 f(float2 p, SwiftUI::Layer l) { return helper(l); }", nil, "'l' is read with l.sample(p)"),
         ] {
             do { _ = try ShaderSource(text, name: "m.metal", function: function); Issue.record("accepted: \(said)") } catch {
@@ -315,5 +316,76 @@ import Testing
         let a = try Self.run(hook, name: "r.hook", tick: 7), b = try Self.run(hook, name: "r.hook", tick: 7), c = try Self.run(hook, name: "r.hook", tick: 8)
         let (pa, pb, pc) = (ShaderProgramTests.pixels(a.output)[0], ShaderProgramTests.pixels(b.output)[0], ShaderProgramTests.pixels(c.output)[0])
         #expect(pa == pb && pa != pc && pa >> 8 & 255 == 7 && pc >> 8 & 255 == 8, "\(pa) \(pb) \(pc)")
+    }
+
+    /// A small key image of distinct pixels.
+    static func key() -> Frame {
+        var key = Frame(width: 7, height: 3)
+        let stride = key.bytesPerRow / 4
+        key.withUnsafeMutableBytes { b in
+            let p = b.baseAddress!.assumingMemoryBound(to: UInt32.self)
+            for y in 0..<3 { for x in 0..<7 { p[y * stride + x] = 0xFF00_0000 | UInt32(x * 36) << 16 | UInt32(y * 120) << 8 | UInt32((x * 7 + y * 50) % 256) } }
+        }
+        return key
+    }
+
+    /// Image parameters: `uniform sampler2D key;` read with texture (bilinear, uv in 0…1
+    /// from the image's top-left, clamped), texelFetch and textureSize; a Metal
+    /// `texture2d<half>` read with a sampler, its size bound by name (`keySize` beside
+    /// `keyTexture`): both against Double.
+    @Test func imageParametersReadTheirImage() throws {
+        let key = Self.key()
+        let image = Picture(key)
+        let images = try ShaderImages([key], names: ["key"])
+        let glsl = """
+            uniform sampler2D key; // the key
+            uniform float amount; // range 0…1; default 1
+            vec4 effect(vec2 position, vec4 color) {
+                ivec2 s = textureSize(key, 0);
+                vec4 corner = texelFetch(key, ivec2(s.x - 1, 0), 0);
+                return mix(color, texture(key, position / size), amount) * 0.5 + corner * 0.5;
+            }
+            """
+        let source = try ShaderSource(glsl, name: "key.glsl")
+        #expect(source.parameters.map(\.kind) == [.sampler2D, .float] && source.parameters[0].isRequired)
+        let program = try ShaderProgram(source)
+        let input = try ShaderProgramTests.frame()
+        var out = input
+        try program.run(&out, time: 0, tick: 0, images: images)
+        let (w, h) = (Double(input.width), Double(input.height))
+        let corner = image.texel(6, 0)
+        let most = Self.largestDifference(out) { x, y in image.sample(x / w * 7, y / h * 3) * 0.5 + corner * 0.5 }
+        #expect(most <= 1, "texture(key, uv): \(most) levels")
+        do { try program.run(&out, time: 0, tick: 0); Issue.record("ran without its image") } catch {
+            #expect(error.message.contains("reads 1 image(s); 0 given"), "\(error.message)")
+        }
+
+        let metal = """
+            #include <metal_stdlib>
+            #include <SwiftUI/SwiftUI.h>
+            using namespace metal;
+
+            [[ stitchable ]]
+            half4 recolour(float2 position, SwiftUI::Layer mainLayer, float2 layerSize, texture2d<half> keyTexture [[ texture(1) ]], float2 keySize) {
+                constexpr sampler s(coord::normalized, address::clamp_to_edge, filter::linear);
+                half4 c = mainLayer.sample(position);
+                half l = dot(c.rgb, half3(0.299h, 0.587h, 0.114h));
+                half4 k = keyTexture.sample(s, float2(l, position.y / layerSize.y));
+                return half4(k.rgb, c.a) * (keySize.x / 7.0) * (keyTexture.get_height() == 3 ? 1.0 : 0.0);
+            }
+            """
+        let recolour = try ShaderSource(metal, name: "recolour.metal")
+        #expect(recolour.parameters.map(\.name) == ["keyTexture"] && recolour.kind == .layer, "layerSize and keySize are bound")
+        var shaded = input
+        try ShaderProgram(recolour).run(&shaded, time: 0, tick: 0, images: images)
+        let frame = Picture(input)
+        let metalMost = Self.largestDifference(shaded) { x, y in
+            let c = frame.sample(x, y)
+            let l = c.x * 0.299 + c.y * 0.587 + c.z * 0.114
+            var k = image.sample(l * 7, y / h * 3)
+            k.w = c.w
+            return k
+        }
+        #expect(metalMost <= 2, "texture2d.sample: \(metalMost) levels")
     }
 }

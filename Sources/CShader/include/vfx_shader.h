@@ -17,18 +17,22 @@ const char *vfx_shader_open(int device);
 /// The name of the device in use (after a successful open).
 const char *vfx_shader_device_name(void);
 
-/// A compute program of `words` with three bindings: 0 the source pixels, 1 the
-/// destination pixels (storage buffers of uint), 2 a uniform block of `uniform_size` bytes.
+/// A compute program of `words` with four bindings: 0 the source pixels, 1 the
+/// destination pixels (storage buffers of uint), 2 a uniform block of `uniform_size` bytes,
+/// 3 the pixels of the shader's images, one after another (a storage buffer of uint).
 /// NULL with `error` filled on failure.
 vfx_shader_program *vfx_shader_program_make(const uint32_t *words, size_t count, size_t uniform_size, char *error, size_t error_size);
 
 /// Runs `program` over a `width`×`height` frame of 32-bit pixels: `source` in, `destination`
-/// out (may be the same memory), with `uniforms` (uniform_size bytes). Work groups of
+/// out (may be the same memory), with `uniforms` (uniform_size bytes) and `image_words`
+/// words of images, copied only when `images_generation` differs from the last run's
+/// (0 never matches a copy: pass an id that names these images). Work groups of
 /// 16×16. Waits at most `timeout_ms`: 0 done; 1 the limit passed (the device may then be
 /// lost: later runs fail); 2 interrupted (``vfx_shader_interrupt``); -1 another failure,
 /// with `error` filled.
 int vfx_shader_program_run(vfx_shader_program *program, const uint32_t *source, uint32_t *destination, int width, int height,
-                           const void *uniforms, uint64_t timeout_ms, char *error, size_t error_size);
+                           const void *uniforms, const uint32_t *images, size_t image_words, uint64_t images_generation,
+                           uint64_t timeout_ms, char *error, size_t error_size);
 
 /// Ends every wait for a shader within 100 ms, and makes later runs fail: the process is
 /// stopping (Ctrl-C).
