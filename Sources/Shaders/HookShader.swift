@@ -119,7 +119,7 @@ enum HookShader {
         let text = value.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let v = Double(text.hasSuffix("f") || text.hasSuffix("u") ? String(text.dropLast()) : text), v.isFinite, abs(v) < 1e9,
               kind == .float || v == v.rounded() else {
-            throw ShaderError("\(file):\(line): the value of '\(name)' is not a \(kind.rawValue) ('\(text.prefix(40))')")
+            throw ShaderError("\(file):\(line): the value of '\(name)' is not a \(kind.rawValue) ('\(text.prefix { $0 != "\n" }.prefix(40))')")
         }
         parameter.defaultValue = [v]
         if low != nil || high != nil {

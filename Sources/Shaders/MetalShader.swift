@@ -171,11 +171,12 @@ enum MetalShader {
             entry = entries[0]
         }
         for s in stitchable { tokens.tokens[s].text = String(repeating: "\n", count: tokens.tokens[s].newlines) }
-        // The other stitchable functions that take a layer cannot be plain functions: left out.
+        // The other stitchable functions are left out: their signatures (a layer, defaults,
+        // images) are SwiftUI's, not plain functions'.
         for other in entries.reversed() where other.start != entry.start {
             if let open = tokens.tokens[other.start...].firstIndex(where: { $0.isPunctuation("(") }),
-               let close = tokens.closing(open), tokens.tokens[open...close].contains(where: { $0.isWord("vfx_Layer") }),
-               let body = tokens.next(close + 1), tokens.tokens[body].isPunctuation("{"), let end = tokens.closing(body) {
+               let close = tokens.closing(open), let body = tokens.next(close + 1), tokens.tokens[body].isPunctuation("{"),
+               let end = tokens.closing(body) {
                 tokens.blank(other.start...end)
             }
         }

@@ -430,6 +430,9 @@ public struct ShaderError: Error, CustomStringConvertible, Sendable {
     public let message: String
     /// The line.
     public var description: String { message }
-    /// - Parameter message: the line.
-    public init(_ message: String) { self.message = message }
+    /// - Parameter message: the line; any control character in it (a newline quoted from
+    /// the file) becomes a space, so that it stays one line.
+    public init(_ message: String) {
+        self.message = String(String.UnicodeScalarView(message.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+    }
 }
