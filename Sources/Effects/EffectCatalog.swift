@@ -11,6 +11,14 @@ public enum EffectCatalog {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(types.map(EffectJSON.init))
     }
+
+    /// One effect's JSON object, as in ``json(_:)``, from its own descriptor (a shader
+    /// file's, which its type does not have): what the studio's page asks for a file.
+    public static func json(describing descriptor: EffectDescriptor, kind: EffectKind) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(EffectJSON(descriptor, kind: kind))
+    }
 }
 
 /// The JSON shape of one effect.
@@ -66,9 +74,12 @@ struct EffectJSON: Encodable {
     var example: String?
 
     init(_ type: any Effect.Type) {
-        let d = type.descriptor
+        self.init(type.descriptor, kind: type.kind)
+    }
+
+    init(_ d: EffectDescriptor, kind: EffectKind) {
         name = d.name
-        kind = type.kind.rawValue
+        self.kind = kind.rawValue
         category = d.category.rawValue
         summary = d.summary
         example = d.example

@@ -90,6 +90,13 @@ public final class StudioServer: Sendable {
     let renders: RenderJobs
     private let edits = EditCounter()
     private let stills = StillQueue()
+    /// How many shader files are being described (``describeFile(_:)``).
+    private let describing = Describing()
+
+    /// A count shared with the threads that describe.
+    final class Describing: Sendable {
+        let count = Mutex(0)
+    }
     /// Whether a detections file is being received (one at a time).
     let detectionUploads = Mutex(false)
     private let stillInput: StillInput
@@ -201,6 +208,9 @@ public final class StudioServer: Sendable {
         router.get("/studio.css") { _, _ in StudioResponse.bytes(PackageResources.studio_css, type: "text/css; charset=utf-8") }
         router.get("/api/effects") { _, _ in
             StudioResponse.bytes(try EffectCatalog.json(), type: "application/json")
+        }
+        router.get("/api/effect") { [self] request, _ in
+            await answer { try await describeFile(request.uri.queryParameters.get("name").map { String($0) }) }
         }
         router.get("/api/info") { [self] _, _ in
             var info = StudioInfo(input: configuration.inputForCommands, width: configuration.width, height: configuration.height,
@@ -344,6 +354,47 @@ public final class StudioServer: Sendable {
             }
         }
         return text
+    }
+
+    /// `GET /api/effect?name=FILE`: a shader file's effect (a file of the outputs folder),
+    /// described as `/api/effects` describes the built-ins: its parameters from the file,
+    /// compiled on the stills' thread (a compile is bounded, but not a cooperative
+    /// thread's to wait on).
+    func describeFile(_ raw: String?) async throws -> Response {
+        guard let name = raw.map({ $0.removingPercentEncoding ?? $0 }), !name.isEmpty else {
+            throw StudioRequestError(.badRequest, "name: the shader file's name is needed (name=glow.glsl)")
+        }
+        guard EffectRegistry.effect(named: name) == nil, EffectRegistry.namesFile(name), !name.contains(":"), !name.contains(",") else {
+            throw StudioRequestError(.badRequest, "name: '\(name.prefix(80))' is not a shader file's name")
+        }
+        let checked = try checkedChain(name)
+        guard let files = EffectRegistry.fileEffects else { throw StudioRequestError(.badRequest, "name: this studio was built without shaders") }
+        let resources = configuration.resources
+        // Two at a time: a page (or another process) asking for fifty compiles at once is
+        // told to wait, not given fifty compilers.
+        guard describing.count.withLock({ count -> Bool in
+            guard count < 2 else { return false }
+            count += 1
+            return true
+        }) else { throw StudioRequestError(.serviceUnavailable, "name: two shaders are being read already; ask again") }
+        let counter = describing
+        let json: Data = try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try Self.describe(checked, files: files, resources: resources) })
+                counter.count.withLock { $0 -= 1 }
+            }.start()
+        }
+        return StudioResponse.bytes(Array(json), type: "application/json")
+    }
+
+    /// A shader file's descriptor as JSON (kept out of async code: see ``checkReviewed``).
+    static func describe(_ name: String, files: EffectRegistry.FileEffects, resources: EffectResources) throws -> Data {
+        do {
+            let (descriptor, _) = try files.load(name, resources)
+            return try EffectCatalog.json(describing: descriptor, kind: .layer)
+        } catch let error as EffectError {
+            throw StudioRequestError(.badRequest, error.message)
+        }
     }
 
     /// `GET /api/frame?t=SECONDS&chain=CHAIN[&detections=NAME][&format=png|bmp]`: the still `vidfx dump

@@ -19,7 +19,9 @@ struct EffectsCommand: ParsableCommand {
         moving between keys along ease=linear|in|out|inout|hold: sepia:amount=0@0,1@2s, \
         pixelate:size=4@0,40@3:ease=inout. Any effect takes enable=RANGES to run only then (outside, it costs \
         nothing): pixelate:enable=10-20, sepia:enable=0:10-0:20,1:00-1:05, noir:enable=30- (to the end).
-        -e @FILE reads the chain from a file: one effect a line, # starts a comment.
+        -e @FILE reads the chain from a file: one effect a line; a # at the start of a line or after a space starts \
+        a comment (a colour, #ff8800, or a shader's FILE#NAME is not one). A shader file is an effect too: \
+        -e ./wave.glsl:amplitude=8, -e "./fx.metal#warp" (docs/shaders.md).
         """
     )
 
@@ -127,7 +129,8 @@ extension EffectsCommand {
 /// Building chains from `-e` for every command.
 enum EffectChainParsing {
     /// Parses `text`, loading LUT images through FrameSource (Effects never decodes files).
-    /// `@FILE` reads the chain from a file: one effect a line, `#` starts a comment.
+    /// `@FILE` reads the chain from a file: one effect a line, a `#` after a space or at the
+    /// start of a line starts a comment.
     static func chain(_ text: String?) throws -> EffectChain? {
         guard var text, !text.isEmpty else { return nil }
         if text.hasPrefix("@") {
@@ -151,7 +154,14 @@ enum EffectChainParsing {
             throw CommandFailure(message: "-e: @\(path): not a chain file (text of at most 1 MB)", code: 2)
         }
         return text.split(whereSeparator: \.isNewline).compactMap { line -> String? in
-            let effect = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            // A comment begins at a '#' that starts the line or follows a space: a colour
+            // (`color=#ff8800`) and a shader's function (`fx.metal#warp`) are not comments.
+            var effect = Substring(line)
+            var previous: Character = " "
+            for i in line.indices {
+                if line[i] == "#", previous == " " || previous == "\t" { effect = line[..<i]; break }
+                previous = line[i]
+            }
             let trimmed = effect.trimmingCharacters(in: .whitespaces)
             return trimmed.isEmpty ? nil : trimmed
         }.joined(separator: ",")

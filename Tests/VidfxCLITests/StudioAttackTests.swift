@@ -201,6 +201,27 @@ import Testing
                 #expect(status == .badRequest && text.contains(said), "\(chain): \(status) \(text)")
             }
             #expect(try await still("tone.glsl").0 == .ok, "stills go on")
+            // The page asks for a shader's parameters by name: the folder's file, by the
+            // same rules, described as the built-ins are.
+            func described(_ name: String) async throws -> (HTTPResponse.Status, String) {
+                let r = try await client.execute(uri: "/api/effect?name=\(name.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
+                                                 method: .get, headers: Routes.headers(server))
+                return (r.status, String(buffer: r.body))
+            }
+            let (status, json) = try await described("tone.glsl")
+            let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+            let parameters = object?["parameters"] as? [[String: Any]]
+            #expect(status == .ok && object?["name"] as? String == "tone.glsl" && parameters?.first?["name"] as? String == "amount"
+                    && parameters?.first?["max"] as? Double == 1, "\(status) \(json)")
+            for (name, said) in [("link.glsl", "not a file of the outputs folder"), ("pipe.glsl", "not a file of the outputs folder"),
+                                 (outside.path("tone.glsl"), "without '/'"), ("sepia", "not a shader file's name"),
+                                 ("tone.glsl:amount=2", "not a shader file's name"), ("missing.glsl", "not a file of the outputs folder")] {
+                let (status, text) = try await described(name)
+                #expect(status == .badRequest && text.contains(said) && !text.contains("\n"), "\(name): \(status) \(text)")
+            }
+            try "vec4 effect(vec2 p, vec4 c) { return colr; }".write(toFile: folder.path("typo.glsl"), atomically: false, encoding: .utf8)
+            let typo = try await described("typo.glsl")
+            #expect(typo.0 == .badRequest && typo.1.contains("typo.glsl:1:") && typo.1.contains("colr"), "\(typo)")
         }
     }
 }

@@ -178,6 +178,31 @@ import Testing
         #expect(await studio.stop() == 0)
     }
 
+    /// A shader file of the outputs folder in the chain is an effect of the page: its
+    /// parameters from the file as controls, moved as a built-in's are, and the command
+    /// line names the file.
+    @Test func aShaderInTheChainHasItsControls() async throws {
+        let outputs = try ScratchDirectory("vidfx-studio-shader")
+        let sepia = try String(contentsOf: CLI.directory.appendingPathComponent("shaders/sepia.glsl"), encoding: .utf8)
+        try sepia.write(toFile: outputs.path("tone.glsl"), atomically: false, encoding: .utf8)
+        let studio = try await StudioProcess.start(outputs: outputs)
+        defer { Task { await studio.stop() } }
+        let chain = "tone.glsl:amount=0.3,vignette"
+        let results = try await Self.drive(studio.page + "&chain=" + chain.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!, [
+            "new Promise(r => { const check = () => studio.state.ws ? r(true) : setTimeout(check, 20); check(); })",
+            "[document.getElementById('chain-error').textContent, Array.from(document.querySelectorAll('#chain-list li')).map(li => li.dataset.name)]",
+            "document.querySelector(\"input[type=range][data-effect='0'][data-param='amount']\").value",
+            Self.set("input[type=range][data-effect='0'][data-param='amount']", "0.7"),
+            Self.latestEditShown,
+        ])
+        let listed = try #require(results[1] as? [Any])
+        #expect(listed[0] as? String == "" && listed[1] as? [String] == ["tone.glsl", "vignette"], "\(listed)")
+        #expect(results[2] as? String == "0.3")
+        let live = try #require(results[4] as? [String: Any])
+        #expect(live["chain"] as? String == "tone.glsl:amount=0.7,vignette", "\(live)")
+        #expect(await studio.stop() == 0)
+    }
+
     /// JavaScript: presses `key` on the page (as a hand does, on the page itself, not a control) and
     /// resolves with the still it brings.
     static func press(_ key: String, shift: Bool = false) -> String {

@@ -127,6 +127,27 @@ function effectText(item) {
 
 function chainText() { return state.chain.map(effectText).join(','); }
 
+// A chain entry that names a shader file (a file of the outputs folder): its effect comes
+// from the file, described by the studio (/api/effect), asked once a name.
+const SHADER_FILE = /\.(glsl|frag|metal|hook)(#[A-Za-z_][A-Za-z0-9_]*)?$/i;
+async function describeShaders(text) {
+  for (const piece of splitOutside(text, ',')) {
+    const head = splitOutside(piece.trim(), ':')[0] || '';
+    const eq = firstEquals(head);
+    const name = eq >= 0 ? head.slice(0, eq) : head;
+    if (!SHADER_FILE.test(name) || state.byName[name]) continue;
+    const response = await api('/api/effect?name=' + encodeURIComponent(name));
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(answer.error || `${name}: ${response.status}`);
+    state.byName[name] = answer;
+  }
+}
+
+async function parseChainWithShaders(text) {
+  await describeShaders(text);
+  return parseChain(text);
+}
+
 function parseChain(text) {
   if (text.trim() === '') return [];
   // A comma piece that does not start with a letter continues the effect before it
@@ -602,9 +623,10 @@ $('add-effect').addEventListener('change', () => {
   state.chain.push({ name, values: {}, enable: null, ease: null });
   changed(true);
 });
-$('chain-text').addEventListener('change', () => {
+$('chain-text').addEventListener('change', async () => {
   try {
-    state.chain = parseChain($('chain-text').value);
+    state.chain = await parseChainWithShaders($('chain-text').value);
+    $('chain-error').textContent = '';
     changed(true);
   } catch (error) {
     $('chain-error').textContent = error.message;
@@ -994,7 +1016,7 @@ async function start() {
   const select = $('add-effect');
   for (const e of effects) select.append(new Option(`${e.name} — ${e.summary}`, e.name));
   const fragment = new URLSearchParams(location.hash.slice(1)).get('chain') || '';
-  try { state.chain = parseChain(fragment); } catch (error) { $('chain-error').textContent = error.message; }
+  try { state.chain = await parseChainWithShaders(fragment); } catch (error) { $('chain-error').textContent = error.message; }
   renderPanel();
   $('chain-text').value = chainText();
   commands();
