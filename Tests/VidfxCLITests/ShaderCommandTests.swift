@@ -25,9 +25,38 @@ import Testing
     /// within one level (sepia: the built-in is fixed point) and exactly (pixelate).
     @Test func theRepositorysShadersAreTheBuiltIns() async throws {
         for (shader, builtIn, most) in [("./shaders/sepia.glsl=0.8", "sepia=0.8", 1), ("./shaders/sepia.glsl", "sepia", 1),
-                                        ("./shaders/pixelate.glsl=12", "pixelate=12", 0)] {
+                                        ("./shaders/pixelate.glsl=12", "pixelate=12", 0),
+                                        ("./shaders/caleido.glsl", "caleido", 0), ("./shaders/caleido.glsl:right=1:bottom=1", "caleido:quadrant=bottomRight", 0),
+                                        ("./shaders/tiled.glsl", "tiled", 0), ("./shaders/tiled.glsl=3", "tiled=3", 0),
+                                        ("./shaders/posterize.glsl", "posterize", 1), ("./shaders/posterize.glsl=3.5", "posterize=3.5", 1),
+                                        ("./shaders/threshold.glsl", "threshold", 0), ("./shaders/threshold.glsl=0.25", "threshold=0.25", 0),
+                                        ("./shaders/solarize.glsl", "solarize", 0),
+                                        ("./shaders/solarize.glsl:threshold=0.25:intensity=0.5", "solarize:threshold=0.25:intensity=0.5", 1)] {
             let a = try await Self.frames(shader), b = try await Self.frames(builtIn)
             #expect(a.count == 320 * 240 * 4 * 3 && Self.largestDifference(a, b) <= most, "\(shader): \(Self.largestDifference(a, b))")
+        }
+    }
+
+    /// The key image of an iOS lookup (GPUImage's 512×512 PNG) read by shaders/lookup.glsl
+    /// through an image parameter gives the built-in solarize's pixels with that key.
+    @Test func aKeyImageThroughAnImageParameterIsTheBuiltInLookup() async throws {
+        let scratch = try ScratchDirectory("vidfx-shader-key")
+        // A key that maps each colour far from itself: (1 − r, g², (r + b) / 2).
+        var rgb = [UInt8](repeating: 0, count: 512 * 512 * 3)
+        for ty in 0..<8 { for tx in 0..<8 { for y in 0..<64 { for x in 0..<64 {
+            let (r, g, b) = (Double(x) / 63, Double(y) / 63, Double(ty * 8 + tx) / 63)
+            let i = ((ty * 64 + y) * 512 + tx * 64 + x) * 3
+            rgb[i] = UInt8((1 - r) * 255 + 0.5); rgb[i + 1] = UInt8(g * g * 255 + 0.5); rgb[i + 2] = UInt8((r + b) / 2 * 255 + 0.5)
+        } } } }
+        try Data(rgb).write(to: URL(fileURLWithPath: scratch.path("key.rgb")))
+        let made = try await Subprocess.outcome(URL(fileURLWithPath: "/usr/bin/env"),
+                                                ["ffmpeg", "-v", "error", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", "512x512", "-i", scratch.path("key.rgb"),
+                                                 "-y", scratch.path("key.png")])
+        #expect(made.status == 0, "\(made.stderrText)")
+        for intensity in ["1", "0.6"] {
+            let a = try await Self.frames("./shaders/lookup.glsl:key=\(scratch.path("key.png")):intensity=\(intensity)")
+            let b = try await Self.frames("solarize:lut=\(scratch.path("key.png")):intensity=\(intensity)")
+            #expect(a.count == 320 * 240 * 4 * 3 && Self.largestDifference(a, b) <= 1, "intensity \(intensity): \(Self.largestDifference(a, b))")
         }
     }
 
