@@ -125,8 +125,9 @@ public struct ShaderSource: Sendable, Equatable {
                 parts = try ShadertoyShader.parts((parameters, try Self.imageReadings(body, parameters: parameters, file: name)), file: name)
             } else {
                 form = .glsl
-                let (parameters, uniformless) = try Self.uniforms(lines, file: name)
-                let body = try Self.imageReadings(uniformless, parameters: parameters, file: name)
+                let (named, uniformless) = try Self.uniforms(lines, file: name)
+                let (parameters, renamed) = Self.apartFromFunctions(named, body: uniformless)
+                let body = try Self.imageReadings(renamed, parameters: parameters, file: name)
                 let kind = try Self.kind(of: Self.withoutComments(body), file: name)
                 let call = switch kind {
                 case .color: "effect(position, vfx_pixel(cell))"
@@ -218,6 +219,32 @@ public struct ShaderSource: Sendable, Equatable {
             tokens.blank(i...after)
         }
         return tokens.text
+    }
+
+    /// GLSL's functions, which a parameter may be named after (warhol's `mix`): such a
+    /// parameter's uniform is kept apart (`vfx_p_mix`), and the name read as it wherever it
+    /// is not called.
+    static let functionNames: Set<String> = [
+        "mix", "step", "smoothstep", "clamp", "min", "max", "abs", "sign", "floor", "ceil", "fract", "mod", "pow", "exp", "log", "exp2",
+        "log2", "sqrt", "length", "distance", "dot", "cross", "normalize", "reflect", "refract", "radians", "degrees", "sin", "cos",
+        "tan", "asin", "acos", "atan", "round", "trunc", "noise", "texture", "fma", "modf", "all", "any", "not",
+    ]
+
+    static func apartFromFunctions(_ parameters: [Parameter], body: String) -> ([Parameter], String) {
+        let apart = Set(parameters.map(\.name).filter { functionNames.contains($0) })
+        guard !apart.isEmpty else { return (parameters, body) }
+        var tokens = ShaderTokens(body)
+        for i in tokens.tokens.indices where tokens.tokens[i].kind == .word && apart.contains(tokens.tokens[i].text) {
+            if let n = tokens.next(i + 1), tokens.tokens[n].isPunctuation("(") { continue }
+            if let p = tokens.previous(i), tokens.tokens[p].isPunctuation(".") { continue }
+            tokens.tokens[i].text = "vfx_p_" + tokens.tokens[i].text
+        }
+        let renamed = parameters.map { p -> Parameter in
+            var p = p
+            if apart.contains(p.name) { p.member = "vfx_p_" + p.name }
+            return p
+        }
+        return (renamed, tokens.text)
     }
 
     /// The names vidfx gives the shader; a parameter may not take one.

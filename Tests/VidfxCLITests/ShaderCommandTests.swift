@@ -31,7 +31,10 @@ import Testing
                                         ("./shaders/posterize.glsl", "posterize", 1), ("./shaders/posterize.glsl=3.5", "posterize=3.5", 1),
                                         ("./shaders/threshold.glsl", "threshold", 0), ("./shaders/threshold.glsl=0.25", "threshold=0.25", 0),
                                         ("./shaders/solarize.glsl", "solarize", 0),
-                                        ("./shaders/solarize.glsl:threshold=0.25:intensity=0.5", "solarize:threshold=0.25:intensity=0.5", 1)] {
+                                        ("./shaders/solarize.glsl:threshold=0.25:intensity=0.5", "solarize:threshold=0.25:intensity=0.5", 1),
+                                        ("./shaders/warhol.glsl", "warhol", 0), ("./shaders/warhol.glsl=0.6", "warhol=0.6", 1),
+                                        ("./shaders/zoomblur.glsl", "zoomblur", 1),
+                                        ("./shaders/zoomblur.glsl:amount=3:x=0.3:y=0.6", "zoomblur:amount=3:x=0.3:y=0.6", 1)] {
             let a = try await Self.frames(shader), b = try await Self.frames(builtIn)
             #expect(a.count == 320 * 240 * 4 * 3 && Self.largestDifference(a, b) <= most, "\(shader): \(Self.largestDifference(a, b))")
         }
