@@ -21,8 +21,9 @@ import Testing
         return zip(a, b).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
     }
 
-    /// The repository's sepia and pixelate shaders against the built-ins, through `dump`:
-    /// within one level (sepia: the built-in is fixed point) and exactly (pixelate).
+    /// The repository's shaders — the article's ten effects as vidfx GLSL — against the
+    /// built-ins, through `dump` at three times (oldtimes changes with the time): exactly
+    /// where the built-in is integer maths, within one level where it rounds in floats.
     @Test func theRepositorysShadersAreTheBuiltIns() async throws {
         for (shader, builtIn, most) in [("./shaders/sepia.glsl=0.8", "sepia=0.8", 1), ("./shaders/sepia.glsl", "sepia", 1),
                                         ("./shaders/pixelate.glsl=12", "pixelate=12", 0),
@@ -34,7 +35,9 @@ import Testing
                                         ("./shaders/solarize.glsl:threshold=0.25:intensity=0.5", "solarize:threshold=0.25:intensity=0.5", 1),
                                         ("./shaders/warhol.glsl", "warhol", 0), ("./shaders/warhol.glsl=0.6", "warhol=0.6", 1),
                                         ("./shaders/zoomblur.glsl", "zoomblur", 1),
-                                        ("./shaders/zoomblur.glsl:amount=3:x=0.3:y=0.6", "zoomblur:amount=3:x=0.3:y=0.6", 1)] {
+                                        ("./shaders/zoomblur.glsl:amount=3:x=0.3:y=0.6", "zoomblur:amount=3:x=0.3:y=0.6", 1),
+                                        ("./shaders/oldtimes.glsl", "oldtimes", 1),
+                                        ("./shaders/oldtimes.glsl:seed=7:grain=0.2:amount=0.7", "oldtimes:seed=7:grain=0.2:amount=0.7", 1)] {
             let a = try await Self.frames(shader), b = try await Self.frames(builtIn)
             #expect(a.count == 320 * 240 * 4 * 3 && Self.largestDifference(a, b) <= most, "\(shader): \(Self.largestDifference(a, b))")
         }
