@@ -96,7 +96,7 @@ static int open_context(int wanted) {
         int rank = wanted == 1 ? cpu : wanted == 2 ? gpu : (gpu ? gpu : cpu);
         if (rank > best_rank) { best_rank = rank; best = (int)i; }
     }
-    if (best < 0) return fail(wanted == 2 ? "Vulkan: no GPU here" : "Vulkan: no CPU device (apt-get install mesa-vulkan-drivers)");
+    if (best < 0) return fail(wanted == 2 ? "--device gpu: the Vulkan loader has no GPU here (--device cpu or auto runs shaders on the CPU)" : "Vulkan: no CPU device (apt-get install mesa-vulkan-drivers)");
     ctx.physical = devices[best];
     VkPhysicalDeviceProperties props;
     vk.vkGetPhysicalDeviceProperties(ctx.physical, &props);
@@ -133,9 +133,17 @@ static int open_context(int wanted) {
     return 0;
 }
 
+static int preferred_device;
+
+void vfx_shader_prefer(int device) {
+    pthread_mutex_lock(&ctx.lock);
+    preferred_device = device;
+    pthread_mutex_unlock(&ctx.lock);
+}
+
 const char *vfx_shader_open(int device) {
     pthread_mutex_lock(&ctx.lock);
-    if (ctx.state == 0) open_context(device);
+    if (ctx.state == 0) open_context(device ? device : preferred_device);
     const char *out = ctx.state == 1 ? NULL : ctx.reason;
     pthread_mutex_unlock(&ctx.lock);
     return out;

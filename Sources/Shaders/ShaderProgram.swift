@@ -32,6 +32,22 @@ public final class ShaderProgram: Sendable {
     /// Keeps the first failure of a frame that could not throw it.
     func record(_ message: String) { failures.withLock { if $0 == nil { $0 = message } } }
 
+    /// Which Vulkan device shaders run on: chosen by type, never by index.
+    public enum Device: String, Sendable, CaseIterable {
+        /// A discrete or integrated GPU when the loader has one, else the CPU's lavapipe.
+        case auto
+        /// The CPU (Mesa's lavapipe), even where there is a GPU.
+        case cpu
+        /// A GPU; shaders fail in one line where there is none.
+        case gpu
+    }
+
+    /// Chooses the device for the process's shaders; call before the first is compiled
+    /// (the choice is made once).
+    public static func prefer(_ device: Device) {
+        vfx_shader_prefer(device == .auto ? 0 : device == .cpu ? 1 : 2)
+    }
+
     /// Ends every wait for a shader within 100 ms and makes later runs fail: the process
     /// is stopping (Ctrl-C), and a frame on the device must not hold it.
     public static func interrupt() { vfx_shader_interrupt() }

@@ -3,6 +3,7 @@ import Effects
 import FrameCore
 public import FrameSource
 import MediaInput
+import Shaders
 public import Sinks
 
 extension InputLimits {
@@ -216,6 +217,15 @@ struct RenderOptions: ParsableArguments {
             help: ArgumentHelp("Effect chain, e.g. \"sepia=0.8,pixelate:size=12\" (see `vidfx effects`).", valueName: "chain"))
     var effects: String?
 
+    @Option(help: ArgumentHelp("Where shaders run: auto (a GPU when there is one, else the CPU through Mesa's lavapipe), cpu or gpu.",
+                                valueName: "device"))
+    var device: ShaderProgram.Device = .auto
+
+    func validate() throws {
+        // Before any chain is parsed: a shader file in it is compiled for this device.
+        ShaderProgram.prefer(device)
+    }
+
     @Flag(name: .shortAndLong, help: "Overwrite an existing output (for dump: replace the frames in a folder).")
     var yes = false
 
@@ -237,3 +247,5 @@ struct RenderOptions: ParsableArguments {
         Console.note("colour passes: \(passes.inPlace) in place, \(passes.copied) copied")
     }
 }
+
+extension ShaderProgram.Device: ExpressibleByArgument {}

@@ -94,6 +94,22 @@ import Testing
         }
     }
 
+    /// `--device cpu` runs on lavapipe with auto's pixels (here auto is lavapipe); `--device
+    /// gpu` where the loader has no GPU is one line saying so, before any output.
+    @Test func theDeviceIsChosenByType() async throws {
+        let auto = try await Self.frames("./shaders/wave.glsl")
+        let cpu = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", "0.5,1.5,2.9", "-e", "./shaders/wave.glsl", "--device", "cpu",
+                                     "--format", "bgra", "-o", "-", "-q"])
+        #expect(cpu.status == 0 && cpu.stdout == auto, "\(cpu.stderr)")
+        let scratch = try ScratchDirectory("vidfx-shader-gpu")
+        let gpu = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", "1", "-e", "./shaders/wave.glsl", "--device", "gpu",
+                                     "-o", scratch.path("out")])
+        // This machine kind has no GPU; one with a GPU renders.
+        #expect(gpu.status == 0 || (gpu.status == 2 && gpu.stderr.split(separator: "\n").count == 1
+                                    && gpu.stderr.contains("--device gpu: the Vulkan loader has no GPU here")), "\(gpu.status): \(gpu.stderr)")
+        #expect(gpu.status == 0 || !FileManager.default.fileExists(atPath: scratch.path("out")))
+    }
+
     /// A shader that does not compile: one line at the user's own line, before any
     /// output is opened.
     @Test func aCompileErrorIsAtTheUsersLine() async throws {

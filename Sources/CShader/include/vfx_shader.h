@@ -14,6 +14,10 @@ typedef struct vfx_shader_program vfx_shader_program;
 /// `device`: 0 any (a GPU first, else the CPU's lavapipe), 1 the CPU only, 2 a GPU only.
 const char *vfx_shader_open(int device);
 
+/// The device a later `vfx_shader_open(0)` takes (0 any, 1 the CPU, 2 a GPU); only
+/// before the first open, which chooses once for the process.
+void vfx_shader_prefer(int device);
+
 /// The name of the device in use (after a successful open).
 const char *vfx_shader_device_name(void);
 
