@@ -370,7 +370,7 @@ public struct ShaderSource: Sendable, Equatable {
         }.joined(separator: "\n")
         return """
             #version 450
-            layout(local_size_x = 16, local_size_y = 16) in;
+            layout(local_size_x = 64, local_size_y = 1) in;
             layout(std430, binding = 0) readonly buffer VfxSource { uint vfx_source[]; };
             layout(std430, binding = 1) writeonly buffer VfxDestination { uint vfx_destination[]; };
             layout(std430, binding = 3) readonly buffer VfxImages { uint vfx_images[]; };
@@ -406,11 +406,17 @@ public struct ShaderSource: Sendable, Equatable {
             \(parts.body)
             \(parts.after)
             void main() {
-                ivec2 cell = ivec2(gl_GlobalInvocationID.xy);
-                if (cell.x >= int(size.x) || cell.y >= int(size.y)) return;
-                vec2 position = vec2(cell) + 0.5;
-                uvec4 q = uvec4(clamp(\(parts.call), 0.0, 1.0) * 255.0 + 0.5);
-                vfx_destination[cell.y * int(size.x) + cell.x] = q.b | (q.g << 8) | (q.r << 16) | (q.a << 24);
+                // Eight pixels of a row an invocation, groups of 64 along a row: on lavapipe a
+                // quarter less time a frame than a pixel an invocation in 16 × 16 groups.
+                ivec2 first = ivec2(gl_GlobalInvocationID.x * 8u, gl_GlobalInvocationID.y);
+                if (first.y >= int(size.y)) return;
+                for (int j = 0; j < 8; j++) {
+                    ivec2 cell = first + ivec2(j, 0);
+                    if (cell.x >= int(size.x)) return;
+                    vec2 position = vec2(cell) + 0.5;
+                    uvec4 q = uvec4(clamp(\(parts.call), 0.0, 1.0) * 255.0 + 0.5);
+                    vfx_destination[cell.y * int(size.x) + cell.x] = q.b | (q.g << 8) | (q.r << 16) | (q.a << 24);
+                }
             }
             """
     }
