@@ -5,8 +5,11 @@
 
 Times, on one 3 s 1920x1080 H.264 clip (testsrc2, made once in bench/out/), decode
 included, the frames written to /dev/null as BGRA:
-  - vidfx's built-in sepia and pixelate against the same effects as vidfx shader files
-    (shaders/sepia.glsl, shaders/pixelate.glsl) and the wave (a distortion);
+  - vidfx's built-in sepia, pixelate and zoomblur against the same effects as vidfx shader
+    files (shaders/sepia.glsl, pixelate.glsl, zoomblur.glsl), the wave (a distortion) and
+    the article's Metal sepia (shaders/article.metal#sepiaTone);
+  - vidfx running the very hook file FFmpeg is given (without a //!PARAM, which Debian's
+    libplacebo cannot read);
   - FFmpeg's libplacebo filter running the same sepia as an mpv hook on the same Vulkan
     device (hwupload, libplacebo=custom_shader_path=…, hwdownload), the issue's peer.
 Prints medians and ranges of --runs runs and the ratios, all in one run.
@@ -65,6 +68,10 @@ def main():
         ("vidfx built-in pixelate=8", vidfx("pixelate=8")),
         ("vidfx shader pixelate.glsl", vidfx("./shaders/pixelate.glsl=8")),
         ("vidfx shader wave.glsl", vidfx("./shaders/wave.glsl")),
+        ("vidfx built-in zoomblur", vidfx("zoomblur")),
+        ("vidfx shader zoomblur.glsl", vidfx("./shaders/zoomblur.glsl")),
+        ("vidfx the same sepia hook", vidfx(hook.name)),
+        ("vidfx shader article.metal#sepiaTone", vidfx("./shaders/article.metal#sepiaTone:amount=1")),
         ("ffmpeg libplacebo sepia hook", ["ffmpeg", "-v", "error", "-init_hw_device", "vulkan", "-i", clip, "-vf",
                                           f"hwupload,libplacebo=custom_shader_path={hook.name},hwdownload,format=yuv420p",
                                           "-f", "null", "-"]),
@@ -84,7 +91,9 @@ def main():
     m = {name: statistics.median(t) for name, t in times.items()}
     print(f"  shader sepia / built-in sepia: {m['vidfx shader sepia.glsl'] / m['vidfx built-in sepia']:.2f}x the time")
     print(f"  shader pixelate / built-in pixelate: {m['vidfx shader pixelate.glsl'] / m['vidfx built-in pixelate=8']:.2f}x the time")
+    print(f"  shader zoomblur / built-in zoomblur: {m['vidfx shader zoomblur.glsl'] / m['vidfx built-in zoomblur']:.2f}x the time")
     print(f"  libplacebo hook / shader sepia: {m['ffmpeg libplacebo sepia hook'] / m['vidfx shader sepia.glsl']:.2f}x faster")
+    print(f"  libplacebo hook / vidfx running the same hook: {m['ffmpeg libplacebo sepia hook'] / m['vidfx the same sepia hook']:.2f}x faster")
 
 
 if __name__ == "__main__":

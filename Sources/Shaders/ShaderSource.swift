@@ -77,6 +77,10 @@ public struct ShaderSource: Sendable, Equatable {
     public let program: String
     /// The size of the uniform block in bytes (std140).
     public let uniformSize: Int
+    /// Whether the shader works in linear light (`#pragma vidfx linear`): its colours,
+    /// `source` and images decoded from sRGB, its result encoded again — as a built-in's
+    /// `space=linear`.
+    public let isLinear: Bool
 
     /// The longest shader source read, in bytes.
     public static let longestSource = 64 << 10
@@ -109,6 +113,8 @@ public struct ShaderSource: Sendable, Equatable {
         guard !text.utf8.contains(0) else { throw ShaderError("\(name): not a text file (it holds a NUL byte)") }
         self.name = name
         let lower = name.lowercased()
+        let (text, linear) = try Self.pragmas(text, file: name)
+        isLinear = linear
         let parts: Parts
         if lower.hasSuffix(".metal") {
             form = .metal
@@ -155,7 +161,24 @@ public struct ShaderSource: Sendable, Equatable {
         kind = parts.kind
         functions = parts.functions
         uniformSize = (offset + 15) / 16 * 16
-        program = Self.program(parts, parameters: parameters)
+        program = Self.program(parts, parameters: parameters, linear: linear)
+    }
+
+    /// vidfx's own `#pragma vidfx …` lines (each left blank): `linear` for linear light.
+    static func pragmas(_ text: String, file: String) throws(ShaderError) -> (String, linear: Bool) {
+        guard text.contains("vidfx") else { return (text, false) }
+        var lines = text.components(separatedBy: "\n")
+        var linear = false
+        for (i, line) in lines.enumerated() {
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard words.count >= 2, words[0] == "#pragma", words[1] == "vidfx" else { continue }
+            guard words.count == 3, words[2] == "linear" else {
+                throw ShaderError("\(file):\(i + 1): '\(line.trimmingCharacters(in: .whitespaces).prefix(60))': vidfx's pragma is '#pragma vidfx linear'")
+            }
+            linear = true
+            lines[i] = ""
+        }
+        return (lines.joined(separator: "\n"), linear)
     }
 
     /// The file's lines, `#include` refused and `#version` blanked (vidfx gives the version).
@@ -343,7 +366,7 @@ public struct ShaderSource: Sendable, Equatable {
     /// The compute shader: the frame's buffers and the uniform block, `source`, what the
     /// form puts before the user's lines, those lines (numbered from 1 again), what it puts
     /// after them, and `main`, which makes the form's call once a pixel.
-    static func program(_ parts: Parts, parameters: [Parameter]) -> String {
+    static func program(_ parts: Parts, parameters: [Parameter], linear: Bool = false) -> String {
         let uniforms = parameters.map { p in
             "    \(p.kind == .bool ? "bool" : p.kind == .sampler2D ? "ivec4" : p.kind.rawValue) \(p.member);"
         }.joined(separator: "\n")
@@ -385,8 +408,14 @@ public struct ShaderSource: Sendable, Equatable {
                 vec4 vfx_date;
             \(uniforms)
             };
+            vec3 vfx_decode(vec3 c) { return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), greaterThan(c, vec3(0.04045))); }
+            vec3 vfx_encode(vec3 l) {
+                l = max(l, 0.0);
+                return mix(12.92 * l, 1.055 * pow(l, vec3(1.0 / 2.4)) - 0.055, greaterThan(l, vec3(0.0031308)));
+            }
             vec4 vfx_unpack(uint p) {
-                return vec4(float((p >> 16) & 255u), float((p >> 8) & 255u), float(p & 255u), float(p >> 24)) / 255.0;
+                vec4 c = vec4(float((p >> 16) & 255u), float((p >> 8) & 255u), float(p & 255u), float(p >> 24)) / 255.0;
+                \(linear ? "return vec4(vfx_decode(c.rgb), c.a);" : "return c;")
             }
             vec4 vfx_pixel(ivec2 q) {
                 q = clamp(q, ivec2(0), ivec2(size) - 1);
@@ -414,7 +443,9 @@ public struct ShaderSource: Sendable, Equatable {
                     ivec2 cell = first + ivec2(j, 0);
                     if (cell.x >= int(size.x)) return;
                     vec2 position = vec2(cell) + 0.5;
-                    uvec4 q = uvec4(clamp(\(parts.call), 0.0, 1.0) * 255.0 + 0.5);
+                    vec4 result = \(parts.call);
+                    \(linear ? "result.rgb = vfx_encode(result.rgb);" : "")
+                    uvec4 q = uvec4(clamp(result, 0.0, 1.0) * 255.0 + 0.5);
                     vfx_destination[cell.y * int(size.x) + cell.x] = q.b | (q.g << 8) | (q.r << 16) | (q.a << 24);
                 }
             }

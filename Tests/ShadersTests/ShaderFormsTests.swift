@@ -388,4 +388,21 @@ import Testing
         }
         #expect(metalMost <= 2, "texture2d.sample: \(metalMost) levels")
     }
+
+    /// `#pragma vidfx linear`: the shader's colours in linear light, as a built-in's
+    /// `space=linear` — half the light is the built-in exposure's -1 stop in linear light,
+    /// within one level, where the same shader in the encoded values is not.
+    @Test func linearLightOnRequest() throws {
+        let half = "vec4 effect(vec2 p, vec4 c) { return vec4(c.rgb * 0.5, c.a); }"
+        let linear = try Self.run("#pragma vidfx linear\n" + half, name: "half.glsl")
+        #expect(linear.source.isLinear)
+        let encoded = try Self.run(half, name: "half.glsl")
+        let builtIn = try EffectChain(parsing: "exposure=-1:space=linear").apply(to: try ShaderProgramTests.frame())
+        let d = ShaderProgramTests.difference(ShaderProgramTests.pixels(linear.output), ShaderProgramTests.pixels(builtIn))
+        #expect(d.largest <= 1, "linear: \(d)")
+        #expect(ShaderProgramTests.difference(ShaderProgramTests.pixels(encoded.output), ShaderProgramTests.pixels(builtIn)).largest > 10)
+        do { _ = try ShaderSource("#pragma vidfx gamma\n" + half, name: "half.glsl"); Issue.record("an unknown pragma was read") } catch {
+            #expect(error.message.contains("half.glsl:1: ") && error.message.contains("#pragma vidfx linear"), "\(error.message)")
+        }
+    }
 }

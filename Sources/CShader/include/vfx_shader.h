@@ -32,8 +32,8 @@ vfx_shader_program *vfx_shader_program_make(const uint32_t *words, size_t count,
 /// words of images, copied only when `images_generation` differs from the last run's
 /// (0 never matches a copy: pass an id that names these images). Work groups of 64
 /// invocations along a row, each taking 8 pixels. Waits at most `timeout_ms`: 0 done;
-/// 1 the limit passed (the device may then be lost: later runs fail); 2 interrupted (``vfx_shader_interrupt``); -1 another failure,
-/// with `error` filled.
+/// 1 the limit passed (the device may then be lost: later runs fail); 2 interrupted
+/// (``vfx_shader_interrupt``); -1 another failure, with `error` filled.
 int vfx_shader_program_run(vfx_shader_program *program, const uint32_t *source, uint32_t *destination, int width, int height,
                            const void *uniforms, const uint32_t *images, size_t image_words, uint64_t images_generation,
                            uint64_t timeout_ms, char *error, size_t error_size);
