@@ -427,6 +427,8 @@ public struct ShaderSource: Sendable, Equatable {
                 vec2 f = floor(t);
                 vec2 w = t - f;
                 ivec2 i = ivec2(f);
+                // At a texel's centre (pixelate, a hook's HOOKED_tex) one read is the answer.
+                if (w == vec2(0.0)) return vfx_pixel(i);
                 return mix(mix(vfx_pixel(i), vfx_pixel(i + ivec2(1, 0)), w.x), mix(vfx_pixel(i + ivec2(0, 1)), vfx_pixel(i + ivec2(1, 1)), w.x), w.y);
             }
             \(images)
