@@ -5,6 +5,9 @@ public enum EffectRegistry {
     /// The effect types.
     public static let all: [any Effect.Type] = [
         Caleido.self,
+        HFlip.self,
+        VFlip.self,
+        Rotate.self,
         OldTimes.self,
         Pixelate.self,
         Posterize.self,
