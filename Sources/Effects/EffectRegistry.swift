@@ -8,6 +8,7 @@ public enum EffectRegistry {
         HFlip.self,
         VFlip.self,
         Rotate.self,
+        Transpose.self,
         OldTimes.self,
         Pixelate.self,
         Posterize.self,

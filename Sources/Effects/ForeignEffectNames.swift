@@ -35,7 +35,6 @@ enum ForeignEffectNames {
         "colortemperature": "use 'temperature'", "citemperatureandtint": "use 'temperature'",
         "colorchannelmixer": "use 'colormatrix'", "cicolormatrix": "use 'colormatrix'",
         "grayscale": grey, "greyscale": grey, "gray": grey, "grey": grey, "desaturate": grey, "cicolormonochrome": "use 'monochrome'",
-        "transpose": "use 'rotate=90' (clockwise; 270 the other way), with 'hflip' or 'vflip' for the mirrored transposes",
         "cirotate": "use 'rotate=90|180|270' or 'straighten:angle=…'", "mirror": "use 'hflip' (or 'vflip')",
         "flip": "use 'vflip' (upside down) or 'hflip' (left to right)",
         "pixelize": "use 'pixelate'", "mosaic": "use 'pixelate'", "cipixellate": "use 'pixelate'",

@@ -53,7 +53,14 @@ public final class ShaderProgram: Sendable {
     public static func interrupt() { vfx_shader_interrupt() }
 
     /// How long one frame may take before the run is ended.
-    public static let frameLimit: Duration = .seconds(10)
+    /// 10 s, or `VIDFX_SHADER_FRAME_LIMIT` seconds (1…3600) for a test that must interrupt
+    /// a frame on a loaded machine before the limit could.
+    public static let frameLimit: Duration = {
+        if let given = ProcessInfo.processInfo.environment["VIDFX_SHADER_FRAME_LIMIT"], let seconds = Int(given), (1...3600).contains(seconds) {
+            return .seconds(seconds)
+        }
+        return .seconds(10)
+    }()
 
     /// Whether shaders can run here, and on what: the device's name, or why not (one line
     /// naming what to install). The compiler is looked for when a shader is compiled.

@@ -165,6 +165,14 @@ public final class EncoderSink: FrameSink {
         }
         self.container = container
         codec = settings.codec ?? container.defaultCodec
+        // Checked before anything is opened: FFmpeg's muxer would refuse the pair only when
+        // the header is written ("Invalid argument").
+        guard container.videoCodecs.contains(codec) else {
+            let others = container.videoCodecs.map(\.rawValue)
+            throw SinkError(path: settings.output, reason: "\(container.rawValue.uppercased()) cannot hold \(codec.displayName) video; "
+                            + "\(codec.displayName) goes in \(OutputContainer.holding(codec)), and .\(container.rawValue) takes --codec "
+                            + (others.count < 2 ? others.joined() : others.dropLast().joined(separator: ", ") + " or " + others.last!))
+        }
         keepsAlpha = settings.alpha && codec.carriesAlpha(preset: settings.preset) && (codec != .vp9 || container == .webm)
         pixelFormat = codec.pixelFormat(preset: settings.preset, alpha: keepsAlpha)
         _ = try codec.options(crf: settings.crf, preset: settings.preset, bitrate: settings.bitrate)  // a bad preset fails now

@@ -25,6 +25,27 @@ public enum OutputContainer: String, Sendable, CaseIterable {
         }
     }
 
+    /// The video codecs written in this container (each pair tried: OutputCodecTests): MP4
+    /// has no ProRes tag, FFmpeg 5.1's MOV muxer takes VP9 only in MP4 (and with SVT-AV1 it
+    /// hangs: AV1 goes in MP4, MKV or WebM), WebM holds VP9 and AV1,
+    /// and MPEG-TS defines streams for H.264 and HEVC only (FFmpeg would write the others
+    /// as private data no player reads).
+    public var videoCodecs: [VideoCodec] {
+        switch self {
+        case .mp4: [.h264, .hevc, .vp9, .av1]
+        case .mov: [.h264, .hevc, .prores]
+        case .mkv: [.h264, .hevc, .vp9, .av1, .prores]
+        case .webm: [.vp9, .av1]
+        case .ts: [.h264, .hevc]
+        }
+    }
+
+    /// The containers that take `codec`, by their extensions (`.mp4, .mkv or .webm`).
+    public static func holding(_ codec: VideoCodec) -> String {
+        let names = allCases.filter { $0.videoCodecs.contains(codec) }.map { "." + $0.rawValue }
+        return names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
+
     /// The video codec written unless another is asked for: H.264 (so every player opens
     /// it), VP9 for WebM (which takes only VP8, VP9 and AV1).
     public var defaultCodec: VideoCodec { self == .webm ? .vp9 : .h264 }

@@ -45,6 +45,27 @@ public enum VideoCodec: String, Sendable, CaseIterable {
     /// Whether width and height must be even (chroma subsampled vertically and horizontally).
     var needsEvenSize: Bool { true }
 
+    /// The constant rate factors the encoder takes (lower is better), nil for ProRes,
+    /// whose quality is its profile.
+    public var crfRange: ClosedRange<Int>? {
+        switch self {
+        case .h264, .hevc: 0...51
+        case .vp9, .av1: 0...63
+        case .prores: nil
+        }
+    }
+
+    /// The codec's name as people write it in messages.
+    public var displayName: String {
+        switch self {
+        case .h264: "H.264"
+        case .hevc: "HEVC"
+        case .vp9: "VP9"
+        case .av1: "AV1"
+        case .prores: "ProRes"
+        }
+    }
+
     /// The speed presets every codec but ProRes takes: x264's names, fastest first.
     public static let speedPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
     /// ProRes's presets are its profiles: 4:2:2 (proxy to hq) and 4:4:4 with alpha (4444, 4444xq).
@@ -59,6 +80,14 @@ public enum VideoCodec: String, Sendable, CaseIterable {
     func options(crf: Int?, preset: String?, bitrate: Int?, alpha: Bool = false) throws(SinkError) -> [(String, String)] {
         if let preset, !presets.contains(preset) {
             throw SinkError(path: "--preset", reason: "'\(preset)' is not a \(rawValue) preset; use \(presets.joined(separator: ", "))")
+        }
+        if let crf {
+            guard let range = crfRange else {
+                throw SinkError(path: "--crf", reason: "ProRes has no CRF: its quality is its profile (--preset proxy, lt, standard, hq, 4444 or 4444xq)")
+            }
+            guard range.contains(crf) else {
+                throw SinkError(path: "--crf", reason: "\(crf) is outside \(displayName)'s \(range.lowerBound)…\(range.upperBound) (lower is better)")
+            }
         }
         let speed = preset.flatMap { Self.speedPresets.firstIndex(of: $0) }  // 0 fastest … 8 slowest
         var o: [(String, String)] = []

@@ -321,9 +321,21 @@ enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
     var style: ProgressLine.Style { ProgressLine.Style(rawValue: rawValue) ?? .auto }
 }
 
-/// What `apply --codec` takes: a video codec, or `gif` for the GIF writer.
+/// What `apply --codec` takes: a video codec, or `gif` for the GIF writer; the names
+/// people bring from FFmpeg and elsewhere (`h265`, `x264`, `libvpx-vp9`) are the same codecs.
 enum OutputCodec: String, ExpressibleByArgument, CaseIterable {
     case h264, hevc, vp9, av1, prores, gif
+
+    static let aliases: [String: OutputCodec] = [
+        "avc": .h264, "x264": .h264, "libx264": .h264, "h.264": .h264, "h265": .hevc, "h.265": .hevc, "x265": .hevc, "libx265": .hevc,
+        "libvpx-vp9": .vp9, "vp09": .vp9, "libaom-av1": .av1, "libsvtav1": .av1, "svtav1": .av1, "aom": .av1, "prores_ks": .prores,
+    ]
+
+    init?(argument: String) {
+        let name = argument.lowercased()
+        guard let codec = OutputCodec(rawValue: name) ?? Self.aliases[name] else { return nil }
+        self = codec
+    }
 
     /// The video encoder's codec; nil for a GIF.
     var video: VideoCodec? { VideoCodec(rawValue: rawValue) }

@@ -4,11 +4,13 @@ import Testing
 
 /// The mirrors and quarter turns (issue 67: the old hint for `hflip` made a black video,
 /// and a phone's sideways clip had no way to turn): each frame exactly FFmpeg's own
-/// `hflip`, `vflip`, `transpose=clock`, `hflip,vflip` and `transpose=cclock` of vidfx's
+/// `hflip`, `vflip`, `transpose` (each direction), `hflip,vflip` of vidfx's
 /// unchanged frame, and a quarter turn swaps the output's width and height.
 @Suite struct OrientationTests {
     @Test(arguments: [("hflip", "hflip", 320, 240), ("vflip", "vflip", 320, 240), ("rotate=90", "transpose=clock", 240, 320),
-                      ("rotate=180", "hflip,vflip", 320, 240), ("rotate=270", "transpose=cclock", 240, 320)])
+                      ("rotate=180", "hflip,vflip", 320, 240), ("rotate=270", "transpose=cclock", 240, 320),
+                      ("transpose", "transpose", 240, 320), ("transpose=clock", "transpose=clock", 240, 320),
+                      ("transpose=cclock", "transpose=cclock", 240, 320), ("transpose=clock_flip", "transpose=clock_flip", 240, 320)])
     func eachIsFFmpegsOwn(chain: String, filter: String, width: Int, height: Int) async throws {
         let scratch = try ScratchDirectory("vidfx-orientation")
         let plain = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", "0.5,2", "--format", "bgra", "-o", scratch.path("plain.bgra"), "-q"])
@@ -27,7 +29,7 @@ import Testing
 
     /// The names people bring point to them.
     @Test func foreignNamesPointToThem() async throws {
-        for (name, said) in [("transpose", "rotate=90"), ("mirror", "hflip"), ("flip", "vflip")] {
+        for (name, said) in [("cirotate", "rotate=90|180|270"), ("mirror", "hflip"), ("flip", "vflip")] {
             let r = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", "1", "-e", name, "--format", "bgra", "-o", "-"])
             #expect(r.status == 2 && r.stderr.contains(said), "\(name): \(r.stderr)")
         }
