@@ -32,7 +32,8 @@ static vfx_library vulkan_library = VFX_LIBRARY_INIT("libvulkan.so.1", vulkan_na
     X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) X(vkAllocateMemory) X(vkFreeMemory) X(vkBindBufferMemory) \
     X(vkMapMemory) X(vkUnmapMemory) X(vkBeginCommandBuffer) X(vkEndCommandBuffer) X(vkCmdBindPipeline) \
     X(vkCmdBindDescriptorSets) X(vkCmdDispatch) X(vkCmdPipelineBarrier) X(vkCreateFence) X(vkDestroyFence) \
-    X(vkResetFences) X(vkWaitForFences) X(vkQueueSubmit) X(vkResetCommandBuffer)
+    X(vkResetFences) X(vkWaitForFences) X(vkQueueSubmit) X(vkResetCommandBuffer) X(vkCreateBufferView) \
+    X(vkDestroyBufferView)
 
 static struct {
 #define FIELD(name) PFN_##name name;
@@ -53,6 +54,8 @@ static struct {
     VkCommandPool pool;
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout pipeline_layout;
+    uint32_t group_width;     // invocations a group, along a row
+    uint32_t most_texels;     // the most pixels a frame's texel buffers hold
     char device_name[256];
 } ctx = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -101,6 +104,13 @@ static int open_context(int wanted) {
     VkPhysicalDeviceProperties props;
     vk.vkGetPhysicalDeviceProperties(ctx.physical, &props);
     snprintf(ctx.device_name, sizeof ctx.device_name, "%s", props.deviceName);
+    // Lavapipe runs a group's invocations as the lanes of its vectors, a group at a time
+    // on each thread: wide groups spread the per-group cost. A GPU takes 256.
+    uint32_t width = props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 1024 : 256;
+    if (width > props.limits.maxComputeWorkGroupInvocations) width = props.limits.maxComputeWorkGroupInvocations;
+    if (width > props.limits.maxComputeWorkGroupSize[0]) width = props.limits.maxComputeWorkGroupSize[0];
+    ctx.group_width = width ? width : 1;
+    ctx.most_texels = props.limits.maxTexelBufferElements;
     vk.vkGetPhysicalDeviceMemoryProperties(ctx.physical, &ctx.memory);
     uint32_t families = 0;
     vk.vkGetPhysicalDeviceQueueFamilyProperties(ctx.physical, &families, NULL);
@@ -120,8 +130,8 @@ static int open_context(int wanted) {
                                     .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, .queueFamilyIndex = ctx.family};
     if (vk.vkCreateCommandPool(ctx.device, &pool, NULL, &ctx.pool) != VK_SUCCESS) return fail("Vulkan: no command pool");
     VkDescriptorSetLayoutBinding bindings[4] = {
-        {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
-        {.binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
+        {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
+        {.binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
         {.binding = 2, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
         {.binding = 3, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
     };
@@ -170,6 +180,7 @@ struct vfx_shader_program {
     VkFence fence;
     size_t uniform_size;
     mapped_buffer source, destination, uniforms, images;
+    VkBufferView source_view, destination_view;
     uint64_t images_generation;  // which images the images buffer holds (0: none yet)
     int width, height;
     int lost;  // a run passed its time limit: its fence may still be pending
@@ -216,14 +227,19 @@ vfx_shader_program *vfx_shader_program_make(const uint32_t *words, size_t count,
     p->uniform_size = uniform_size < 16 ? 16 : uniform_size;
     VkShaderModuleCreateInfo module = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = count * 4, .pCode = words};
     if (vk.vkCreateShaderModule(ctx.device, &module, NULL, &p->module) != VK_SUCCESS) goto failed;
+    // The group's width, the program's local_size_x_id 0.
+    VkSpecializationMapEntry entry = {.constantID = 0, .offset = 0, .size = sizeof(uint32_t)};
+    VkSpecializationInfo special = {.mapEntryCount = 1, .pMapEntries = &entry, .dataSize = sizeof(uint32_t), .pData = &ctx.group_width};
     VkComputePipelineCreateInfo pipeline = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = p->module, .pName = "main"},
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = p->module,
+                  .pName = "main", .pSpecializationInfo = &special},
         .layout = ctx.pipeline_layout,
     };
     if (vk.vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &pipeline, NULL, &p->pipeline) != VK_SUCCESS) goto failed;
-    VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3}, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1}};
-    VkDescriptorPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1, .poolSizeCount = 2, .pPoolSizes = sizes};
+    VkDescriptorPoolSize sizes[4] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1}, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1},
+                                     {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 1}, {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 1}};
+    VkDescriptorPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1, .poolSizeCount = 4, .pPoolSizes = sizes};
     if (vk.vkCreateDescriptorPool(ctx.device, &pool, NULL, &p->descriptors) != VK_SUCCESS) goto failed;
     VkDescriptorSetAllocateInfo set = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, .descriptorPool = p->descriptors,
                                        .descriptorSetCount = 1, .pSetLayouts = &ctx.set_layout};
@@ -252,6 +268,9 @@ static int fit(vfx_shader_program *p, int width, int height, size_t image_words)
     int images_fit = p->images.buffer && p->images.size >= image_bytes;
     if (frame_fits && images_fit) return 0;
     if (!frame_fits) {
+        if (p->source_view) vk.vkDestroyBufferView(ctx.device, p->source_view, NULL);
+        if (p->destination_view) vk.vkDestroyBufferView(ctx.device, p->destination_view, NULL);
+        p->source_view = p->destination_view = VK_NULL_HANDLE;
         free_buffer(&p->source);
         free_buffer(&p->destination);
         p->width = p->height = 0;
@@ -261,18 +280,30 @@ static int fit(vfx_shader_program *p, int width, int height, size_t image_words)
         p->images_generation = 0;
     }
     VkDeviceSize size = (VkDeviceSize)width * (VkDeviceSize)height * 4;
-    if (!frame_fits && make_buffer(&p->source, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != 0) return -1;
-    if (!frame_fits && make_buffer(&p->destination, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != 0) return -1;
-    if (!images_fit && make_buffer(&p->images, image_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != 0) return -1;
-    VkDescriptorBufferInfo infos[4] = {{p->source.buffer, 0, size}, {p->destination.buffer, 0, size},
-                                       {p->uniforms.buffer, 0, p->uniform_size}, {p->images.buffer, 0, p->images.size}};
-    VkWriteDescriptorSet writes[4];
-    for (int i = 0; i < 4; i++) {
-        writes[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->set, .dstBinding = (uint32_t)i,
-                                           .descriptorCount = 1,
-                                           .descriptorType = i == 2 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                           .pBufferInfo = &infos[i]};
+    if (!frame_fits) {
+        if (make_buffer(&p->source, size, VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT) != 0) return -1;
+        if (make_buffer(&p->destination, size, VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT) != 0) return -1;
+        // The source's bytes B, G, R, A read as RGBA8 (a format every device reads), the
+        // destination written as whole 32-bit words.
+        VkBufferViewCreateInfo view = {.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO, .buffer = p->source.buffer,
+                                       .format = VK_FORMAT_R8G8B8A8_UNORM, .range = size};
+        if (vk.vkCreateBufferView(ctx.device, &view, NULL, &p->source_view) != VK_SUCCESS) return -1;
+        view.buffer = p->destination.buffer;
+        view.format = VK_FORMAT_R32_UINT;
+        if (vk.vkCreateBufferView(ctx.device, &view, NULL, &p->destination_view) != VK_SUCCESS) return -1;
     }
+    if (!images_fit && make_buffer(&p->images, image_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != 0) return -1;
+    VkDescriptorBufferInfo infos[2] = {{p->uniforms.buffer, 0, p->uniform_size}, {p->images.buffer, 0, p->images.size}};
+    VkWriteDescriptorSet writes[4] = {
+        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->set, .dstBinding = 0, .descriptorCount = 1,
+         .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .pTexelBufferView = &p->source_view},
+        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->set, .dstBinding = 1, .descriptorCount = 1,
+         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, .pTexelBufferView = &p->destination_view},
+        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->set, .dstBinding = 2, .descriptorCount = 1,
+         .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = &infos[0]},
+        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->set, .dstBinding = 3, .descriptorCount = 1,
+         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &infos[1]},
+    };
     vk.vkUpdateDescriptorSets(ctx.device, 4, writes, 0, NULL);
     p->width = width;
     p->height = height;
@@ -288,6 +319,10 @@ int vfx_shader_program_run(vfx_shader_program *p, const uint32_t *source, uint32
                            uint64_t timeout_ms, char *error, size_t error_size) {
     if (width <= 0 || height <= 0 || width > 32768 || height > 32768) {
         snprintf(error, error_size, "a %dx%d frame is outside what a shader takes", width, height);
+        return -1;
+    }
+    if ((uint64_t)width * (uint64_t)height > ctx.most_texels) {
+        snprintf(error, error_size, "a %dx%d frame is more pixels than %s takes in a shader (%u)", width, height, ctx.device_name, ctx.most_texels);
         return -1;
     }
     pthread_mutex_lock(&p->lock);
@@ -322,8 +357,8 @@ int vfx_shader_program_run(vfx_shader_program *p, const uint32_t *source, uint32
     vk.vkBeginCommandBuffer(p->commands, &begin);
     vk.vkCmdBindPipeline(p->commands, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
     vk.vkCmdBindDescriptorSets(p->commands, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.pipeline_layout, 0, 1, &p->set, 0, NULL);
-    // Groups of 64 invocations along a row, eight pixels each (the program's main).
-    vk.vkCmdDispatch(p->commands, (uint32_t)(width + 511) / 512, (uint32_t)height, 1);
+    // A pixel an invocation, groups along a row (the program's main).
+    vk.vkCmdDispatch(p->commands, ((uint32_t)width + ctx.group_width - 1) / ctx.group_width, (uint32_t)height, 1);
     // The shader's writes made visible to the host's read.
     VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
                                .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
@@ -373,6 +408,8 @@ void vfx_shader_program_free(vfx_shader_program *p) {
     // A run still on the device (past its limit) may yet write its buffers: they are kept.
     if (p->lost) return;
     if (ctx.state == 1) {
+        if (p->source_view) vk.vkDestroyBufferView(ctx.device, p->source_view, NULL);
+        if (p->destination_view) vk.vkDestroyBufferView(ctx.device, p->destination_view, NULL);
         free_buffer(&p->source);
         free_buffer(&p->destination);
         free_buffer(&p->uniforms);
