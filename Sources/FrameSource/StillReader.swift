@@ -254,7 +254,8 @@ public final class StillReader {
 
     private func converted(at time: Rational) throws(FrameSourceError) -> Frame? {
         var frame = try converter.convert(picture)
-        frame.tick = 0
+        // The cadence's tick on screen at `time`, as a render of the input would number it.
+        frame.tick = max(0, time.floor(in: configuration.frameRate.inverse))
         frame.time = time
         frame.sourceTime = heldTime ?? time
         return frame

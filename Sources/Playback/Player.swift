@@ -34,7 +34,8 @@ public final class Player: @unchecked Sendable {
         /// How long a caption stays up after a key changed something.
         public var captionTime: Duration = .seconds(3)
         /// Called on each frame about to be rendered, before its effects: where a
-        /// caller attaches what detection found (it must not wait: playback is paced).
+        /// caller attaches what detection found, or gives the frame the time and tick the
+        /// effects should see (it must not wait: playback is paced by the source's tick).
         public var annotate: (@Sendable (inout Frame) -> Void)?
         /// The source is a live capture, paced by its device: a frame that arrives
         /// before its due time moves the schedule earlier, so frames show as they come
@@ -119,6 +120,9 @@ public final class Player: @unchecked Sendable {
             guard var frame = try source.nextFrame() else { break }
             if let passes, frame.pass >= passes { break }
             currentPass = frame.pass
+            // The source's tick paces the frame; `annotate` may renumber it for the effects
+            // (the studio's ticks on the input's timeline after a seek).
+            let paced = frame.tick
             let now = clock.now()
             var origin = self.origin ?? (now - tick * Int(frame.tick))
             // Live: a frame here before its due time was queued behind a late first one
@@ -146,7 +150,7 @@ public final class Player: @unchecked Sendable {
             // Wait for the due time, still answering keys (a pause moves `origin`).
             while true {
                 guard let current = self.origin, !isStopped else { break playing }
-                due = current + tick * Int(frame.tick)
+                due = current + tick * Int(paced)
                 let now = clock.now()
                 if now >= due && !paused { break }
                 guard try handleControls() else { break playing }

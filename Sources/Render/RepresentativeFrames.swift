@@ -176,8 +176,9 @@ extension RepresentativeFrames {
         return detector.measure(FrameScaler.resize(picture, width: small.width, height: small.height)) ?? 0
     }
 
-    /// The choices in slot order as a ``FrameSupply``: each frame's tick is its slot, its
-    /// note the reason it was chosen.
+    /// The choices in slot order as a ``FrameSupply``: each frame's tick is the cadence's
+    /// tick at its time (what a caption's `{tick}` and `{timecode}` show), its note the
+    /// reason it was chosen.
     public func frames() -> some FrameSupply { Choices(of: self) }
 
     private final class Choices: FrameSupply {
@@ -191,8 +192,7 @@ extension RepresentativeFrames {
             while slot < chooser.count {
                 defer { slot += 1 }
                 guard let choice = try chooser.choose(slot: slot) else { continue }
-                var frame = choice.frame
-                frame.tick = Int64(slot)
+                let frame = choice.frame
                 reasons.append(choice.reason)
                 return frame
             }

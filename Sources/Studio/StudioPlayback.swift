@@ -143,11 +143,16 @@ final class StudioPlayback: @unchecked Sendable {
             options.passes = startTick == 0 ? nil : 1
             let sink = self.sink
             let clock = InputTicks(startTick: startTick, frameRate: setup.frameRate)
+            let frameTime = setup.frameRate.inverse
             options.annotate = { frame in
                 // The source counts its ticks on from where it started, across loops; effects
                 // want the input's time (keyframes, enable ranges), as `dump --at` gives them.
                 frame.time = clock.time(of: frame)
+                // Live detection follows the source's own ticks, which only go forward.
                 annotation?.annotate(&frame)
+                // Then the tick of the input's time, so that a caption's {tick} and
+                // {timecode} after a seek or a loop are the ones `apply` burns in.
+                frame.tick = frame.time.floor(in: frameTime)
                 sink.keepOriginal(frame)
             }
             let player = Player(source: source, chain: LiveChain(chain, resources: setup.resources), sinks: [sink], options: options)

@@ -37,7 +37,7 @@ struct Apply: ParsableCommand {
     @Option(help: "Container: mp4, mov, mkv, webm or ts (default: from the extension; mkv for -).")
     var container: OutputContainer?
 
-    @Option(help: "Video codec: h264, hevc, vp9, av1, prores, or gif for an animated GIF whatever the output's name (default: from the extension).")
+    @Option(help: "Video codec: h264, hevc, vp9, av1, prores (FFmpeg's names too: h265, x264, libvpx-vp9…), or gif for an animated GIF (an output named .gif, or one with no video extension). Default: from the extension.")
     var codec: OutputCodec?
 
     @Option(parsing: .unconditional, help: "Quality: constant rate factor (lower is better; x264 default 23).")
@@ -49,7 +49,8 @@ struct Apply: ParsableCommand {
     @Option(parsing: .unconditional, help: "Target bit rate instead of CRF, e.g. 4M or 2500k.")
     var bitrate: BitRate?
 
-    @Option(help: "Output size: WxH, 480p, 720p, 1080p or 2160p (default: the input's).")
+    // Unconditional: `--size -2x720` is a value, not an option.
+    @Option(parsing: .unconditional, help: "Output size: WxH; W x -1 or -1 x H keeping the proportions (-2: an even side; 'W x' is W x -1); 50%; or 480p, 720p, 1080p, 1440p, 2160p, which name the short side (a portrait clip stays portrait). Default: the input's.")
     var size: SizeArgument?
 
     @Option(help: "How the picture fits --size: fit (letterbox; a photo or GIF: its shape inside, no bars), fill (crop) or stretch.")
@@ -135,7 +136,7 @@ struct Apply: ParsableCommand {
         settings.crf = crf
         settings.preset = preset
         settings.bitrate = bitrate?.bitsPerSecond
-        settings.size = size.map { ($0.width, $0.height) }
+        settings.size = size.map { $0.resolved(for: source.info, chain: chain) }
         settings.fit = fit
         settings.frameRate = configuration.frameRate
         settings.alpha = source.info.video.hasAlpha
@@ -263,22 +264,96 @@ struct SegmentArgument: ExpressibleByArgument {
     }
 }
 
-/// `--size`: WxH or a named height.
+/// `--size`: WxH, a named size, one side with the other kept in proportion (ffmpeg's
+/// scale: `W x -1`, `-2` for an even side, `W x` as `W x -1`), or a percentage.
 struct SizeArgument: ExpressibleByArgument {
-    var width: Int
-    var height: Int
+    enum Side: Equatable {
+        case pixels(Int)
+        /// In proportion to the other side, rounded to the nearest multiple of this (1 or 2).
+        case proportional(multiple: Int)
+    }
+
+    enum Rule: Equatable {
+        case sides(width: Side, height: Side)
+        /// A named size: its short side and long side, turned as the picture is (a
+        /// portrait clip's 480p is 480x854).
+        case named(short: Int, long: Int)
+        case percent(Double)
+    }
+
+    let rule: Rule
+    /// The largest side asked for or made (libx264 and friends stop at 16384 too).
+    static let largest = 16384
+
+    init(_ rule: Rule) { self.rule = rule }
 
     init?(argument: String) {
-        switch argument.lowercased() {
-        case "480p": (width, height) = (854, 480)
-        case "720p": (width, height) = (1280, 720)
-        case "1080p": (width, height) = (1920, 1080)
-        case "2160p", "4k": (width, height) = (3840, 2160)
-        default:
-            let parts = argument.lowercased().split(separator: "x")
-            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w <= 16384, h <= 16384 else { return nil }
-            (width, height) = (w, h)
+        let text = argument.lowercased().trimmingCharacters(in: .whitespaces)
+        let named: [String: (Int, Int)] = ["480p": (480, 854), "720p": (720, 1280), "1080p": (1080, 1920),
+                                           "1440p": (1440, 2560), "2160p": (2160, 3840), "4k": (2160, 3840)]
+        if let (short, long) = named[text] { rule = .named(short: short, long: long); return }
+        if text.hasSuffix("%") {
+            // 1 %…1000 %: a thumbnail to a tenfold upscale.
+            guard let p = Double(text.dropLast()), p.isFinite, p >= 1, p <= 1000 else { return nil }
+            rule = .percent(p)
+            return
         }
+        let parts = text.split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        func side(_ s: Substring) -> Side? {
+            switch s {
+            case "", "-1": return .proportional(multiple: 1)
+            case "-2": return .proportional(multiple: 2)
+            default:
+                guard let n = Int(s), n > 0, n <= Self.largest else { return nil }
+                return .pixels(n)
+            }
+        }
+        guard let w = side(parts[0]), let h = side(parts[1]) else { return nil }
+        // One side must be given: `-1x-1` says nothing.
+        if case .proportional = w, case .proportional = h { return nil }
+        rule = .sides(width: w, height: h)
+    }
+
+    /// A size of exactly `width`×`height`.
+    init(width: Int, height: Int) { rule = .sides(width: .pixels(width), height: .pixels(height)) }
+
+    /// Both sides given: the size needs no picture to resolve against.
+    var fixed: (width: Int, height: Int)? {
+        guard case .sides(.pixels(let w), .pixels(let h)) = rule else { return nil }
+        return (w, h)
+    }
+
+    /// The size for pictures of `width`×`height` (as the effects leave them), each side
+    /// within 1…``largest``.
+    func resolved(width: Int, height: Int) -> (width: Int, height: Int) {
+        let (iw, ih) = (max(1, width), max(1, height))
+        func clamp(_ v: Int) -> Int { min(max(v, 1), Self.largest) }
+        // n·a/b rounded to the nearest multiple of `m`, as ffmpeg's scale rounds its -1 and -2.
+        func scaled(_ n: Int, _ a: Int, _ b: Int, multiple m: Int) -> Int {
+            let exact = Double(n) * Double(a) / Double(b) / Double(m)
+            return clamp(max(1, Int(exact.rounded())) * m)
+        }
+        switch rule {
+        case .named(let short, let long):
+            return ih > iw ? (short, long) : (long, short)
+        case .percent(let p):
+            return (clamp(Int((Double(iw) * p / 100).rounded())), clamp(Int((Double(ih) * p / 100).rounded())))
+        case .sides(.pixels(let w), .pixels(let h)):
+            return (w, h)
+        case .sides(.pixels(let w), .proportional(let m)):
+            return (w, scaled(w, ih, iw, multiple: m))
+        case .sides(.proportional(let m), .pixels(let h)):
+            return (scaled(h, iw, ih, multiple: m), h)
+        case .sides(.proportional, .proportional):
+            return (iw, ih)  // refused by the parser
+        }
+    }
+
+    /// The size for the pictures `chain` makes of the input `info` describes.
+    func resolved(for info: MediaInfo, chain: EffectChain?) -> (width: Int, height: Int) {
+        let shown = chain?.outputSize(width: info.width, height: info.height) ?? (info.width, info.height)
+        return resolved(width: shown.width, height: shown.height)
     }
 }
 
@@ -296,6 +371,12 @@ struct BackgroundColour: ExpressibleByArgument {
         let hex = argument.hasPrefix("#") ? String(argument.dropFirst()) : argument
         guard hex.count == 6, hex.allSatisfy(\.isHexDigit), let v = UInt32(hex, radix: 16) else { return nil }
         (red, green, blue) = (UInt8(v >> 16), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF))
+    }
+
+    /// What --help shows as the default: the colour as it is written on the command line.
+    var defaultValueDescription: String {
+        if (red, green, blue) == (0, 0, 0) { return "black" }
+        return String(format: "#%02x%02x%02x", red, green, blue)
     }
 }
 

@@ -21,11 +21,12 @@ extension Apply {
         // --loop N is the GIF's own play count: the clip is in the file once.
         configuration.loop = .once
         let media = try source.input(input, access: .seekable)
+        // A size in proportion to the picture needs the input's (a GIF's palette is made at it).
         let gifSize = try size.map { size throws -> (width: Int, height: Int) in
-            guard size.width > 0 && size.height > 0 else {
-                throw CommandFailure(message: "\(output): a GIF needs both sides of --size (WxH)")
-            }
-            return (size.width, size.height)
+            if let fixed = size.fixed { return fixed }
+            let probe = try FrameSource(input: media, configuration: configuration)
+            defer { probe.close() }
+            return size.resolved(for: probe.info, chain: chain)
         }
         let reviewedFile = try reviewed.load(tickLimit: nil)
         let reportPath = DetectionStage.redacts(chain) ? RedactionReport.path(for: output, folder: false) : nil

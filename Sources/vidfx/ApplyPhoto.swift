@@ -28,7 +28,10 @@ extension Apply {
         let reportPath = DetectionStage.redacts(chain) ? RedactionReport.path(for: output, folder: false) : nil
         try RedactionReport.check(reportPath, overwrite: render.yes)
         let sink = ImageFileSink(path: output, format: format)
-        sink.size = size.map { PhotoSize(width: $0.width, height: $0.height, fit: fit) }
+        sink.size = size.map {
+            let (width, height) = $0.resolved(for: frames.info, chain: chain)
+            return PhotoSize(width: width, height: height, fit: fit)
+        }
         let renderer = Renderer(chain: chain, detection: stage, sink: sink)
         // One picture: the first the input gives (a photo has no second).
         var given = false

@@ -168,13 +168,28 @@ struct Batch: ParsableCommand {
             return list
         }
         let extra = try extraArguments()
-        return inputs.enumerated().map { n, input in
+        let list = inputs.enumerated().map { n, input in
             let url = URL(fileURLWithPath: input)
             let out = output!.replacingOccurrences(of: "{name}", with: url.deletingPathExtension().lastPathComponent)
                 .replacingOccurrences(of: "{base}", with: url.lastPathComponent)
                 .replacingOccurrences(of: "{n}", with: String(n + 1))
             return Job(input: input, output: out, chain: effects, command: command, args: extra)
         }
+        // Before any job runs: two jobs writing one file, or a job writing another's input,
+        // would fail halfway through the batch (or render over a clip still to be read).
+        let inputPaths = Set(inputs.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
+        var seen: [String: String] = [:]
+        for job in list {
+            let path = URL(fileURLWithPath: job.output).standardizedFileURL.path
+            if let other = seen[path] {
+                throw CommandFailure(message: "-o \(output!): \(other) and \(job.input) would both write \(job.output); put {name} or {n} in the pattern")
+            }
+            if inputPaths.contains(path) {
+                throw CommandFailure(message: "-o \(output!): the output for \(job.input) is \(job.output), one of the inputs; put {name} or {n} in the pattern")
+            }
+            seen[path] = job.input
+        }
+        return list
     }
 
     /// The job as the log shows it (and --resume recognises it): quoted for a shell, so the

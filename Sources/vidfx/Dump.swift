@@ -119,8 +119,8 @@ struct Dump: ParsableCommand {
         if let at {
             var parsed: [Rational] = []
             for item in at.split(separator: ",") {
-                guard let t = TimeArgument(argument: String(item).trimmingCharacters(in: .whitespaces)) else {
-                    throw ValidationError("--at: '\(item)' is not a time (seconds or h:m:s, 0…\(InputLimits.longestTime) s, to the microsecond)")
+                guard let t = TimeArgument(argument: String(item).trimmingCharacters(in: .whitespaces)), t.value >= Rational(0) else {
+                    throw ValidationError("--at: '\(item)' is not a time (seconds, 2s, 500ms or h:m:s, 0…\(InputLimits.longestTime) s, to the microsecond)")
                 }
                 parsed.append(t.value)
             }

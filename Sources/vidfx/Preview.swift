@@ -58,7 +58,7 @@ struct Preview: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Play the source F times as fast, 0.25–8 (0.5 is slow motion).", valueName: "F"))
     var speed: RateArgument?
 
-    @Option(help: "Window size, or the y4m stream's size (WxH or 720p…). Default: the video's.")
+    @Option(parsing: .unconditional, help: "Window size, or the y4m stream's size (as apply's --size). Default: the video's.")
     var size: SizeArgument?
 
     @Flag(name: .shortAndLong, help: "No messages except errors (no statistics at the end).")
@@ -129,13 +129,13 @@ struct Preview: ParsableCommand {
             do {
                 switch kind {
                 case .window:
-                    let initial = size.map { ($0.width, $0.height) } ?? Self.windowSize(for: videoSize)
+                    let initial = size.map { $0.resolved(width: videoSize.width, height: videoSize.height) } ?? Self.windowSize(for: videoSize)
                     opened.append(try WindowSink(title: "vidfx - \((input as NSString).lastPathComponent)", size: initial))
                 case .terminal:
                     opened.append(try TerminalSink())
                 case .y4m:
                     if isatty(STDOUT_FILENO) != 0 { throw ValidationError("--sink y4m writes a video stream to stdout; pipe it: vidfx preview … --sink y4m | mpv -") }
-                    opened.append(Y4MSink(size: size.map { ($0.width, $0.height) }, frameRate: fps.value))
+                    opened.append(Y4MSink(size: size.map { $0.resolved(width: videoSize.width, height: videoSize.height) }, frameRate: fps.value))
                 }
             }
         }

@@ -16,12 +16,21 @@ extension InputLimits {
     }
 }
 
-/// A time in seconds given as `12.5`, `1/3`, `90` or `1:02:03.5`, up to
-/// ``InputLimits/longestTime`` and no finer than a microsecond.
+/// A time in seconds given as `12.5`, `1/3`, `90`, `2s`, `500ms` or `1:02:03.5` (as the
+/// effects' keyframes write times), up to ``InputLimits/longestTime`` and no finer than a
+/// microsecond.
 struct TimeArgument: ExpressibleByArgument {
     var value: Rational
 
     init?(argument: String) {
+        if !argument.contains(":"), argument.hasSuffix("ms"), argument.count > 2 {
+            guard let ms = TimeArgument(argument: String(argument.dropLast(2))) else { return nil }
+            let v = ms.value / Rational(1000)
+            guard InputLimits.isWorkableTime(v) else { return nil }
+            value = v
+            return
+        }
+        let argument = !argument.contains(":") && argument.hasSuffix("s") && argument.count > 1 ? String(argument.dropLast()) : argument
         let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count) else { return nil }
         var total = Rational(0)

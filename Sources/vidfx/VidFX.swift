@@ -108,11 +108,41 @@ struct VidFX: AsyncParsableCommand {
     static func fail(_ error: any Error, arguments: [String]) -> Never {
         let code = exitCode(for: error)
         guard code != .success else { exit(withError: error) }
-        let first = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+        let first = oneLine(message(for: error))
         let names = configuration.subcommands.map { $0._commandName }
         let help = arguments.first.flatMap { names.contains($0) ? "vidfx \($0) --help" : nil } ?? "vidfx --help"
         Console.error("\(first.replacingOccurrences(of: "Error: ", with: "")) (see \(help))")
         Foundation.exit(code.rawValue)
+    }
+}
+
+extension VidFX {
+    /// ffmpeg's options a user reaches for first, and what vidfx calls them.
+    static let ffmpegOptions: [String: String] = [
+        "-vf": "-e (an effect chain; vidfx effects lists them)", "-filter:v": "-e (an effect chain; vidfx effects lists them)",
+        "-filter_complex": "-e (an effect chain; vidfx effects lists them)", "-lavfi": "-e (an effect chain; vidfx effects lists them)",
+        "-ss": "--start", "-t": "--duration", "-to": "--start and --duration", "-r": "--fps", "-s": "--size",
+        "-c:v": "--codec", "-vcodec": "--codec", "-codec:v": "--codec", "-b:v": "--bitrate", "-crf": "--crf",
+        "-preset": "--preset", "-an": "--no-audio", "-f": "--container", "-i": "nothing: the input is the command's first argument",
+        "-frames:v": "--frames (dump)", "-vframes": "--frames (dump)", "-stream_loop": "--loop",
+    ]
+
+    /// The parser's message as one line. A list the parser puts on the following lines
+    /// ("Please provide one of the following:" and "- h264" …) joins the first; an ffmpeg
+    /// option gets vidfx's name for it instead of the parser's nearest guess.
+    static func oneLine(_ message: String) -> String {
+        let lines = message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard var first = lines.first, !first.isEmpty else { return "invalid arguments" }
+        if first.hasPrefix("Error: ") { first.removeFirst("Error: ".count) }
+        if first.hasPrefix("Unknown option '"), let end = first.dropFirst("Unknown option '".count).firstIndex(of: "'") {
+            let option = String(first[first.index(first.startIndex, offsetBy: "Unknown option '".count)..<end])
+            if let equivalent = ffmpegOptions[option] { return "unknown option '\(option)': vidfx's name for ffmpeg's \(option) is \(equivalent)" }
+        }
+        if first.hasSuffix(":") {
+            let items = lines.dropFirst().prefix { $0.hasPrefix("- ") }.map { String($0.dropFirst(2)) }
+            if !items.isEmpty { first = String(first.dropLast()) + " " + items.joined(separator: ", ") }
+        }
+        return first
     }
 }
 

@@ -87,6 +87,18 @@ import Testing
         #expect(built > EffectRegistry.all.count)
     }
 
+    /// Issue 67 (10): ffmpeg's `gblur=sigma=3` habit, `blur=radius=3`, names the ':' form
+    /// instead of saying that the first parameter has no such choice.
+    @Test func aNamedParameterAfterAnEqualsSignNamesTheColonForm() {
+        func message(_ chain: String) -> String {
+            do { _ = try EffectChain(parsing: chain); return "" } catch { return error.description }
+        }
+        let said = message("blur=radius=3")
+        #expect(said.contains("blur:radius=3") && !said.contains("must be one of"), "\(said)")
+        #expect(message("sepia=amount=0.5").isEmpty, "the first parameter by name after '=' still reads")
+        #expect(message("blur:radius=3").isEmpty)
+    }
+
     @Test func aKeyReadsItsTypedValue() throws {
         let d = EffectDescriptor(name: "probe", category: .stylize, summary: "A test effect.",
                                  parameters: [.float(ParameterKey<Double>("level"), default: 0.25, help: "A number."),

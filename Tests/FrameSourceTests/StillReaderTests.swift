@@ -53,6 +53,8 @@ import Testing
             #expect((got == nil) == (expected == nil), "\(file) at \(t.seconds) s: \(got == nil ? "none" : "a picture"), expected \(expected == nil ? "none" : "one")")
             guard let got, let expected else { continue }
             #expect(got.time == t)
+            // The tick of the 30 fps cadence on screen at t (a caption's {tick}, issue 67).
+            #expect(got.tick == Int64((t.seconds * 30 + 1e-9).rounded(.down)), "\(file) at \(t.seconds) s: tick \(got.tick)")
             #expect(got.sourceTime == expected.sourceTime, "\(file) at \(t.seconds) s: the picture of \(got.sourceTime.seconds) s, expected \(expected.sourceTime.seconds) s")
             #expect(got.width == expected.width && got.height == expected.height)
             let same = got.packedBytes() == expected.packedBytes()

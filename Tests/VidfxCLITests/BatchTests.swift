@@ -41,6 +41,21 @@ import Testing
         #expect(lines.count == 6)
     }
 
+    /// Issue 67 (10): a pattern that gives two jobs one output (no {name}), or a job an
+    /// input's name, is refused before any job runs (it ran the first, then failed the second).
+    @Test func aPatternThatWritesOneFileTwiceIsRefusedFirst() async throws {
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = dir.appendingPathComponent("a.mp4").path, b = dir.appendingPathComponent("b.mp4").path
+        for path in [a, b] { try FileManager.default.copyItem(atPath: CLI.media("h264-30fps.mp4"), toPath: path) }
+        let before = try Data(contentsOf: URL(fileURLWithPath: b))
+        for pattern in [dir.path + "/out.mp4", b] {
+            let r = try await CLI.run(["batch", a, b, "-o", pattern, "-e", "sepia", "-y"])
+            #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("{name}"), "\(pattern): \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.mp4").path))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: b)) == before, "the input is untouched")
+    }
+
     @Test func jobsFromAFile() async throws {
         defer { try? FileManager.default.removeItem(at: dir) }
         let jobs = dir.appendingPathComponent("jobs.jsonl")

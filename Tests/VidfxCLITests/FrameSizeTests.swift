@@ -42,6 +42,32 @@ import Testing
         #expect(psnr > 35, "PSNR \(psnr) dB")
     }
 
+    /// Issue 67 (6): sizes as people write them. A named size names the short side (the
+    /// portrait clip, 240x320 as shown, stays portrait); one side with -1, -2 or nothing keeps
+    /// the proportions as ffmpeg's scale does; a percentage scales both. Refused: no side.
+    @Test func sizesAsPeopleWriteThem() async throws {
+        let dir = Scratch()
+        let cases: [(input: String, size: String, width: String, height: String)] = [
+            ("rotated90.mp4", "480p", "480", "854"), ("h264-30fps.mp4", "480p", "854", "480"),
+            ("h264-30fps.mp4", "200x-1", "200", "150"), ("h264-30fps.mp4", "200x", "200", "150"),
+            ("h264-30fps.mp4", "-2x100", "134", "100"), ("rotated90.mp4", "120x-2", "120", "160"),
+            ("h264-30fps.mp4", "50%", "160", "120"), ("h264-30fps.mp4", "x60", "80", "60"),
+        ]
+        for (n, c) in cases.enumerated() {
+            let out = dir.path("size\(n).mp4")
+            let r = try await CLI.run(["apply", CLI.media(c.input), "--size", c.size, "-o", out, "--duration", "0.2", "--no-audio", "-q"])
+            #expect(r.status == 0, "\(c.size): \(r.stderr)")
+            let probe = try await Probe(out)
+            #expect(probe.video["width"] == c.width && probe.video["height"] == c.height,
+                    "\(c.input) --size \(c.size): \(probe.video["width"] ?? "?")x\(probe.video["height"] ?? "?"), expected \(c.width)x\(c.height)")
+        }
+        for bad in ["-1x-1", "x", "0%", "200x-3", "20000x-1"] {
+            let r = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "--size", bad, "-o", dir.path("bad.mp4")])
+            #expect(r.status != 0 && r.stderr.contains("--size"), "\(bad): \(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.path("bad.mp4")))
+        }
+    }
+
     @Test func cropThroughDumpKeepsTheExactSize() async throws {
         let dir = Scratch()
         let r = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "-e", "crop:rect=40,30,161,101", "-o", dir.path("frames"),

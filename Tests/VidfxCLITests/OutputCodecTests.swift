@@ -54,4 +54,22 @@ import Testing
                                      "--preset", "ultrafast", "-q"])
         #expect(vp9.status == 0, "VP9 takes CRF 60: \(vp9.stderr)")
     }
+
+    /// Issue 67 (5, 10): an unknown codec's line lists the codecs (the parser put the list
+    /// on lines of its own, which the one-line error dropped), and ffmpeg's options get
+    /// vidfx's names for them instead of the parser's nearest spelling (-vf was --crf).
+    @Test func mistakesNameWhatWouldWork() async throws {
+        let scratch = try ScratchDirectory("vidfx-codec-mistake")
+        let input = CLI.media("h264-30fps.mp4"), out = scratch.path("o.mp4")
+        for (arguments, said) in [(["--codec", "h266"], ["h264", "hevc", "vp9", "av1", "prores", "gif"]),
+                                  (["-vf", "hflip"], ["-vf", "-e"]), (["-ss", "2"], ["-ss", "--start"]),
+                                  (["-c:v", "libx265"], ["--codec"])] {
+            let r = try await CLI.run(["apply", input, "-o", out] + arguments)
+            let lines = r.stderr.split(separator: "\n")
+            #expect(r.status != 0 && lines.count == 1, "\(arguments): \(r.stderr)")
+            for word in said { #expect(r.stderr.contains(word), "\(arguments): '\(word)' not in \(r.stderr)") }
+            #expect(!r.stderr.contains("--crf") && !r.stderr.contains("--yes"), "\(arguments): \(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
+    }
 }

@@ -31,6 +31,24 @@ import Testing
         }
     }
 
+    /// Issue 67 (1): a still at a chosen time carries the cadence's tick at that time, in
+    /// its caption and its manifest, as `apply` numbers the same frame (it said tick 0).
+    @Test func aStillAtAChosenTimeHasItsTickInTheCaptionAndTheManifest() async throws {
+        let scratch = Scratch()
+        let input = CLI.media("crowd.mp4"), stills = scratch.path("stills")
+        let chain = "text:text=vidfx {timecode} {tick}:box=#ffffff:color=#000000:anchor=center:size=40:padding=3,crop:rect=140,200,500,100"
+        let r = try await CLI.run(["dump", input, "--at", "0.5,2.51", "-e", chain, "-o", stills])
+        #expect(r.status == 0, "\(r.stderr)")
+        for (n, tick) in [15, 75].enumerated() {
+            let expected = String(format: "vidfx 00:00:%02d:%02d %d", tick / 30, tick % 30, tick)
+            let read = try await Self.read(scratch.path("stills/frame_\(String(format: "%06d", n)).png"))
+            #expect(read == expected, "tick \(tick): Tesseract read '\(read)'")
+        }
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch.path("stills/manifest.json"))))
+        let frames = ((manifest as? [String: Any])?["frames"] as? [[String: Any]]) ?? []
+        #expect(frames.map { $0["tick"] as? Int } == [15, 75], "\(frames)")
+    }
+
     @Test func aCaptionNamesItsInputAndTheSourceTimeFollowsTheSpeed() async throws {
         let scratch = Scratch()
         let input = CLI.media("crowd.mp4"), output = scratch.path("named.mp4"), stills = scratch.path("stills")
