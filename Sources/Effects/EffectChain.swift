@@ -271,18 +271,18 @@ public final class EffectChain: Sendable {
                     throw EffectError("\(head): '\(part)' is not name=value")
                 }
             }
-            if let positional {
-                // `blur=radius=3`: a named parameter written after '=' (ffmpeg's filters take
-                // `gblur=sigma=3`); vidfx names parameters after ':'.
-                if let text = positionalText.map(String.init), let eq = ChainSyntax.firstEquals(in: text),
-                   let named = descriptor.parameter(String(text[..<eq])) {
-                    guard named.name == descriptor.parameters.first?.name else {
-                        throw EffectError("\(head)=\(text): a named parameter comes after ':', as \(head):\(text) "
-                                          + "(\(head)=VALUE sets its first parameter, \(descriptor.parameters.first?.name ?? "none"))")
-                    }
-                    // `sepia=amount=0.5`: the first parameter, named.
-                    positional = ChainSyntax.unquoted(text[text.index(after: eq)...])
+            // `blur=radius=3`: a named parameter written after '=' (ffmpeg's filters take
+            // `gblur=sigma=3`); vidfx names parameters after ':'.
+            if let text = positionalText.map(String.init), let eq = ChainSyntax.firstEquals(in: text),
+               let named = descriptor.parameter(String(text[..<eq])) {
+                guard named.name == descriptor.parameters.first?.name else {
+                    throw EffectError("\(head)=\(text): a named parameter comes after ':', as \(head):\(text) "
+                                      + "(\(head)=VALUE sets its first parameter, \(descriptor.parameters.first?.name ?? "none"))")
                 }
+                // `sepia=amount=0.5`: the first parameter, named.
+                positional = ChainSyntax.unquoted(text[text.index(after: eq)...])
+            }
+            if let positional {
                 guard let first = descriptor.parameters.first else {
                     throw EffectError("\(head): takes no parameters, got '\(positional)'")
                 }

@@ -352,7 +352,7 @@ struct SizeArgument: ExpressibleByArgument {
 
     /// The size for the pictures `chain` makes of the input `info` describes.
     func resolved(for info: MediaInfo, chain: EffectChain?) -> (width: Int, height: Int) {
-        let shown = chain?.outputSize(width: info.width, height: info.height) ?? (info.width, info.height)
+        let shown = chain?.outputSize(width: info.width, height: info.height) ?? (width: info.width, height: info.height)
         return resolved(width: shown.width, height: shown.height)
     }
 }

@@ -77,12 +77,12 @@ extension EffectsCommand {
     }
 
     /// The parameter tables of `descriptors`, each with its kind.
-    /// Lines are at most ``width`` characters where words allow: the help of a parameter
-    /// wraps under itself, a long range (a choice's list) puts the help on the next line.
+    /// Lines are at most ``width`` characters where words allow: a parameter whose line
+    /// would be longer has its help on the lines under it.
     static func table(_ descriptors: [(EffectDescriptor, String)]) -> String {
         var text = ""
-        // Ranges wider than a third of the line do not set the column for everyone.
-        let rangeWidth = min(30, descriptors.flatMap { $0.0.parameters.map(\.rangeDescription.count) }.max() ?? 0) + 2
+        // A long range (a choice's list) does not push every help to the right.
+        let rangeWidth = min(24, descriptors.flatMap { $0.0.parameters.map(\.rangeDescription.count) }.max() ?? 0) + 2
         for (d, kind) in descriptors {
             text += wrapped("\(d.name) (\(kind), \(d.category.rawValue)): \(d.summary)", first: "", rest: "    ")
             for p in d.parameters {
@@ -90,13 +90,15 @@ extension EffectsCommand {
                 var line = "    " + p.name.padding(toLength: max(10, p.name.count + 1), withPad: " ", startingAt: 0)
                 line += p.type.name.padding(toLength: 7, withPad: " ", startingAt: 0)
                 line += ("default " + def).padding(toLength: max(22, def.count + 10), withPad: " ", startingAt: 0)
-                let column = line.count + rangeWidth
-                let indent = String(repeating: " ", count: min(column, width / 2))
-                if p.rangeDescription.count + 2 > rangeWidth || column > width / 2 {
-                    text += wrapped(line + p.rangeDescription, first: "", rest: indent)
-                    text += wrapped(p.help, first: indent, rest: indent)
+                let range = p.rangeDescription.count + 2 > rangeWidth ? p.rangeDescription + "  "
+                    : p.rangeDescription.padding(toLength: rangeWidth, withPad: " ", startingAt: 0)
+                let oneLine = line + range + p.help
+                if oneLine.count <= width {
+                    text += oneLine + "\n"
                 } else {
-                    text += wrapped(p.help, first: line + p.rangeDescription.padding(toLength: rangeWidth, withPad: " ", startingAt: 0), rest: indent)
+                    // Too long for one line: the help under it, wrapped.
+                    text += line + p.rangeDescription + "\n"
+                    text += wrapped(p.help, first: "        ", rest: "        ")
                 }
             }
             if let example = d.example { text += "    e.g. -e \"\(example)\"\n" }

@@ -140,7 +140,7 @@ extension VidFX {
         }
         if first.hasSuffix(":") {
             let items = lines.dropFirst().prefix { $0.hasPrefix("- ") }.map { String($0.dropFirst(2)) }
-            if !items.isEmpty { first = String(first.dropLast()) + " " + items.joined(separator: ", ") }
+            if !items.isEmpty { first += " " + items.joined(separator: ", ") }
         }
         return first
     }
