@@ -77,52 +77,22 @@ extension EffectsCommand {
     }
 
     /// The parameter tables of `descriptors`, each with its kind.
-    /// Lines are at most ``width`` characters where words allow: a parameter whose line
-    /// would be longer has its help on the lines under it.
     static func table(_ descriptors: [(EffectDescriptor, String)]) -> String {
         var text = ""
-        // A long range (a choice's list) does not push every help to the right.
-        let rangeWidth = min(24, descriptors.flatMap { $0.0.parameters.map(\.rangeDescription.count) }.max() ?? 0) + 2
+        let rangeWidth = (descriptors.flatMap { $0.0.parameters.map(\.rangeDescription.count) }.max() ?? 0) + 2
         for (d, kind) in descriptors {
-            text += wrapped("\(d.name) (\(kind), \(d.category.rawValue)): \(d.summary)", first: "", rest: "    ")
+            text += "\(d.name) (\(kind), \(d.category.rawValue)): \(d.summary)\n"
             for p in d.parameters {
                 let def = p.defaultValue.map { $0.description.isEmpty ? "none" : $0.description } ?? "required"
                 var line = "    " + p.name.padding(toLength: max(10, p.name.count + 1), withPad: " ", startingAt: 0)
                 line += p.type.name.padding(toLength: 7, withPad: " ", startingAt: 0)
-                line += ("default " + def).padding(toLength: max(22, def.count + 10), withPad: " ", startingAt: 0)
-                let range = p.rangeDescription.count + 2 > rangeWidth ? p.rangeDescription + "  "
-                    : p.rangeDescription.padding(toLength: rangeWidth, withPad: " ", startingAt: 0)
-                let oneLine = line + range + p.help
-                if oneLine.count <= width {
-                    text += oneLine + "\n"
-                } else {
-                    // Too long for one line: the help under it, wrapped.
-                    text += line + p.rangeDescription + "\n"
-                    text += wrapped(p.help, first: "        ", rest: "        ")
-                }
+                line += ("default " + def).padding(toLength: 22, withPad: " ", startingAt: 0)
+                line += p.rangeDescription.padding(toLength: rangeWidth, withPad: " ", startingAt: 0)
+                text += line + p.help + "\n"
             }
             if let example = d.example { text += "    e.g. -e \"\(example)\"\n" }
         }
         return text
-    }
-
-    /// The table's line length.
-    static let width = 100
-
-    /// `words` after `first`, broken at spaces into lines of at most ``width`` (a longer word
-    /// stands alone), each after the first starting with `rest`.
-    static func wrapped(_ words: String, first: String, rest: String) -> String {
-        var out = "", line = first, fresh = true
-        for word in words.split(separator: " ", omittingEmptySubsequences: false) {
-            if !fresh, line.count + 1 + word.count > width {
-                out += line + "\n"
-                line = rest + word
-            } else {
-                line += (fresh ? "" : " ") + word
-            }
-            fresh = false
-        }
-        return out + line + "\n"
     }
 
     func writeGallery(to path: String) throws {
