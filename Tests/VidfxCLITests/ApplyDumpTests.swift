@@ -213,9 +213,14 @@ enum CLIProcess {
     @Test func sizeFitAndOddSizes() async throws {
         let dir = Scratch()
         let fill = dir.path("fill.mp4")
-        #expect(try await CLI.run(["apply", CLI.media("rotated90.mp4"), "-o", fill, "--size", "720p", "--fit", "fill", "-q"]).status == 0)
+        #expect(try await CLI.run(["apply", CLI.media("rotated90.mp4"), "-o", fill, "--size", "1280x720", "--fit", "fill", "-q"]).status == 0)
         let p = try await Probe(fill)
         #expect(p.video["width"] == "1280" && p.video["height"] == "720" && p.video["color_space"] == "bt709")
+        // A named size names the short side: the portrait clip stays portrait.
+        let named = dir.path("named.mp4")
+        #expect(try await CLI.run(["apply", CLI.media("rotated90.mp4"), "-o", named, "--size", "720p", "-q"]).status == 0)
+        let n = try await Probe(named)
+        #expect(n.video["width"] == "720" && n.video["height"] == "1280", "\(n.video)")
         let odd = dir.path("odd.mp4")
         let r = try await CLI.run(["apply", CLI.media("odd-161x121-sar4x3.mp4"), "-o", odd])
         #expect(r.stderr.contains("215x121 rounded to 214x120"))
