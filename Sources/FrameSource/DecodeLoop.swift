@@ -60,7 +60,8 @@ final class DecodeLoop: @unchecked Sendable {
         }
 
         let rate = configuration.frameRate
-        var cadence = Cadence(rate: rate, limit: configuration.outputLimit.map { Cadence(rate: rate).firstTick(atOrAfter: $0) })
+        let limits = [configuration.outputLimit.map { Cadence(rate: rate).firstTick(atOrAfter: $0) }, configuration.frameLimit].compactMap { $0 }
+        var cadence = Cadence(rate: rate, limit: limits.min(), rounding: configuration.tickRounding)
         let still = decoder.info.isStillImage
         let live = decoder.media.isLive
         // Source time to output time: a clip's seconds last 1/speed of a second.
@@ -174,7 +175,7 @@ final class DecodeLoop: @unchecked Sendable {
                         }
                         if cadence.isExhausted {
                             // The output's end: its sound too, up to the source time shown there.
-                            if let limit = configuration.outputLimit { decoder.readAudio(through: start + (limit - offset) * speed) }
+                            if let limit = cadence.limit { decoder.readAudio(through: start + (cadence.time(ofTick: limit) - offset) * speed) }
                             return
                         }
                         picturesThisPass += 1
@@ -247,6 +248,7 @@ final class DecodeLoop: @unchecked Sendable {
             if let end, t >= end { break }
             // The limit is in output time (dump --frames N sets N ticks' worth): N frames here.
             if let limit = configuration.outputLimit, Double(count) >= (limit.seconds * configuration.frameRate.seconds).rounded() { break }
+            if let limit = configuration.frameLimit, count >= limit { break }
             if queue.demandDriven, !queue.awaitDemand() { return }
             var frame = try converter.convert(picture)
             frame.tick = count

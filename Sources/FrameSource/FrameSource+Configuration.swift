@@ -64,10 +64,30 @@ extension FrameSource {
         case measuredInterlaced(topFieldFirst: Bool)
     }
 
+    /// Which tick a picture starts on, from its time: the two roundings of ffmpeg's
+    /// `fps` filter.
+    public enum TickRounding: String, Sendable, CaseIterable {
+        /// The first tick at or after the picture's time: tick k shows the picture on
+        /// screen at k/rate, a sample and hold (ffmpeg's `fps=N:round=up`). A picture
+        /// is never shown before its time, and may be up to a tick late.
+        case up
+        /// The tick nearest the picture's time, a half away from zero (ffmpeg's `fps`
+        /// filter's default, `round=near`): a picture lands within half a tick of its
+        /// time, sometimes that much early.
+        case near
+    }
+
     /// What to read and how to deliver it.
     public struct Configuration: Sendable {
         /// Output ticks per second (default 30).
         public var frameRate: Rational = Rational(30)
+        /// Take the input's own frame rate for ``frameRate`` when it is opened (default
+        /// false): a constant-rate stream's, exactly; a variable-rate stream's average.
+        /// An input with no rate (a still) keeps ``frameRate``. The opened source's
+        /// ``FrameSource/configuration`` holds the rate taken.
+        public var rateFromSource = false
+        /// Which tick each picture starts on (default ``TickRounding/up``).
+        public var tickRounding: TickRounding = .up
         /// Where on the source timeline the first tick looks, in seconds (frame-accurate).
         public var start: Rational = Rational(0)
         /// Length of the clip from `start`, in seconds; nil for up to the end.
@@ -80,6 +100,10 @@ extension FrameSource {
         public var speed = Rational(1)
         /// Cap on the total output time in seconds, across loops; nil for none.
         public var outputLimit: Rational?
+        /// Cap on the number of frames, across loops (with ``outputLimit``, the lower
+        /// cap wins); nil for none. A count rather than a time, so that it holds for the
+        /// rate ``rateFromSource`` finds.
+        public var frameLimit: Int64?
         /// YUV→RGB matrix (default: as tagged, BT.601 when untagged).
         public var colorMatrix: ColorMatrix = .auto
         /// YUV range (default: as tagged).
@@ -144,6 +168,7 @@ extension FrameSource.Configuration {
         guard start >= Rational(0) else { throw bad("start must not be negative (got \(start.seconds) s)") }
         if let duration, duration <= Rational(0) { throw bad("duration must be positive (got \(duration.seconds) s)") }
         if let outputLimit, outputLimit <= Rational(0) { throw bad("output limit must be positive (got \(outputLimit.seconds) s)") }
+        if let frameLimit, frameLimit <= 0 { throw bad("frame limit must be positive (got \(frameLimit))") }
         if case .count(let n) = loop, n < 1 { throw bad("loop count must be at least 1 (got \(n))") }
         if keyFramesOnly && loop != .once { throw bad("key frames only cannot loop") }
         guard speed >= Self.slowest && speed <= Self.fastest else {
@@ -171,8 +196,53 @@ extension FrameSource.Configuration {
         guard let duration = info.duration, case .count(let passes) = loop else { return nil }
         var length = max(0, duration - start.seconds)
         if let d = self.duration { length = min(length, d.seconds) }
-        var ticks = Int((length / speed.seconds * frameRate.seconds).rounded(.up)) * passes
+        let rule: FloatingPointRoundingRule = tickRounding == .near ? .toNearestOrAwayFromZero : .up
+        var ticks = Int((length / speed.seconds * frameRate.seconds).rounded(rule)) * passes
         if let outputLimit { ticks = min(ticks, Int((outputLimit.seconds * frameRate.seconds).rounded(.up))) }
+        if let frameLimit { ticks = min(ticks, Int(frameLimit)) }
         return ticks
+    }
+}
+
+extension FrameSource {
+    /// The rate ``Configuration/rateFromSource`` takes from a stream that says
+    /// `average` frames a second (and `grid`, its timestamps' rate, when it differs):
+    /// the average itself when it is a plain fraction (24, 25, 30000/1001, 60), else the
+    /// nearer of the whole and NTSC (×1000/1001) rates within 0.2 % of it, or the average to a
+    /// thousandth; bounded to 1…1000 fps. Nil for no usable rate.
+    public static func outputRate(fromStreamAverage average: Rational) -> Rational? {
+        let value = average.seconds
+        guard value.isFinite, value > 0 else { return nil }
+        let bounded = min(max(value, 1), 1000)
+        if bounded == value, average.denominator <= 1001, average.numerator <= 1001 * 1000 { return average }
+        let whole = bounded.rounded(), ntsc = (bounded * 1.001).rounded()
+        let near = [(Rational(Int64(whole)), whole), (Rational(Int64(ntsc) * 1000, 1001), ntsc * 1000 / 1001)]
+            .filter { $0.1 >= 1 && abs($0.1 - bounded) / bounded < 0.002 }
+            .min { abs($0.1 - bounded) < abs($1.1 - bounded) }
+        return near?.0 ?? Rational(Int64((bounded * 1000).rounded()), 1000)
+    }
+}
+
+extension FrameSource.Configuration {
+    /// With ``rateFromSource``, takes the opened stream's rate for ``frameRate`` (and
+    /// clears the flag, so that the rate is found once).
+    mutating func takeRate(of decoder: VideoDecoder) {
+        guard rateFromSource else { return }
+        rateFromSource = false
+        guard !decoder.info.isStillImage, let stream = decoder.streamRate,
+              let rate = FrameSource.outputRate(fromStreamAverage: stream.average) else { return }
+        frameRate = rate
+        // A variable rate becomes its average, a constant one: say so, as the pictures'
+        // own times are not kept.
+        if let grid = stream.grid, abs(grid.seconds - stream.average.seconds) > 0.002 * stream.average.seconds {
+            warningHandler?("\(decoder.input): its frame rate varies (\(Self.rateText(stream.average)) fps on average); "
+                            + "the output is a constant \(Self.rateText(rate)) fps")
+        }
+    }
+
+    /// A rate for a message: `29.97`, `25`.
+    static func rateText(_ rate: Rational) -> String {
+        let v = rate.seconds
+        return v == v.rounded() ? String(Int(v)) : String(format: "%.5g", v)
     }
 }

@@ -101,6 +101,7 @@ public final class FrameSource: Sendable {
             throw error
         }
         self.damageCollector = decoder.damage
+        configuration.takeRate(of: decoder)
         if let pick {
             guard let total = configuration.expectedTicks(for: decoder.info), total > 0 else {
                 throw FrameSourceError(input: input.location, kind: .invalidConfiguration,

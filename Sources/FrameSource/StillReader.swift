@@ -73,10 +73,12 @@ public final class StillReader {
         c.start = Rational(0)
         c.duration = nil
         c.outputLimit = nil
+        c.frameLimit = nil
         c.loop = .once
-        self.configuration = c
         interrupt = InterruptFlag(timeout: input.network.timeout)
         decoder = try VideoDecoder(input: input, configuration: c, interrupt: interrupt)
+        c.takeRate(of: decoder)
+        self.configuration = c
         decoder.keyFramesOnly = c.keyFramesOnly
         damageCollector = decoder.damage
         info = decoder.info

@@ -26,6 +26,9 @@ final class VideoDecoder {
     let startPts: Int64
     /// Nominal frame duration in time-base units, when the stream has a frame rate.
     let nominalFrameDuration: Int64?
+    /// The stream's frame rate as it says it (the average, else the timestamp grid's),
+    /// and the grid's when the two differ (a variable-rate stream); nil for none.
+    let streamRate: (average: Rational, grid: Rational?)?
     /// Display transform read from the container.
     let orientation: Orientation
     /// The stream's colour tags, for pictures that carry none.
@@ -242,6 +245,14 @@ final class VideoDecoder {
         timeBase = Rational(Int64(tb.num), Int64(max(tb.den, 1)))
         startPts = stream.pointee.start_time == VFX_AV_NOPTS_VALUE ? 0 : stream.pointee.start_time
         let rate = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
+        let grid = stream.pointee.r_frame_rate
+        if rate.num > 0, rate.den > 0 {
+            let average = Rational(Int64(rate.num), Int64(rate.den))
+            let gridRate = grid.num > 0 && grid.den > 0 ? Rational(Int64(grid.num), Int64(grid.den)) : nil
+            streamRate = (average, gridRate == average ? nil : gridRate)
+        } else {
+            streamRate = nil
+        }
         if rate.num > 0, rate.den > 0, tb.num > 0 {
             // one frame = (rate.den / rate.num) s = that / tb units
             let d = av_rescale_q(1, AVRational(num: rate.den, den: rate.num), tb)

@@ -39,7 +39,7 @@ public final class Stills: FrameSupply {
     public static func configuration(_ configuration: FrameSource.Configuration, at time: Rational) -> FrameSource.Configuration {
         var c = configuration
         c.start = time
-        c.outputLimit = c.frameRate.inverse
+        c.frameLimit = 1
         return c
     }
 

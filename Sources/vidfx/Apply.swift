@@ -116,7 +116,8 @@ struct Apply: ParsableCommand {
             }
         } ?? FrameSource(input: media, configuration: configuration)
         defer { source.close() }
-        let requested = configuration  // the whole render's range, before a segment's own
+        var requested = configuration  // the whole render's range, before a segment's own
+        requested.frameRate = source.configuration.frameRate  // --fps source: as found
         configuration = source.configuration
         let span = source.span
         let label = segment.flatMap { segment in

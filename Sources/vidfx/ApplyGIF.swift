@@ -59,6 +59,11 @@ extension Apply {
         let palette = GIFPaletteSink(size: gifSize, sceneStarts: sceneStarts)
         _ = try pass(into: palette, last: false)
         if let signal = interruption.signal { throw ExitCode(128 + signal) }
+        if configuration.rateFromSource {  // --fps source: the rate the input says
+            let probe = try FrameSource(input: media, configuration: configuration)
+            configuration = probe.configuration
+            probe.close()
+        }
         var settings = GIFSink.Settings(output: output, frameRate: configuration.frameRate)
         settings.size = gifSize
         settings.overwrite = render.yes

@@ -104,7 +104,7 @@ struct Detect: ParsableCommand {
             let rate = elapsed > 0 ? Double(ticks) / elapsed : 0
             // A photo has no real time to compare with: its time is the figure.
             let speed = source.info.isStillImage ? String(format: "%.2f s", elapsed)
-                : String(format: "%.1f ticks/s (%.2fx real time)", rate, rate / configuration.frameRate.seconds)
+                : String(format: "%.1f ticks/s (%.2fx real time)", rate, rate / source.configuration.frameRate.seconds)
             Console.note("\(Console.count(ticks, "tick")), \(kinds.isEmpty ? "nothing found" : kinds.joined(separator: ", ")), "
                          + "\(Console.count(stage.tracksStarted, "track")), \(Console.count(stage.detections, "detection")) run, "
                          + speed)

@@ -101,7 +101,7 @@ struct Dump: ParsableCommand {
         let interruption = Interruption()
         defer { interruption.end() }
         var configuration = self.source.configuration(timeline: timeline, quiet: render.quiet)
-        if let frames { configuration.outputLimit = configuration.frameRate.inverse * Int64(frames) }
+        if let frames { configuration.frameLimit = Int64(frames) }
         configuration.keyFramesOnly = keyFrames
         configuration.prefetch = 1  // the image writers queue frames too
         // Encoding every tick as an image is the bottleneck and wants the cores; one decoder
@@ -159,6 +159,7 @@ struct Dump: ParsableCommand {
         let source = stills == nil ? try FrameSource(input: media, configuration: configuration) : nil
         defer { source?.close() }
         let info = stills?.info ?? source!.info
+        configuration.frameRate = stills?.configuration.frameRate ?? source!.configuration.frameRate  // --fps source: as found
         let stop: @Sendable () -> Void
         let damage: @Sendable () -> InputDamage
         if let stills {

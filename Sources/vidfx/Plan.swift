@@ -49,9 +49,10 @@ struct Plan: ParsableCommand {
     }
 
     func run() throws {
-        let configuration = self.source.configuration(timeline: timeline, quiet: true)
-        let source = try FrameSource(input: self.source.input(input, access: .seekable), configuration: configuration)
+        let requested = self.source.configuration(timeline: timeline, quiet: true)
+        let source = try FrameSource(input: self.source.input(input, access: .seekable), configuration: requested)
         let info = source.info
+        let configuration = source.configuration  // --fps source: the rate found
         source.close()
         guard let total = configuration.expectedTicks(for: info).map(Int64.init), total > 0 else {
             throw CommandFailure(message: "\(input): the input does not say how long it is (a live stream?); segments need it")

@@ -67,6 +67,34 @@ struct RateArgument: ExpressibleByArgument {
     var defaultValueDescription: String { value.description }
 }
 
+/// `--fps` where frames come from an input: a rate, or `source` for the input's own.
+struct OutputRateArgument: ExpressibleByArgument {
+    /// The rate asked for; with ``fromSource``, the one used when the input has none.
+    var value: Rational
+    /// The input's own rate, found when it is opened.
+    var fromSource = false
+
+    init?(argument: String) {
+        if argument.lowercased() == "source" {
+            value = Rational(30)
+            fromSource = true
+        } else {
+            guard let rate = RateArgument(argument: argument) else { return nil }
+            value = rate.value
+        }
+    }
+
+    init(_ value: Rational) { self.value = value }
+
+    var defaultValueDescription: String { fromSource ? "source" : value.description }
+
+    func apply(to configuration: inout FrameSource.Configuration) {
+        configuration.frameRate = value
+        configuration.rateFromSource = fromSource
+    }
+}
+
+extension FrameSource.TickRounding: ExpressibleByArgument {}
 extension FrameSource.ColorMatrix: ExpressibleByArgument {}
 extension FrameSource.ColorRange: ExpressibleByArgument {}
 extension FrameSource.ToneMapping: ExpressibleByArgument {}
@@ -189,8 +217,13 @@ struct SourceOptions: ParsableArguments {
 
 /// Which part of the timeline becomes frames, and at what cadence.
 struct TimelineOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: "Output frames per second: 30, 29.97, 30000/1001…")
-    var fps = RateArgument(Rational(30))
+    @Option(parsing: .unconditional, help: "Output frames per second: 30, 29.97, 30000/1001…, or source for the input's own (a variable rate's average).")
+    var fps = OutputRateArgument(Rational(30))
+
+    @Option(name: .customLong("fps-rounding"), help: ArgumentHelp(
+        "Which tick a picture starts on: up (the tick shows the picture on screen at its instant, ffmpeg's fps round=up) or near (the tick nearest the picture's time, ffmpeg's fps default).",
+        valueName: "up|near"))
+    var fpsRounding: FrameSource.TickRounding = .up
 
     @Option(parsing: .unconditional, help: "Start at this time in the input (seconds or h:m:s); the first frame is the one on screen then.")
     var start: TimeArgument?
@@ -212,7 +245,8 @@ struct TimelineOptions: ParsableArguments {
     }
 
     func apply(to configuration: inout FrameSource.Configuration) {
-        configuration.frameRate = fps.value
+        fps.apply(to: &configuration)
+        configuration.tickRounding = fpsRounding
         if let start { configuration.start = start.value }
         configuration.duration = duration?.value
         if let loop { configuration.loop = .count(loop) }

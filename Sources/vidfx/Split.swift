@@ -44,8 +44,8 @@ struct Split: ParsableCommand {
     @Option(name: [.customShort("e"), .customLong("effects")], help: "Effect chain for every scene, as for apply.")
     var effects: String?
 
-    @Option(parsing: .unconditional, help: "Output frames per second: 30, 29.97, 30000/1001…")
-    var fps = RateArgument(Rational(30))
+    @Option(parsing: .unconditional, help: "Output frames per second: 30, 29.97, 30000/1001…, or source for the input's own.")
+    var fps = OutputRateArgument(Rational(30))
 
     @Option(parsing: .unconditional, help: "Quality for the codec's constant-quality mode (lower is better; 0 is lossless for H.264).")
     var crf: Int?
@@ -99,13 +99,15 @@ struct Split: ParsableCommand {
         let interruption = Interruption()
         defer { interruption.end() }
         var configuration = source.configuration(quiet: quiet)
-        configuration.frameRate = fps.value
+        fps.apply(to: &configuration)
         configuration.prefetch = 0
         configuration.decoderThreads = 1
         let cutList = try CutTimes.named(cuts ?? "scenes", input: input, source: source, option: cuts == nil ? "--scenes" : "--cuts",
                                          configuration: configuration)
         // The whole render's length in ticks, and the ticks each scene begins at.
         let probe = try FrameSource(input: try source.input(input, access: .seekable), configuration: configuration)
+        configuration.frameRate = probe.configuration.frameRate  // --fps source: the input's, found
+        configuration.rateFromSource = false
         let total = configuration.expectedTicks(for: probe.info).map(Int64.init)
         let hasAudio = !probe.info.audio.isEmpty
         probe.close()
