@@ -17,6 +17,17 @@ extension VideoDecoder {
             ts == VFX_AV_NOPTS_VALUE || ts < 0 && base.den == 0 ? nil : Double(ts) * av_q2d(base)
         }
         func name(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "unknown" }
+        // Metadata from a hostile file: at most 256 tags of 4 KB each are read.
+        func tags(_ dictionary: OpaquePointer?) -> [String: String] {
+            var found: [String: String] = [:]
+            var entry: UnsafeMutablePointer<AVDictionaryEntry>?
+            while found.count < 256, let e = av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX) {
+                entry = e
+                let key = String(cString: e.pointee.key), value = String(cString: e.pointee.value)
+                if key.utf8.count <= 256, value.utf8.count <= 4096 { found[key] = value }
+            }
+            return found
+        }
 
         let formatName = name(format.pointee.iformat.pointee.name)
         let isStill = formatName == "image2" && !input.contains("%") || formatName.hasSuffix("_pipe") && formatName != "image2pipe"
@@ -86,6 +97,7 @@ extension VideoDecoder {
         )
 
         var video = videoInfo
+        video.tags = tags(stream.pointee.metadata)
         let alphaTag = av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0).map { String(cString: $0.pointee.value) }
         video.hasAlpha = (desc.map { $0.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 } ?? false) || alphaTag == "1"
         switch par.field_order {
@@ -126,11 +138,12 @@ extension VideoDecoder {
                 channelLayout: hasLayout ? String(decoding: layout.prefix { $0 != 0 }, as: UTF8.self) : nil,
                 duration: st.pointee.duration > 0 ? seconds(st.pointee.duration, st.pointee.time_base) : nil,
                 bitRate: ap.pointee.bit_rate > 0 ? Int(ap.pointee.bit_rate) : nil,
-                language: language
+                language: language,
+                tags: tags(st.pointee.metadata)
             ))
         }
 
-        return MediaInfo(
+        var info = MediaInfo(
             input: input,
             container: formatName,
             duration: isStill ? nil : (streamDuration ?? formatDuration),
@@ -144,5 +157,7 @@ extension VideoDecoder {
             audio: audio,
             problem: nil
         )
+        info.tags = tags(format.pointee.metadata)
+        return info
     }
 }

@@ -30,6 +30,9 @@ public struct MediaInfo: Sendable, Codable, Equatable {
     public var audio: [AudioStreamInfo]
     /// Damage noticed in the headers (a file cut short), or nil.
     public var problem: String?
+    /// The container's metadata as FFmpeg reads it (`creation_time`, `location`, `make`,
+    /// `com.apple.quicktime.model`…).
+    public var tags: [String: String] = [:]
 
     /// Whether the input is a single still picture (PNG, JPEG…).
     public var isStillImage: Bool { video.isStillImage }
@@ -92,6 +95,8 @@ public struct VideoStreamInfo: Sendable, Codable, Equatable {
     public var measuredScan: String?
     /// `HLG` or `PQ` for high dynamic range transfers; nil for SDR.
     public var hdr: String?
+    /// The stream's metadata (`language`, `title`, `creation_time`, `handler_name`…).
+    public var tags: [String: String] = [:]
     /// How HDR frames are tone-mapped to SDR (`mobius, peak 1000 nits`); nil for SDR
     /// input or with tone mapping off.
     public var toneMap: String?
@@ -115,4 +120,6 @@ public struct AudioStreamInfo: Sendable, Codable, Equatable {
     public var bitRate: Int?
     /// Language tag, when present.
     public var language: String?
+    /// The stream's metadata (`language`, `title`, `creation_time`…).
+    public var tags: [String: String] = [:]
 }

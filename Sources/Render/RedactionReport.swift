@@ -88,6 +88,10 @@ public struct RedactionReport: Encodable, Sendable {
     /// Boxes the recheck found over heads in redacted detection frames (a blurred head's
     /// outline, still found as a face), each of which widened its face's box.
     public var foundOnRecheck: Int
+    /// The input's metadata keys that said where it was filmed and were left out of the
+    /// output (`location`, `com.apple.quicktime.location.ISO6709`…); empty when it had
+    /// none or `--metadata keep` kept them.
+    public var locationRemoved: [String] = []
 
     /// The report of a render from `input` to `output` (`fromFile`: the reviewed detections file).
     public init(tally: RedactionTally, input: String, output: String, fromFile: String?, foundOnRecheck: Int = 0) {
@@ -132,6 +136,7 @@ public struct RedactionReport: Encodable, Sendable {
         s += ", \(Self.percent(redactedShare)) of the picture redacted"
         if largestRedactedShare > redactedShare { s += " (at most \(Self.percent(largestRedactedShare)) of a frame)" }
         if foundOnRecheck > 0 { s += ", \(foundOnRecheck) outlines found again on the redacted frames and covered" }
+        if !locationRemoved.isEmpty { s += "; the input's location (\(locationRemoved.joined(separator: ", "))) left out (--metadata keep keeps it)" }
         return s
     }
 

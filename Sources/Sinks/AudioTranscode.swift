@@ -22,7 +22,7 @@ enum AudioTrack {
     /// track is then transcoded.
     static func open(_ input: MediaInput, stop: StopSignal?, start: Rational, duration: Rational?, copyAllowed: Bool,
                      container: OutputContainer, muxer mux: UnsafeMutablePointer<AVFormatContext>, output path: String,
-                     gain: (@Sendable (Double) -> Double)? = nil, speed: Rational = Rational(1))
+                     gain: (@Sendable (Double) -> Double)? = nil, speed: Rational = Rational(1), tags: [String: String] = [:])
         throws(SinkError) -> (path: any AudioPath, description: String, note: String?)? {
         guard let packets = try AudioInput.packets(of: input, stop: stop) else { return nil }
         let track = AudioCopy(input: input.location, packets: packets, start: start, duration: duration)
@@ -40,6 +40,7 @@ enum AudioTrack {
             ast.pointee.time_base = track.parameters.pointee.sample_rate > 0
                 ? AVRational(num: 1, den: track.parameters.pointee.sample_rate) : AVRational(num: 1, den: 48000)
             track.outStream = ast
+            for (key, value) in tags { av_dict_set(&ast.pointee.metadata, key, value, 0) }
             return (track, "\(name) copied", nil)
         }
         let transcode = try AudioTranscode(input: input.location, packets: packets, start: start, duration: duration,
@@ -49,6 +50,7 @@ enum AudioTrack {
         avcodec_parameters_from_context(ast.pointee.codecpar, aenc)
         ast.pointee.time_base = aenc.pointee.time_base
         transcode.outStream = ast
+        for (key, value) in tags { av_dict_set(&ast.pointee.metadata, key, value, 0) }
         let note = gain != nil || speed != Rational(1) ? nil : copyable
             ? "audio: \(name) transcoded to \(transcode.codecName) so that the trimmed or looped clip stays sample-accurate"
             : "audio: \(name) cannot go into \(container.displayName) as is; transcoded to \(transcode.codecName)"

@@ -80,6 +80,10 @@ public final class EncoderSink: FrameSink {
         /// MOV keep keys of their own only with `use_metadata_tags`, which is then set;
         /// MPEG-TS keeps none.
         public var metadata: [String: String] = [:]
+        /// The input's tags to carry on (``SourceMetadata``): the container's under
+        /// ``metadata`` (whose keys win), the video's on the video stream, the audio's on
+        /// the audio track. Nil for none.
+        public var sourceMetadata: SourceMetadata?
         /// Ticks that must be key frames (IDR for H.264 and HEVC): a copy of the file cut
         /// there (`split` by stream copy, an editor's cut) starts with a whole picture.
         public var keyFrames: Set<Int64> = []
@@ -393,11 +397,13 @@ public final class EncoderSink: FrameSink {
         st.pointee.time_base = enc.pointee.time_base
         st.pointee.avg_frame_rate = enc.pointee.framerate
         st.pointee.r_frame_rate = enc.pointee.framerate
+        for (key, value) in settings.sourceMetadata?.video ?? [:] { av_dict_set(&st.pointee.metadata, key, value, 0) }
 
         if let input = settings.audioInput,
            let track = try AudioTrack.open(input, stop: settings.stop, start: settings.audioStart, duration: settings.audioDuration,
                                            copyAllowed: settings.audioCopyAllowed, container: container, muxer: mux, output: path,
-                                           gain: settings.audioGain, speed: settings.audioSpeed) {
+                                           gain: settings.audioGain, speed: settings.audioSpeed,
+                                           tags: settings.sourceMetadata?.audio ?? [:]) {
             audio = track.path
             audioDescription = track.description
             if let note = track.note { notes.append(note) }
@@ -415,8 +421,12 @@ public final class EncoderSink: FrameSink {
             // (2 frames with x264) put it that much behind the audio.
             movflags += ["frag_keyframe", "delay_moov", "default_base_moof"]
         }
-        for (key, value) in settings.metadata.sorted(by: { $0.key < $1.key }) { av_dict_set(&mux.pointee.metadata, key, value, 0) }
-        if !settings.metadata.isEmpty && (container == .mp4 || container == .mov) { movflags.append("use_metadata_tags") }
+        let tags = (settings.sourceMetadata?.container ?? [:]).merging(settings.metadata) { _, label in label }
+        for (key, value) in tags.sorted(by: { $0.key < $1.key }) { av_dict_set(&mux.pointee.metadata, key, value, 0) }
+        if !tags.isEmpty && (container == .mp4 || container == .mov) { movflags.append("use_metadata_tags") }
+        if container == .ts, let kept = settings.sourceMetadata?.container, !kept.isEmpty {
+            notes.append("metadata: MPEG-TS holds no tags; the input's \(kept.keys.sorted().prefix(3).joined(separator: ", ")) are not in the output")
+        }
         if !movflags.isEmpty { av_dict_set(&muxOptions, "movflags", movflags.joined(separator: "+"), 0) }
         r = avformat_write_header(mux, &muxOptions)
         if r < 0 { throw SinkError.ffmpeg(path, "cannot write the container header", r) }

@@ -59,6 +59,10 @@ struct Apply: ParsableCommand {
     @Option(help: ArgumentHelp("Colour a transparent input is composited over when the output cannot keep alpha (H.264, HEVC, AV1; ProRes 4:2:2): #RRGGBB or black, white, grey, green, blue, red (default black).", valueName: "colour"))
     var background: BackgroundColour = BackgroundColour(red: 0, green: 0, blue: 0)
 
+    @Option(help: ArgumentHelp("The input's metadata (creation time, make, model, location, stream languages and titles): keep, or strip. By default it is kept, but a redaction (faceblur) leaves out the location and says so.",
+                                valueName: "keep|strip"))
+    var metadata: SourceMetadata.Choice?
+
     @Flag(name: .customLong("no-audio"), help: "Drop the audio.")
     var noAudio = false
 
@@ -143,6 +147,8 @@ struct Apply: ParsableCommand {
         settings.alpha = source.info.video.hasAlpha
         settings.background = (background.red, background.green, background.blue)
         if let label { settings.metadata = label.metadata }
+        let kept = Self.sourceMetadata(of: source.info).chosen(metadata, redacting: DetectionStage.redacts(chain))
+        settings.sourceMetadata = kept
         if let cuts {
             settings.keyFrames = keyFrameTicks(cuts, configuration: requested, info: source.info, total: ticks.map(Int64.init))
         }
@@ -189,7 +195,7 @@ struct Apply: ParsableCommand {
         case .stopped, .complete:
             break
         }
-        try reportRender(chain: chain, stage: stage, reportPath: reportPath)
+        try reportRender(chain: chain, stage: stage, reportPath: reportPath, locationRemoved: kept.removedLocation)
         if !render.quiet { for note in sink.notes { Console.note(note) } }
         let encoded = sink.encodedFrames
         let seconds = Double(encoded) / configuration.frameRate.seconds
@@ -207,11 +213,17 @@ struct Apply: ParsableCommand {
 extension Apply {
     /// After a render: the chain's passes (with --verbose), and the redaction's report,
     /// written to `reportPath` and summed up in a line, when the chain redacts.
-    func reportRender(chain: EffectChain?, stage: DetectionStage?, reportPath: String?) throws {
+    /// The tags an input carries into an output, before `--metadata`'s choice.
+    static func sourceMetadata(of info: MediaInfo) -> SourceMetadata {
+        SourceMetadata(container: info.tags, video: info.video.tags, audio: info.audio.first?.tags ?? [:])
+    }
+
+    func reportRender(chain: EffectChain?, stage: DetectionStage?, reportPath: String?, locationRemoved: [String] = []) throws {
         render.reportPasses(of: chain)
         guard let stage, DetectionStage.redacts(chain) else { return }
-        let report = RedactionReport(tally: stage.tally, input: input, output: output, fromFile: reviewed.path,
+        var report = RedactionReport(tally: stage.tally, input: input, output: output, fromFile: reviewed.path,
                                      foundOnRecheck: stage.recheckFinds)
+        report.locationRemoved = locationRemoved
         if let reportPath { try report.write(to: reportPath, overwrite: render.yes) }
         if !render.quiet { Console.note(report.line + (reportPath.map { "; report \($0)" } ?? "")) }
     }

@@ -95,6 +95,7 @@ struct OutputRateArgument: ExpressibleByArgument {
 }
 
 extension FrameSource.TickRounding: ExpressibleByArgument {}
+extension SourceMetadata.Choice: ExpressibleByArgument {}
 extension FrameSource.ColorMatrix: ExpressibleByArgument {}
 extension FrameSource.ColorRange: ExpressibleByArgument {}
 extension FrameSource.ToneMapping: ExpressibleByArgument {}
