@@ -32,6 +32,9 @@ public final class CopySplit {
 
     private let input: String
     private let cuts: [Rational]
+    /// The source's metadata in each piece: kept (nil or ``SourceMetadata/Choice/keep``)
+    /// or stripped.
+    public var metadata: SourceMetadata.Choice?
 
     /// A split of the file at `input` at `cuts` (seconds from the video's start, as
     /// `vidfx scenes` gives them).
@@ -184,7 +187,18 @@ public final class CopySplit {
             }
             r = avio_open(&out.pointee.pb, output.work, AVIO_FLAG_WRITE)
             if r < 0 { throw SinkError.ffmpeg(target, "cannot create the output", r) }
-            r = avformat_write_header(out, nil)
+            var tagged = SourceMetadata.copied(source.format?.pointee.metadata, choice: metadata)
+            SourceMetadata.set(tagged, into: &out.pointee.metadata)
+            for i in streams {
+                let kept = SourceMetadata.copied(source.stream(i).pointee.metadata, choice: metadata)
+                if let to = outputs[outputs.count - 1].streams[i] { SourceMetadata.set(kept, into: &out.pointee.streams[Int(to)]!.pointee.metadata) }
+                tagged.merge(kept) { a, _ in a }
+            }
+            var options: OpaquePointer?
+            defer { av_dict_free(&options) }
+            // MP4 and MOV keep keys of their own (make, model, QuickTime's location) only so.
+            if !tagged.isEmpty && (container == .mp4 || container == .mov) { av_dict_set(&options, "movflags", "use_metadata_tags", 0) }
+            r = avformat_write_header(out, &options)
             if r < 0 { throw SinkError.ffmpeg(target, "cannot write the container header (can it hold these streams?)", r) }
         }
 

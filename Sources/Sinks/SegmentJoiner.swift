@@ -103,9 +103,20 @@ public final class SegmentJoiner {
                                         container: container, muxer: out, output: path, gain: settings.audioGain,
                                         speed: settings.audioSpeed)
         }
+        // What the segments carry of the source's metadata (apply chose it: a redaction's
+        // has no location), but for their own labels.
+        let labels: Set<String> = [SegmentLabel.segmentKey, SegmentLabel.ticksKey, SegmentLabel.renderKey]
+        let tags = SourceMetadata.copied(first.format?.pointee.metadata, choice: .keep).filter { !labels.contains($0.key.uppercased()) }
+        SourceMetadata.set(tags, into: &out.pointee.metadata)
+        if let st = first.format?.pointee.streams[Int(first.index)] {
+            SourceMetadata.set(SourceMetadata.copied(st.pointee.metadata, choice: .keep), into: &video.pointee.metadata)
+        }
         r = avio_open(&out.pointee.pb, work, AVIO_FLAG_WRITE)
         if r < 0 { throw SinkError.ffmpeg(path, "cannot create the output", r) }
-        r = avformat_write_header(out, nil)
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        if !tags.isEmpty && (container == .mp4 || container == .mov) { av_dict_set(&options, "movflags", "use_metadata_tags", 0) }
+        r = avformat_write_header(out, &options)
         if r < 0 { throw SinkError.ffmpeg(path, "cannot write the container header", r) }
         let outBase = video.pointee.time_base  // the muxer may have chosen its own
 

@@ -53,6 +53,10 @@ struct Split: ParsableCommand {
     @Option(help: "Encoder speed, as for apply.")
     var preset: String?
 
+    @Option(help: ArgumentHelp("The input's metadata in each file (creation time, make, model, location, stream languages): keep, or strip. By default it is kept, but a redaction (faceblur) leaves out the location.",
+                                valueName: "keep|strip"))
+    var metadata: SourceMetadata.Choice?
+
     @Flag(name: .customLong("no-audio"), help: "Drop the audio.")
     var noAudio = false
 
@@ -110,6 +114,7 @@ struct Split: ParsableCommand {
         configuration.rateFromSource = false
         let total = configuration.expectedTicks(for: probe.info).map(Int64.init)
         let hasAudio = !probe.info.audio.isEmpty
+        let kept = Apply.sourceMetadata(of: probe.info).chosen(metadata, redacting: DetectionStage.redacts(chain))
         probe.close()
         guard let total, total > 0 else {
             throw CommandFailure(message: "\(input): its length is unknown (a live stream?), so it cannot be split")
@@ -138,6 +143,7 @@ struct Split: ParsableCommand {
             settings.crf = crf
             settings.preset = preset
             settings.frameRate = configuration.frameRate
+            settings.sourceMetadata = kept
             let stop = StopSignal()
             settings.stop = stop
             // The scene's stretch of the source, as the segment's pictures are.
@@ -191,6 +197,7 @@ struct Split: ParsableCommand {
         // Every name a piece may take, checked as --exact checks them (never the input, a folder or a link's target).
         for n in 1...(cutList.seconds.count + 1) { try OutputSafety.check(output: name(n), input: input, overwrite: yes) }
         let split = CopySplit(input: media.location, cuts: cutList.seconds)
+        split.metadata = metadata
         let pieces: [CopySplit.Piece]
         do {
             pieces = try split.run(path: { name($0 + 1) }, overwrite: yes, audio: !noAudio, isStopped: { interruption.signal != nil })

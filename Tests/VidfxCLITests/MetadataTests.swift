@@ -12,7 +12,7 @@ import Testing
     static func phoneClip(in scratch: borrowing Scratch) async throws -> String {
         let path = scratch.path("phone.mp4")
         _ = try await Subprocess.output("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=1",
-            "-f", "lavfi", "-i", "sine=d=1", "-c:v", "libx264", "-c:a", "aac",
+            "-f", "lavfi", "-i", "sine=d=1", "-c:v", "libx264", "-g", "15", "-c:a", "aac",
             "-metadata", "creation_time=2026-05-01T10:20:30.000000Z", "-metadata", "location=\(location)",
             "-metadata", "make=Google", "-metadata", "model=Pixel 8",
             "-metadata", "com.apple.quicktime.location.ISO6709=+48.8584+002.2945+035.000/",
@@ -79,5 +79,38 @@ import Testing
         let kept = scratch.path("kept.mp4")
         #expect(try await CLI.run(["apply", clip, "-e", "faceblur", "--metadata", "keep", "-o", kept, "-q"]).status == 0)
         #expect(try await Self.tags(kept).format["location"] == Self.location)
+    }
+
+    /// A split by copy and a frame-exact one keep them in every file; segments rendered
+    /// with a redaction and joined keep the creation time and make, not the location.
+    @Test func splitsAndJoinedSegmentsKeepThem() async throws {
+        let scratch = Scratch()
+        let clip = try await Self.phoneClip(in: scratch)
+        let cuts = scratch.path("cuts.txt")
+        try "0.5\n".write(toFile: cuts, atomically: true, encoding: .utf8)
+        for (exact, name) in [(false, "copy"), (true, "exact")] {
+            let r = try await CLI.run(["split", clip, "--cuts", cuts] + (exact ? ["--exact"] : []) + ["-o", scratch.path("\(name)-{n}.mp4"), "-q"])
+            #expect(r.status == 0, "\(r.stderr)")
+            for n in 1...2 {
+                let t = try await Self.tags(scratch.path("\(name)-\(n).mp4"))
+                #expect(t.format["creation_time"] == "2026-05-01T10:20:30.000000Z" && t.format["model"] == "Pixel 8"
+                        && t.format["location"] == Self.location, "split \(name) \(n): \(t.format)")
+                #expect(t.video["language"] == "eng" && t.audio["language"] == "fra", "split \(name) \(n): \(t.video) \(t.audio)")
+            }
+        }
+        let stripped = try await CLI.run(["split", clip, "--cuts", cuts, "--metadata", "strip", "-o", scratch.path("bare-{n}.mp4"), "-q"])
+        #expect(stripped.status == 0, "\(stripped.stderr)")
+        #expect(try await Self.tags(scratch.path("bare-1.mp4")).format["make"] == nil)
+        for i in 1...2 {
+            let r = try await CLI.run(["apply", clip, "-e", "faceblur", "--segment", "\(i)/2", "-o", scratch.path("seg\(i).mp4"), "-q"])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let joined = scratch.path("joined.mp4")
+        let r = try await CLI.run(["concat", scratch.path("seg1.mp4"), scratch.path("seg2.mp4"), "--audio-from", clip, "-o", joined, "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let t = try await Self.tags(joined)
+        #expect(t.format["creation_time"] == "2026-05-01T10:20:30.000000Z" && t.format["make"] == "Google", "\(t.format)")
+        #expect(!t.format.keys.contains { $0.contains("location") || $0.hasPrefix("vidfx_") }, "\(t.format)")
+        #expect(t.video["language"] == "eng")
     }
 }
