@@ -2,6 +2,7 @@ import ArgumentParser
 import Shaders
 import Effects
 import Foundation
+import Synchronization
 import FrameCore
 import FrameSource
 import Sinks
@@ -184,7 +185,33 @@ enum Console {
     /// "1 frame", "90 frames".
     static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
+    /// A warning once: the same line again (a decoder meeting the same damage in every
+    /// still of a sheet) is counted, and the count is said once as the process ends.
     static func warning(_ message: String) {
+        let first = repeats.withLock { seen in
+            seen.counts[message, default: 0] += 1
+            if seen.counts[message] == 1 { seen.order.append(message) }
+            return seen.counts[message] == 1
+        }
+        guard first else { return }
         _ = write(Data("vidfx: warning: \(message)\n".utf8), to: STDERR_FILENO)
+        registerSummary
+    }
+
+    /// The warnings said, with how often each came.
+    private static let repeats = Mutex<(counts: [String: Int], order: [String])>(([:], []))
+
+    /// The summary of repeated warnings, printed at exit (registered on the first warning).
+    private static let registerSummary: Void = { atexit { Console.summarizeRepeats() } }()
+
+    /// One line for each warning that came more than once.
+    static func summarizeRepeats() {
+        let lines = repeats.withLock { seen in
+            seen.order.compactMap { message -> String? in
+                guard let n = seen.counts[message], n > 1 else { return nil }
+                return "vidfx: warning: \(message) (\(n) times in all)\n"
+            }
+        }
+        for line in lines { _ = write(Data(line.utf8), to: STDERR_FILENO) }
     }
 }
