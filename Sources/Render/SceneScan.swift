@@ -76,6 +76,16 @@ public struct SceneScan {
         }
     }
 
+    /// The error for a scan that met no picture: the range's fault only when one was
+    /// chosen; otherwise the video's (nothing in it decodes).
+    static func nothingScanned(_ input: String, options: PictureScanner.Options) -> RenderError {
+        guard options.start > Rational(0) || options.duration != nil else {
+            return RenderError("\(input): no video frames could be decoded (the video data is damaged or missing)")
+        }
+        let end = options.duration.map { " to \(String(format: "%g", (options.start + $0).seconds)) s" } ?? " to the end"
+        return RenderError("\(input): no pictures from \(String(format: "%g", options.start.seconds)) s\(end)")
+    }
+
     /// Scans `media`'s pictures (at `options`' size and range) with the detector
     /// `detector(minimumLength in pictures)` makes, using up to `decoders` decoders; with
     /// `recordScores`, every picture's score, and with `recordMeasures` too, its parts.
@@ -119,7 +129,7 @@ public struct SceneScan {
             count += 1
         }
         if isStopped() { throw Stopped(pictures: count) }
-        guard let first, let last else { throw RenderError("\(input): no pictures in the chosen range") }
+        guard let first, let last else { throw SceneScan.nothingScanned(input, options: options) }
         cuts += detector.finish(last: last)
         if recordScores { SceneScan.take(detector.detector, measuredFor: nil, parts: [:], into: &measures) }
         cuts = cuts.filter { $0.frame > Int(first.tick) }.sorted { $0.frame < $1.frame }
@@ -237,7 +247,7 @@ public struct SceneScan {
             entries += own
         }
         guard let firstTime = entries.first?.time, let lastTime = entries.last?.time else {
-            throw RenderError("\(input): no pictures in the chosen range")
+            throw SceneScan.nothingScanned(input, options: options)
         }
         var cuts: [Cut] = []
         var scores: [(frame: Int, time: Rational, score: Double)] = []

@@ -291,4 +291,25 @@ import Testing
         #expect(again.status != 0 && again.stderr.contains("-y"), "\(again.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: out)).count > 100, "left as it was")
     }
+
+    /// Issue 67, item 7: a file whose pictures all fail to decode is named as such, not as
+    /// an empty range no one chose; a warning met twice is said once, with its count.
+    @Test func brokenInputsSayTheirTrueCauseOnce() async throws {
+        let scratch = Scratch()
+        var data = try Data(contentsOf: URL(fileURLWithPath: CLI.media("h264-30fps-faststart.mp4")))
+        let mdat = try #require(data.range(of: Data("mdat".utf8)))
+        for i in (mdat.upperBound + 4)..<data.count { data[i] = data[i] &* 7 &+ 13 }
+        let undecodable = scratch.path("undecodable.mp4")
+        try data.write(to: URL(fileURLWithPath: undecodable))
+        var r = try await CLI.run(["scenes", undecodable])
+        #expect(r.status != 0 && r.stderr.contains("no video frames could be decoded") && !r.stderr.contains("chosen range"), "\(r.stderr)")
+        // Cut short: the scan meets the truncation in each of its pieces, and says it once.
+        let original = try Data(contentsOf: URL(fileURLWithPath: CLI.media("h264-30fps-faststart.mp4")))
+        let truncated = scratch.path("truncated.mp4")
+        try original.prefix(20000).write(to: URL(fileURLWithPath: truncated))
+        r = try await CLI.run(["scenes", truncated])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stderr.split(separator: "\n").filter { $0.contains("file is truncated") }
+        #expect(lines.count <= 2 && lines.filter { !$0.contains("times in all") }.count == 1, "\(r.stderr)")
+    }
 }
