@@ -254,10 +254,15 @@ public final class StillReader {
         }
     }
 
+    /// The tick of the cadence at `frameRate` on screen at `time`, as a render of the
+    /// input would number it: the last one at or before it (0 before the start).
+    public static func tick(at time: Rational, frameRate: Rational) -> Int64 {
+        max(0, time.floor(in: frameRate.inverse))
+    }
+
     private func converted(at time: Rational) throws(FrameSourceError) -> Frame? {
         var frame = try converter.convert(picture)
-        // The cadence's tick on screen at `time`, as a render of the input would number it.
-        frame.tick = max(0, time.floor(in: configuration.frameRate.inverse))
+        frame.tick = Self.tick(at: time, frameRate: configuration.frameRate)
         frame.time = time
         frame.sourceTime = heldTime ?? time
         return frame

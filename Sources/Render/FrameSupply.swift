@@ -86,17 +86,11 @@ public final class Stills: FrameSupply {
             // The tick of the cadence whose frame this is (the one on screen at t), so that
             // a caption's {tick} and {timecode} and a manifest say where the still stands.
             let rate = reader?.configuration.frameRate ?? configuration.frameRate
-            frame.tick = Stills.tick(at: t, frameRate: rate)
+            frame.tick = StillReader.tick(at: t, frameRate: rate)
             given.append(index < notes.count ? notes[index] : "")
             return frame
         }
         return nil
-    }
-
-    /// The tick of the cadence at `frameRate` that shows the picture on screen at `time`:
-    /// the last one at or before it (0 before the start).
-    public static func tick(at time: Rational, frameRate: Rational) -> Int64 {
-        max(0, time.floor(in: frameRate.inverse))
     }
 
     /// The note of the `index`-th still given.
