@@ -1,5 +1,6 @@
 import Detection
 import Effects
+import Render
 import Foundation
 import FrameCore
 import FrameSource
@@ -15,11 +16,17 @@ enum Gallery {
     /// Renders the sheet of `effects` (each with its example) from `frame` at time `time`.
     static func render(_ frame: Frame, time: Double, effects: [any Effect.Type] = EffectRegistry.all) throws -> Frame {
         var frame = frame
-        // What the detection effects draw and redact: the frame's codes and faces (when
-        // the face model is installed; without it those tiles show the frame as it is).
-        var detectors: [any Detector] = [CodeDetector()]
-        if let faces = try? FaceDetector(modelPath: FaceDetector.defaultModelPath()) { detectors.append(faces) }
-        frame.observations = Tracker().assign(detectors.flatMap { (try? $0.detect(frame)) ?? [] })
+        // What the detection effects draw and redact: the frame's codes and faces, found as
+        // a redacting render finds them (`dump --at T -e faceblur`: the same detector
+        // settings, small faces, the recheck over blurred heads), so a tile shows what the
+        // effect does to that frame. Without the face model, codes only.
+        if let stage = try? DetectionStage.make(chain: EffectChain(parsing: "faceblur,qrbox"), settings: DetectionSettings(), reviewed: nil,
+                                                 frameRate: 30, overwrite: true),
+           let seen = try? stage.push(frame) + stage.finish(), let found = seen.last {
+            frame.observations = found.observations
+        } else {
+            frame.observations = Tracker().assign((try? CodeDetector().detect(frame)) ?? [])
+        }
         var tiles: [(String, Frame)] = [("ORIGINAL", frame)]
         let demoCube = try writeDemoCube()
         defer { try? FileManager.default.removeItem(atPath: demoCube) }
