@@ -1,5 +1,6 @@
 import CFFmpeg
 import FrameCore
+import MediaInput
 
 extension VideoDecoder {
     /// Reads what the container and codec say about the input.
@@ -17,17 +18,7 @@ extension VideoDecoder {
             ts == VFX_AV_NOPTS_VALUE || ts < 0 && base.den == 0 ? nil : Double(ts) * av_q2d(base)
         }
         func name(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "unknown" }
-        // Metadata from a hostile file: at most 256 tags of 4 KB each are read.
-        func tags(_ dictionary: OpaquePointer?) -> [String: String] {
-            var found: [String: String] = [:]
-            var entry: UnsafeMutablePointer<AVDictionaryEntry>?
-            while found.count < 256, let e = av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX) {
-                entry = e
-                let key = String(cString: e.pointee.key), value = String(cString: e.pointee.value)
-                if key.utf8.count <= 256, value.utf8.count <= 4096 { found[key] = value }
-            }
-            return found
-        }
+        func tags(_ dictionary: OpaquePointer?) -> [String: String] { metadataTags(of: dictionary) }
 
         let formatName = name(format.pointee.iformat.pointee.name)
         let isStill = formatName == "image2" && !input.contains("%") || formatName.hasSuffix("_pipe") && formatName != "image2pipe"

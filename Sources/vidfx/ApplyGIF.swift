@@ -35,6 +35,7 @@ extension Apply {
         func pass(into sink: any FrameSink, last: Bool) throws -> Renderer.Outcome {
             let frames = try FrameSource(input: media, configuration: configuration)
             defer { frames.close() }
+            configuration = frames.configuration  // --fps source: the rate found, for the GIF's timing
             chain?.describeOutput(frameRate: frames.configuration.frameRate, ticks: frames.configuration.expectedTicks(for: frames.info), input: input)
             // The second pass's detections are the GIF's (its log's and its report's).
             var settings = detection.settings
@@ -59,11 +60,6 @@ extension Apply {
         let palette = GIFPaletteSink(size: gifSize, sceneStarts: sceneStarts)
         _ = try pass(into: palette, last: false)
         if let signal = interruption.signal { throw ExitCode(128 + signal) }
-        if configuration.rateFromSource {  // --fps source: the rate the input says
-            let probe = try FrameSource(input: media, configuration: configuration)
-            configuration = probe.configuration
-            probe.close()
-        }
         var settings = GIFSink.Settings(output: output, frameRate: configuration.frameRate)
         settings.size = gifSize
         settings.overwrite = render.yes
