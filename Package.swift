@@ -177,7 +177,7 @@ let package = Package(
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "WindowSink", "CSDL2", "Sinks", "Effects", "FrameSource", "FrameCore", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "SinksTests", dependencies: ["Sinks", "MediaInput", "FrameCore", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "RenderTests", dependencies: ["Render", "Effects", "Sinks", "FrameCore"], swiftSettings: strict),
+        .testTarget(name: "RenderTests", dependencies: ["Render", "Effects", "Sinks", "FrameCore", "FrameSource", "MediaInput", "Detection", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ScenesTests", dependencies: ["Scenes", "FrameCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DetectionTests", dependencies: ["Detection", "FrameSource", "FrameCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "FrameSourceTests", dependencies: ["FrameSource", "MediaInput", "FrameCore", "CFFmpeg", "CPixelKernels", "TestSupport"], swiftSettings: strict),

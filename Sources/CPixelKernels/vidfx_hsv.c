@@ -1,21 +1,23 @@
 #include "vidfx_hsv.h"
 
+#include <pthread.h>
+
 // 255·2¹² / v and 180·2¹² / (6·d), rounded: the divisions OpenCV does by table.
 static int32_t saturation_table[256], hue_table[256];
-static int tables_ready;
+// Scene scans run decoders (and this) on several threads at once: pthread_once makes the
+// tables once and orders their writes before any reader's loads.
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void make_tables(void) {
     for (int i = 1; i < 256; i++) {
         saturation_table[i] = (int32_t)((255.0 * 4096.0) / i + 0.5);
         hue_table[i] = (int32_t)((180.0 * 4096.0) / (6.0 * i) + 0.5);
     }
-    tables_ready = 1;
 }
 
 void vfx_bgra_to_hsv(const uint8_t *bgra, ptrdiff_t stride, int width, int height,
                      uint8_t *hue, uint8_t *saturation, uint8_t *value) {
-    // Idempotent: two threads racing here write the same numbers.
-    if (!tables_ready) make_tables();
+    pthread_once(&tables_once, make_tables);
     for (int y = 0; y < height; y++) {
         const uint8_t *p = bgra + y * stride;
         size_t row = (size_t)y * (size_t)width;

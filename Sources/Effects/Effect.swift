@@ -311,3 +311,28 @@ extension Effect {
         return .color
     }
 }
+
+/// An effect that hides what detection found (faces), whose work is measured: a chain
+/// that holds one is a redaction. Its render then detects for recall first (a lower face
+/// threshold), checks what the chain up to it left (the recheck), and writes a report of
+/// what was covered beside the output. `faceblur` is one; a user's redaction is another,
+/// with nothing else to change.
+public protocol RedactingEffect: LayerEffect {
+    /// Whether what it leaves keeps the head's outline (a blur does; a patch does not):
+    /// a redacting render then looks again at each detection frame by default.
+    var keepsOutline: Bool { get }
+    /// Whether the render's detector also takes small faces, at half its score, for it.
+    var takesSmallFaces: Bool { get }
+    /// How many pixels of a `width`×`height` frame carrying `observations` it replaces or
+    /// blends, computed from the detections without rendering (the report's share).
+    func redactedPixels(observations: [Observation], width: Int, height: Int) -> Int
+}
+
+/// An effect that shapes the sound as well as the picture (a fade): the encoder applies
+/// the chain's gain to every sample at the output time it plays.
+public protocol SoundShapingEffect: Effect {
+    /// The sound's gain, 0…1, at `time` seconds of an output `duration` long (nil: not known).
+    func audioGain(at time: Double, duration: Double?) -> Double
+    /// Whether the gain depends on the output's length (a fade out), so that a render must know it.
+    var needsOutputDuration: Bool { get }
+}

@@ -85,11 +85,11 @@ public final class EffectChain: Sendable {
     }
 
     /// The sound's gain at each time of the output, in seconds, from the effects that
-    /// change it (``Fade``); nil when none does. Built once, for the ``duration`` set
+    /// change it (``SoundShapingEffect``, a fade); nil when none does. Built once, for the ``duration`` set
     /// now: the encoder calls it for every sample, so it takes no lock and looks
     /// nothing up. Each effect's enable range is ignored: the sound follows the whole chain.
     public var audioGain: (@Sendable (Double) -> Double)? {
-        let fades = entries.compactMap { $0.effect as? Fade }
+        let fades = entries.compactMap { $0.effect as? any SoundShapingEffect }
         guard !fades.isEmpty else { return nil }
         let duration = self.duration
         return { time in fades.reduce(1) { $0 * $1.audioGain(at: time, duration: duration) } }
@@ -318,6 +318,20 @@ public final class EffectChain: Sendable {
         entries.reduce(into: DetectionNeeds()) { $0.formUnion(type(of: $1.effect).needs) }
     }
 
+    /// The chain's redactions (``RedactingEffect``), in order.
+    public var redactions: [any RedactingEffect] { entries.compactMap { $0.effect as? any RedactingEffect } }
+
+    /// Whether the chain redacts: a render of it detects for recall and reports what it covered.
+    public var redacts: Bool { entries.contains { $0.effect is any RedactingEffect } }
+
+    /// The position of the chain's first redaction, nil when it has none.
+    public var firstRedaction: Int? { entries.firstIndex { $0.effect is any RedactingEffect } }
+
+    /// Whether an effect of the chain needs the output's length to render it (a fade out).
+    public var needsOutputDuration: Bool {
+        entries.contains { ($0.effect as? any SoundShapingEffect)?.needsOutputDuration == true }
+    }
+
     /// Why one of the chain's effects failed on a frame (``FallibleEffect``), nil while
     /// none has: a frame rendered when this is set is not the chain's picture.
     public var failure: String? {
@@ -333,13 +347,13 @@ public final class EffectChain: Sendable {
         entries.map { "\($0.effect.descriptor.name):\($0.parameters.summary)" }.joined(separator: ",")
     }
 
-    /// How many of `frame`'s pixels the chain's redactions (``FaceBlur``) replace at
+    /// How many of `frame`'s pixels the chain's redactions (``RedactingEffect``) replace at
     /// `time` (the frame's own by default), from the faces it carries: the largest of any
     /// redaction in the chain, 0 when none is on then. For the redaction report.
     public func redactedPixels(in frame: Frame, time: Double? = nil) -> Int {
         var most = 0
         for case .layer(let effect) in stages(at: time ?? frame.time.seconds) {
-            guard let redaction = effect as? FaceBlur else { continue }
+            guard let redaction = effect as? any RedactingEffect else { continue }
             most = max(most, redaction.redactedPixels(observations: frame.observations, width: frame.width, height: frame.height))
         }
         return most

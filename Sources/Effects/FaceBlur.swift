@@ -20,7 +20,7 @@ public import FrameCore
 /// bilinearly between the averages of the four nearest blocks. No detail smaller than
 /// a block survives, but the head's outline and its main colours do, and a detector at
 /// a low score finds many of those outlines again; at 4 blocks and above some faces too.
-public struct FaceBlur: LayerEffect {
+public struct FaceBlur: RedactingEffect {
     /// Patch's default padding: the face box grows by a fifth of its size on each side
     /// (docs/detection.md has the sweep).
     public static let defaultPadding = 0.2

@@ -9,7 +9,7 @@
 /// preview), there is no fade out. Where both ramps overlap, their levels multiply.
 /// `apply` ramps the sound's gain over the same times (``audioGain(at:duration:)``),
 /// as `afade` does. Alpha is kept.
-public struct Fade: ColorEffect {
+public struct Fade: ColorEffect, SoundShapingEffect {
     public static let descriptor = EffectDescriptor(
         name: "fade", category: .composite, summary: "Fade in from a colour at the start and out to it at the end, sound too.",
         parameters: [
@@ -58,7 +58,7 @@ public struct Fade: ColorEffect {
     }
 
     /// Whether it fades out: it needs the output's length then.
-    public var fadesOut: Bool { fadeOut > 0 }
+    public var needsOutputDuration: Bool { fadeOut > 0 }
 
     /// The sound's gain at `time` seconds of the output, `duration` long (nil: not
     /// known, so no fade out): `afade`'s linear ramps over the picture's times, as a

@@ -1,5 +1,7 @@
 import Foundation
 public import FrameCore
+public import FrameSource
+import MediaInput
 
 /// Times in the source where a picture must begin anew (scene cuts, an editor's cuts),
 /// and the output ticks they fall on: what `apply --keyframes-at` makes key frames of.
@@ -96,5 +98,20 @@ public struct CutTimes: Sendable, Equatable {
             }
         }
         return ticks
+    }
+}
+
+extension CutTimes {
+    /// The ticks of a render (`total` of them, when known) that first show each cut: the
+    /// render reads `info`'s input as `configuration` says (its range, speed, loops and rate).
+    public func ticks(of configuration: FrameSource.Configuration, info: MediaInfo, total: Int64?) -> Set<Int64> {
+        var passes = 1
+        if case .count(let n) = configuration.loop { passes = n }
+        var length = configuration.duration
+        if length == nil, passes > 1, let seconds = info.duration {
+            length = Rational(Int64((seconds * 1_000_000).rounded()), 1_000_000) - configuration.start
+        }
+        return ticks(start: configuration.start, length: length, speed: configuration.speed, frameRate: configuration.frameRate,
+                     passes: passes, total: total)
     }
 }

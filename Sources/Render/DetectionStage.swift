@@ -111,13 +111,13 @@ public final class DetectionStage {
 extension DetectionStage {
     /// Whether the chain redacts faces (then recall comes first: a lower face threshold).
     public static func redacts(_ chain: EffectChain?) -> Bool {
-        chain?.entries.contains { type(of: $0.effect) == FaceBlur.self } ?? false
+        chain?.redacts ?? false
     }
 
     /// Whether a redacting chain's detector also takes small faces at half its score: when
-    /// any faceblur in it does (`FaceBlur.takesSmallFaces`).
+    /// any redaction in it does (``RedactingEffect/takesSmallFaces``).
     public static func takesSmallFaces(_ chain: EffectChain?) -> Bool {
-        chain?.entries.contains { ($0.effect as? FaceBlur)?.takesSmallFaces == true } ?? false
+        chain?.redactions.contains { $0.takesSmallFaces } ?? false
     }
 
     /// What a render detects: what its chain's effects need; with `--detections` and no
@@ -155,13 +155,13 @@ extension DetectionStage {
     /// Looks a redacting render takes again by default: one when a faceblur in the chain
     /// keeps the head's outline (blur, pixelate, fill), none when every one patches or erases.
     public static func defaultRecheckPasses(of chain: EffectChain?) -> Int {
-        let outlines = chain?.entries.contains { ($0.effect as? FaceBlur)?.keepsOutline == true } ?? false
+        let outlines = chain?.redactions.contains { $0.keepsOutline } ?? false
         return outlines ? 1 : 0
     }
 
     /// The same with `passes` looks (nil with none).
     public static func recheck(of chain: EffectChain?, passes: Int) -> RedactionRecheck? {
-        guard let chain, let last = chain.entries.firstIndex(where: { type(of: $0.effect) == FaceBlur.self }) else { return nil }
+        guard let chain, let last = chain.firstRedaction else { return nil }
         guard passes > 0 else { return nil }
         let upTo = EffectChain(Array(chain.entries[...last]))
         return RedactionRecheck(passes: passes) { frame, observations in

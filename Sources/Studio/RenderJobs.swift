@@ -3,7 +3,7 @@ import FrameCore
 package import Sinks
 
 /// Renders started from the page, each a job of this process (the library's
-/// ``VideoRender``, what `vidfx apply` does), run on a thread of its own so that no Swift
+/// `RenderPlan`, what `vidfx apply` does), run on a thread of its own so that no Swift
 /// cooperative thread waits on an encoder. A job tells its progress and its end in
 /// values, not by lines of a child's stderr; its output is written atomically, and a
 /// cancelled or failed render leaves nothing behind.

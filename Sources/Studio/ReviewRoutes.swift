@@ -3,6 +3,7 @@ import Foundation
 import FrameCore
 import FrameSource
 import Hummingbird
+import MediaInput
 import Render
 import HummingbirdWebSocket
 import Sinks
@@ -38,11 +39,15 @@ extension StudioServer {
         let command = Self.commandLine(["vidfx"] + arguments.map { $0 == configuration.input ? configuration.inputForCommands : $0 })
         let (input, source, folder) = (configuration.input, configuration.stillConfiguration, configuration.folder)
         let id = try await renders.start(output: output, command: command) { stop, progress in
-            var job = DetectionsRender(input: input, output: folder.file(output))
-            job.source = source
-            let complete = try job.run(stop: stop) { ticks, total in
-                if let total, total > 0 { progress(Double(ticks) / Double(total)) }
-            }
+            // The faces a redaction would find, into the detections file, and no pictures.
+            var plan = RenderPlan(input: try MediaInput(input, access: .seekable), output: .detectionsOnly)
+            plan.source = source
+            plan.detectsForRedaction = true
+            plan.detection.logPath = folder.file(output)
+            var total: Int?
+            plan.opened = { opening, _ in total = opening.expectedFrames }
+            plan.progress = { ticks in if let total, total > 0 { progress(Double(ticks) / Double(total)) } }
+            let complete = try plan.run(stop: stop).outcome.ending == .complete
             guard complete else { throw StudioRequestError(.conflict, "cancelled") }
         }
         return StudioResponse.json(JobStarted(id: id, command: command))

@@ -18,7 +18,7 @@ import Synchronization
 /// `vidfx studio`: a web page served by vidfx that previews the input through a chain
 /// live and steers it. It is a control surface over the same pieces as the command
 /// line: the ``Player`` with a preview sink of its own for the live view, the
-/// ``Renderer`` in this process for exact stills, and `VideoRender` (what `apply`
+/// ``Renderer`` in this process for exact stills, and a `RenderPlan` (what `apply`
 /// does) in this process for renders.
 public final class StudioServer: Sendable {
     /// What the studio serves and how.
@@ -498,15 +498,18 @@ public final class StudioServer: Sendable {
         let detections = render.detections
         let load = reviewedLoader
         let id = try await renders.start(output: output, command: command) { stop, progress in
-            var job = VideoRender(input: input, output: folder.file(output), chain: try parse(chain))
-            job.source = source
+            var plan = RenderPlan(input: try MediaInput(input, access: .shared), output: .video(EncoderSink.Settings(output: folder.file(output))))
+            plan.chain = try parse(chain)
+            plan.source = source
+            plan.keepsStoppedOutput = false
             if let detections {
-                job.reviewed = try load(detections)
-                job.reviewedName = detections
+                plan.reviewedFile = try load(detections)
+                plan.reviewed = detections
             }
-            let done = try job.run(stop: stop) { frames, total in
-                if let total, total > 0 { progress(Double(frames) / Double(total)) }
-            }
+            var total: Int?
+            plan.opened = { opening, _ in total = opening.expectedFrames }
+            plan.progress = { frames in if let total, total > 0 { progress(Double(frames) / Double(total)) } }
+            let done = try plan.run(stop: stop)
             guard done.outcome.ending == .complete else { throw StudioRequestError(.conflict, "cancelled") }
         }
         return StudioResponse.json(JobStarted(id: id, command: command))

@@ -92,142 +92,104 @@ struct Apply: ParsableCommand {
         }
         if try writesGIF() { return try writeGIF(chain: chain) }
         if palette != "clip" { throw CommandFailure(message: "\(output): --palette is for a GIF output (-o NAME.gif or --codec gif)", code: 2) }
+        try writeVideo(chain: chain)
+    }
+
+    /// The video (or stream) output: the plan of `apply`'s options, run, and what it did said.
+    private func writeVideo(chain: EffectChain?) throws {
         // Caught from before the input is opened: Ctrl-C must end a stalled open too.
         let interruption = Interruption()
         defer { interruption.end() }
-        var configuration = self.source.configuration(timeline: timeline, quiet: render.quiet)
+        let configuration = self.source.configuration(timeline: timeline, quiet: render.quiet)
         let cuts = try keyframesAt.map { try cutTimes($0, configuration: configuration) }
-        // Demand-driven: a frame is converted to BGRA only when this loop asks for the
-        // next one, so a single 8 MB BGRA frame is alive. Decoding (FFmpeg's threads) and
-        // encoding (its own thread, behind a queue of YUV pictures) still overlap, and
-        // x264 is the bottleneck.
-        configuration.prefetch = 0
-        // The encoder is the bottleneck and wants the cores. With demand-driven conversion
-        // one decoder thread keeps ahead of it; each extra frame thread holds its own
-        // reference pictures (about 4 MB at 1080p) and bought no wall time here.
-        configuration.decoderThreads = 1
-        // With audio, the video reader hands the audio packets it reads to the encoder:
-        // one demuxer (standard input spooled so that it can seek back).
         // A segment is video only: `concat` muxes the audio once, from the source.
-        let noAudio = self.noAudio || segment != nil
-        let media = try self.source.input(input, access: noAudio ? (segment != nil ? .seekable : .stream) : .shared)
-        // A segment renders the ticks the whole render would give it; the input is opened
-        // once, for the whole render's length and the segment's frames.
-        let source = try segment.map { segment throws(FrameSourceError) in
-            try FrameSource(input: media, configuration: configuration) { total in
-                let (first, end) = segment.ticks(of: total)
-                return first..<end
-            }
-        } ?? FrameSource(input: media, configuration: configuration)
-        defer { source.close() }
-        var requested = configuration  // the whole render's range, before a segment's own
-        requested.frameRate = source.configuration.frameRate  // --fps source: as found
-        configuration = source.configuration
-        let span = source.span
-        let label = segment.flatMap { segment in
-            span.map { SegmentLabel(index: Int(segment.index), count: Int(segment.count), firstTick: $0.first, endTick: $0.end,
-                                    render: Self.renderFingerprint(input: input, arguments: Array(CommandLine.arguments.dropFirst()))) }
-        }
-
-        // The output's length, for effects that end somewhere (a fade out).
-        let ticks = span.map { Int($0.total) } ?? configuration.expectedTicks(for: source.info)
-        chain?.describeOutput(frameRate: configuration.frameRate, ticks: ticks, input: input)
-        var settings = EncoderSink.Settings(output: output)
-        settings.overwrite = render.yes
+        let keepsAudio = !noAudio && segment == nil
+        let pictures: RenderPlan.Pictures = segment.map { .segment(index: $0.index, count: $0.count) } ?? .cadence
+        let output = RenderPlan.Output.video(encoderSettings())
+        var plan = RenderPlan(input: try source.input(input, access: RenderPlan.access(for: output, pictures: pictures, keepsAudio: keepsAudio)),
+                              output: output)
+        plan.source = configuration
+        plan.pictures = pictures
+        plan.chain = chain
+        plan.detection = detection.settings
+        plan.reviewed = reviewed.path
+        plan.overwrite = render.yes
+        plan.keepsAudio = keepsAudio
+        plan.metadata = metadata
         let stop = StopSignal()
-        settings.stop = stop
-        settings.container = container
-        settings.codec = codec?.video
-        settings.crf = crf
-        settings.preset = preset
-        settings.bitrate = bitrate?.bitsPerSecond
-        settings.size = size.map { $0.resolved(for: source.info, chain: chain) }
-        settings.fit = fit
-        settings.frameRate = configuration.frameRate
-        settings.alpha = source.info.video.hasAlpha
-        settings.background = (background.red, background.green, background.blue)
-        if let label { settings.metadata = label.metadata }
-        let kept = Self.sourceMetadata(of: source.info).chosen(metadata, redacting: DetectionStage.redacts(chain))
-        settings.sourceMetadata = kept
-        if let cuts {
-            settings.keyFrames = keyFrameTicks(cuts, configuration: requested, info: source.info, total: ticks.map(Int64.init))
+        var line: ProgressLine?
+        plan.opened = { opening, output in
+            guard case .video(var settings) = output else { return }
+            settings.size = size.map { $0.resolved(for: opening.info, chain: chain) }
+            if let segment, let span = opening.span {
+                settings.metadata = SegmentLabel(index: Int(segment.index), count: Int(segment.count), firstTick: span.first, endTick: span.end,
+                                                 render: Self.renderFingerprint(input: input, arguments: Array(CommandLine.arguments.dropFirst()))).metadata
+            }
+            if let cuts { settings.keyFrames = cuts.ticks(of: opening.whole, info: opening.info, total: opening.ticks.map(Int64.init)) }
+            output = .video(settings)
+            interruption.arm {
+                opening.stop()
+                stop.request()
+            }
+            line = ProgressLine(style: render.progress.style, quiet: render.quiet, total: opening.expectedFrames,
+                                frameRate: opening.configuration.frameRate.seconds, damage: opening.damage)
         }
-        if !noAudio && !source.info.audio.isEmpty { settings.keepSound(of: media, playedAs: configuration, chain: chain) }
-        let sink: EncoderSink
-        sink = try EncoderSink(settings: settings)
-        // Codes or faces, for the effects that draw or redact them (and --detections), or
-        // the reviewed file's boxes.
-        let reviewedFile = try reviewed.load(tickLimit: span.map { Int($0.total) } ?? configuration.expectedTicks(for: source.info))
-        let stage = try DetectionStage.make(chain: chain, settings: detection.settings, reviewed: reviewedFile,
-                                            frameRate: configuration.frameRate.seconds, overwrite: render.yes)
-        stage?.tickShift = span?.shift ?? 0
-        let reportPath = DetectionStage.redacts(chain) ? RedactionReport.path(for: output, folder: false) : nil
-        try RedactionReport.check(reportPath, overwrite: render.yes)
-
-        interruption.arm {
-            source.stop()
-            stop.request()
-        }
-        let line = ProgressLine(style: render.progress.style, quiet: render.quiet, total: configuration.expectedTicks(for: source.info),
-                                frameRate: configuration.frameRate.seconds, damage: { source.damage })
-        // Effects and the conversion to YUV run on this thread while the sink's encode
-        // thread compresses the previous frame; one YUV picture (3 MB at 1080p) waits in between.
-        let renderer = Renderer(chain: chain, detection: stage, sink: sink)
-        if let span { renderer.window = .init(shift: span.shift, first: span.first, frameRate: configuration.frameRate) }
         var rendered = 0
-        renderer.progress = { rendered = $0; line.update(frames: $0) }
-        renderer.isStopped = { interruption.signal != nil }
-        let outcome: Renderer.Outcome
-        do { outcome = try renderer.run(source) } catch {
-            line.end(frames: rendered)
+        plan.progress = { rendered = $0; line?.update(frames: $0) }
+        let result: RenderPlan.Result
+        do { result = try plan.run(stop: stop) } catch {
+            line?.end(frames: rendered)
             throw error
         }
-        line.end(frames: outcome.frames)
-        let target = output == "-" ? "stdout" : output
-        switch outcome.ending {
+        line?.end(frames: result.outcome.frames)
+        let encoded = result.encoder?.encodedFrames ?? 0
+        let target = self.output == "-" ? "stdout" : self.output
+        switch result.outcome.ending {
         case .readerClosed:
             // The player reading the pipe was closed: the end of the show, not a failure.
-            if !render.quiet { Console.note("the reader closed \(target) after \(Console.count(sink.encodedFrames, "frame"))") }
+            if !render.quiet { Console.note("the reader closed \(target) after \(Console.count(encoded, "frame"))") }
             return
-        case .stopped where !outcome.published:
+        case .stopped where !result.outcome.published:
             Console.note("interrupted before the first frame; nothing written to \(target)")
             throw ExitCode(128 + (interruption.signal ?? SIGINT))
         case .stopped, .complete:
             break
         }
-        try reportRender(chain: chain, stage: stage, reportPath: reportPath, locationRemoved: kept.removedLocation)
-        if !render.quiet { for note in sink.notes { Console.note(note) } }
-        let encoded = sink.encodedFrames
-        let seconds = Double(encoded) / configuration.frameRate.seconds
+        say(result, chain: chain)
+        if !render.quiet { for note in result.encoder?.notes ?? [] { Console.note(note) } }
+        let seconds = Double(encoded) / result.opening.configuration.frameRate.seconds
         if let sig = interruption.signal {
             Console.note(String(format: "interrupted: wrote the first %.2f s (%@) to %@, a complete, playable file", seconds, Console.count(encoded, "frame"), target))
             throw ExitCode(128 + sig)
         }
-        if !render.quiet, let summary = sink.summary {
+        if !render.quiet, let summary = result.encoder?.summary {
             Console.note("wrote \(target): \(Console.count(summary.frames, "frame")), \(summary.width)x\(summary.height) \(summary.codec), "
                          + String(format: "%.2f s", seconds) + (summary.audio.map { ", audio \($0)" } ?? ", no audio"))
         }
     }
+
+    /// The encoder's settings from the options; the plan finishes them from the input.
+    private func encoderSettings() -> EncoderSink.Settings {
+        var settings = EncoderSink.Settings(output: output)
+        settings.container = container
+        settings.codec = codec?.video
+        settings.crf = crf
+        settings.preset = preset
+        settings.bitrate = bitrate?.bitsPerSecond
+        settings.fit = fit
+        settings.background = (background.red, background.green, background.blue)
+        return settings
+    }
 }
 
 extension Apply {
-    /// After a render: the chain's passes (with --verbose), and the redaction's report,
-    /// written to `reportPath` and summed up in a line, when the chain redacts.
-    /// The tags an input carries into an output, before `--metadata`'s choice.
-    static func sourceMetadata(of info: MediaInfo) -> SourceMetadata {
-        SourceMetadata(container: info.tags, video: info.video.tags, audio: info.audio.first?.tags ?? [:])
-    }
-
-    func reportRender(chain: EffectChain?, stage: DetectionStage?, reportPath: String?, locationRemoved: [String] = []) throws {
+    /// After a render: the chain's passes (with --verbose), and the redaction's report in a line.
+    func say(_ result: RenderPlan.Result, chain: EffectChain?) {
         render.reportPasses(of: chain)
-        guard let stage, DetectionStage.redacts(chain) else { return }
-        var report = RedactionReport(tally: stage.tally, input: input, output: output, fromFile: reviewed.path,
-                                     foundOnRecheck: stage.recheckFinds)
-        report.locationRemoved = locationRemoved
-        if let reportPath { try report.write(to: reportPath, overwrite: render.yes) }
-        if !render.quiet { Console.note(report.line + (reportPath.map { "; report \($0)" } ?? "")) }
+        if let report = result.report, !render.quiet {
+            Console.note(report.line + (result.reportPath.map { "; report \($0)" } ?? ""))
+        }
     }
-
     /// Options that may differ between the machines rendering one render's segments,
     /// with whether each takes a value: left out of its fingerprint.
     static let perMachineOptions: [String: Bool] = ["-o": true, "--output": true, "--segment": true, "--progress": true,

@@ -10,18 +10,6 @@ extension Apply {
     func cutTimes(_ argument: String, configuration: FrameSource.Configuration) throws -> CutTimes {
         try CutTimes.named(argument, input: input, source: source, option: "--keyframes-at", configuration: configuration)
     }
-
-    /// The ticks of the whole render (`total` of them) that first show each cut.
-    func keyFrameTicks(_ cuts: CutTimes, configuration: FrameSource.Configuration, info: MediaInfo, total: Int64?) -> Set<Int64> {
-        var passes = 1
-        if case .count(let n) = configuration.loop { passes = n }
-        var length = configuration.duration
-        if length == nil, passes > 1, let seconds = info.duration {
-            length = Rational(Int64((seconds * 1_000_000).rounded()), 1_000_000) - configuration.start
-        }
-        return cuts.ticks(start: configuration.start, length: length, speed: configuration.speed, frameRate: configuration.frameRate,
-                          passes: passes, total: total)
-    }
 }
 
 extension CutTimes {

@@ -12,34 +12,23 @@ extension Apply {
     /// A video input is refused: an image holds one picture (`dump --at` takes stills).
     func writePhoto(as format: ImageFormat, chain: EffectChain?) throws {
         if !(1...100).contains(quality) { throw ValidationError("--quality must be 1…100") }
-        let configuration = source.configuration(timeline: timeline, quiet: render.quiet)
-        let media = try source.input(input, access: .stream)
-        let frames = try FrameSource(input: media, configuration: configuration)
-        defer { frames.close() }
-        if let ticks = frames.configuration.expectedTicks(for: frames.info), ticks > 1 {
-            throw CommandFailure(message: "\(output): an image holds one picture, and \(input) is a video of \(ticks) frames "
-                                 + "at the cadence: name a video (.mp4) to render it, or take stills with "
-                                 + "`vidfx dump \(input) --at TIME -o FOLDER`")
+        let output = RenderPlan.Output.photo(path: self.output, format: format, size: nil)
+        var plan = RenderPlan(input: try source.input(input, access: RenderPlan.access(for: output, pictures: .cadence, keepsAudio: false)),
+                              output: output)
+        plan.source = source.configuration(timeline: timeline, quiet: render.quiet)
+        plan.chain = chain
+        plan.detection = detection.settings
+        plan.reviewed = reviewed.path
+        plan.overwrite = render.yes
+        plan.opened = { opening, output in
+            guard let size else { return }
+            let (width, height) = size.resolved(for: opening.info, chain: chain)
+            output = .photo(path: self.output, format: format, size: PhotoSize(width: width, height: height, fit: fit))
         }
-        chain?.describeOutput(frameRate: frames.configuration.frameRate, ticks: 1, input: input)
-        let reviewedFile = try reviewed.load(tickLimit: 1)
-        let stage = try DetectionStage.make(chain: chain, settings: detection.settings, reviewed: reviewedFile,
-                                            frameRate: frames.configuration.frameRate.seconds, overwrite: render.yes)
-        let reportPath = DetectionStage.redacts(chain) ? RedactionReport.path(for: output, folder: false) : nil
-        try RedactionReport.check(reportPath, overwrite: render.yes)
-        let sink = ImageFileSink(path: output, format: format)
-        sink.size = size.map {
-            let (width, height) = $0.resolved(for: frames.info, chain: chain)
-            return PhotoSize(width: width, height: height, fit: fit)
-        }
-        let renderer = Renderer(chain: chain, detection: stage, sink: sink)
-        // One picture: the first the input gives (a photo has no second).
-        var given = false
-        renderer.keep = { _ in defer { given = true }; return !given }
-        _ = try renderer.run(frames)
-        try reportRender(chain: chain, stage: stage, reportPath: reportPath)
-        if !render.quiet, let size = sink.written {
-            Console.note("wrote \(output): \(size.width)x\(size.height) \(format.name)")
+        let result = try plan.run(stop: StopSignal())
+        say(result, chain: chain)
+        if !render.quiet, let size = result.photo?.written {
+            Console.note("wrote \(self.output): \(size.width)x\(size.height) \(format.name)")
         }
     }
 }

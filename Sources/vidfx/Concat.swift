@@ -119,7 +119,7 @@ struct Concat: ParsableCommand {
         if let chain = try EffectChainParsing.chain(effects) {
             // A fade out needs the render's length: the last segment's label says it.
             let total = force ? nil : segments.last.flatMap { try? SegmentLabel.read(from: $0) }.map { Int($0.endTick) }
-            if total == nil, chain.entries.contains(where: { ($0.effect as? Fade)?.fadesOut == true }) {
+            if total == nil, chain.needsOutputDuration {
                 throw CommandFailure(message: "-e: a fade out needs the render's length, which unlabelled segments (--force) do not say")
             }
             chain.describeOutput(frameRate: fps.value, ticks: total, input: audioFrom ?? "")

@@ -115,7 +115,6 @@ struct Dump: ParsableCommand {
         }
 
         var times: [Rational]
-        let reasons: [String] = []
         if let at {
             var parsed: [Rational] = []
             for item in at.split(separator: ",") {
@@ -130,11 +129,10 @@ struct Dump: ParsableCommand {
             times = []
         }
 
-        // Open first so a bad input fails before any output exists.
         // Standard input through a spool: seekable (an MP4 indexed at the end) and read
         // again for each still.
         let media = try self.source.input(input, access: .seekable)
-        var sceneScan: SceneScan?
+        let pictures: RenderPlan.Pictures
         if scenes {
             // The cuts and every picture's score first (a pass over small pictures), then
             // stills chosen in each scene's stable middle.
@@ -142,79 +140,50 @@ struct Dump: ParsableCommand {
             options.start = configuration.start
             options.duration = configuration.duration
             options.warningHandler = configuration.warningHandler
-            sceneScan = try SceneScan(input: input, media: media, options: options, interruption: interruption,
-                                      minimumLength: .seconds(0.6), recordScores: true,
-                                      decoders: ProcessInfo.processInfo.activeProcessorCount) {
+            let scan = try SceneScan(input: input, media: media, options: options, interruption: interruption,
+                                     minimumLength: .seconds(0.6), recordScores: true,
+                                     decoders: ProcessInfo.processInfo.activeProcessorCount) {
                 ScenesCommand.defaultDetector(minLength: $0)
             }
-        }
-        // The input is opened once: a source for the cadence, or one reader that seeks
-        // for stills at times and frames chosen by content.
-        let stills = times.isEmpty && pick == nil && sceneScan == nil ? nil : try StillReader(input: media, configuration: configuration)
-        let sceneChooser = try sceneScan.map { scan in
-            let chooser = RepresentativeFrames(reader: stills!, scenes: scan, perScene: perScene)
-            guard chooser.count > 0 else { throw CommandFailure(message: "\(input): no scene has a picture to choose") }
-            return chooser
-        }
-        let source = stills == nil ? try FrameSource(input: media, configuration: configuration) : nil
-        defer { source?.close() }
-        let info = stills?.info ?? source!.info
-        configuration.frameRate = stills?.configuration.frameRate ?? source!.configuration.frameRate  // --fps source: as found
-        let stop: @Sendable () -> Void
-        let damage: @Sendable () -> InputDamage
-        if let stills {
-            stop = stills.stop
-            damage = stills.damage
+            pictures = .sceneMiddles(scan, perScene: perScene)
+        } else if let pick {
+            pictures = .representative(count: pick)
+        } else if !times.isEmpty {
+            pictures = .stills(times)
         } else {
-            stop = { source?.stop() }
-            damage = { source?.damage ?? InputDamage.none }
+            pictures = .cadence
         }
-        interruption.arm { stop() }
-        // Every still's time is checked before the first is written: one bad time must not
-        // leave half the stills, and the message names the option the user gave.
-        if let duration = info.duration, let late = times.first(where: { $0.seconds >= duration }) {
-            throw CommandFailure(message: "\(input): --at \(String(format: "%g", late.seconds)) s is at or past the end of the video "
-                                 + "(\(String(format: "%.3f", duration)) s)", code: 2)
+        let imageFormat: ImageFormat = switch format {
+        case .png: .png
+        case .jpg: .jpeg(quality: quality)
+        case .webp: .webp(quality: quality)
+        case .ppm: .ppm
+        case .bgra: .bgra
         }
-
-        // Codes or faces, for the effects that draw or redact them (and --detections), or
-        // the reviewed file's boxes.
-        let reviewedFile = try reviewed.load(tickLimit: configuration.expectedTicks(for: info))
-        let stage = try DetectionStage.make(chain: chain, settings: detection.settings, reviewed: reviewedFile,
-                                            frameRate: configuration.frameRate.seconds, overwrite: render.yes)
-        let reportPath = DetectionStage.redacts(chain) ? RedactionReport.path(for: output, folder: !rawFile) : nil
-        let writer: any FrameSink
-        do {
-            if rawFile {
-                writer = try RawStreamSink(path: output, overwrite: render.yes)
-            } else {
-                let imageFormat: ImageFormat = switch format {
-                case .png: .png
-                case .jpg: .jpeg(quality: quality)
-                case .webp: .webp(quality: quality)
-                case .ppm: .ppm
-                case .bgra: .bgra
-                }
-                writer = try ImageSequenceSink(folder: output, format: imageFormat, input: input,
-                                               fps: configuration.frameRate.seconds, overwrite: render.yes)
+        var plan = RenderPlan(input: media, output: rawFile ? .raw(path: output) : .images(folder: output, format: imageFormat))
+        plan.source = configuration
+        plan.pictures = pictures
+        plan.chain = chain
+        plan.detection = detection.settings
+        plan.reviewed = reviewed.path
+        plan.overwrite = render.yes
+        let stop = StopSignal()
+        var line: ProgressLine?
+        var frameRate = configuration.frameRate
+        plan.opened = { opening, _ in
+            interruption.arm {
+                opening.stop()
+                stop.request()
             }
+            frameRate = opening.configuration.frameRate  // --fps source: as found
+            // Key frames are fewer than ticks: a total only when --frames gives one.
+            line = ProgressLine(style: render.progress.style, quiet: render.quiet || output == "-",
+                                total: keyFrames ? frames : opening.expectedFrames, frameRate: frameRate.seconds, damage: opening.damage)
         }
-
-        let expected: Int? = if let pick { pick } else if let sceneChooser { sceneChooser.count } else if keyFrames { frames } else if times.isEmpty {
-            configuration.expectedTicks(for: info)
-        } else { times.count }
-        let line = ProgressLine(style: render.progress.style, quiet: render.quiet || output == "-", total: expected, frameRate: configuration.frameRate.seconds,
-                                damage: damage)
         var dropped = 0
         var lastKept: PerceptualHash?
         var size: (Int, Int)?
-        // The output's length (the whole cadence's, also for stills at chosen times), for
-        // effects that end somewhere (a fade out).
-        chain?.describeOutput(frameRate: configuration.frameRate, ticks: configuration.expectedTicks(for: info), input: input)
-        let renderer = Renderer(chain: chain, detection: stage, sink: writer)
-        renderer.keepsStoppedOutput = false
-        renderer.isStopped = { interruption.signal != nil }
-        renderer.keep = { frame in
+        plan.keep = { frame in
             if size == nil { size = (frame.width, frame.height) }
             // A near-copy of the last frame kept adds nothing to a data set.
             guard let dedupe else { return true }
@@ -224,38 +193,25 @@ struct Dump: ParsableCommand {
             return true
         }
         var count = 0
-        renderer.progress = { count = $0; line.update(frames: $0) }
-        if let images = writer as? ImageSequenceSink { renderer.noted = { images.setLastReason($0) } }
-        let supply: any FrameSupply = if let sceneChooser {
-            sceneChooser.frames()
-        } else if let pick, let stills {
-            try RepresentativeFrames(reader: stills, configuration: configuration, count: pick, input: input).frames()
-        } else if let stills {
-            Stills(reader: stills, times: times, notes: reasons)
-        } else {
-            source!
-        }
-        let outcome: Renderer.Outcome
-        do { outcome = try renderer.run(supply) } catch {
-            line.end(frames: count)
+        plan.progress = { count = $0; line?.update(frames: $0) }
+        let result: RenderPlan.Result
+        do { result = try plan.run(stop: stop) } catch {
+            line?.end(frames: count)
             throw error
         }
-        line.end(frames: count)
-        if outcome.ending == .stopped {
+        line?.end(frames: count)
+        if result.outcome.ending == .stopped {
             Console.note("interrupted after \(Console.count(count, "frame")); nothing written to \(output)")
             throw ExitCode(128 + (interruption.signal ?? SIGINT))
         }
         render.reportPasses(of: chain)
-        if let stage, DetectionStage.redacts(chain) {
-            let report = RedactionReport(tally: stage.tally, input: input, output: output, fromFile: reviewed.path,
-                                         foundOnRecheck: stage.recheckFinds)
-            if let reportPath { try report.write(to: reportPath, overwrite: true) }
-            if !render.quiet { Console.note(report.line + (reportPath.map { "; report \($0)" } ?? "")) }
+        if let report = result.report, !render.quiet {
+            Console.note(report.line + (result.reportPath.map { "; report \($0)" } ?? ""))
         }
         if !render.quiet, let (w, h) = size {
             let target = output == "-" ? "stdout" : output
             let duplicates = dedupe == nil ? "" : " (\(dropped) near-duplicates dropped)"
-            Console.note("\(Console.count(count, "frame")), \(w)x\(h) \(format.rawValue), \(configuration.frameRate) fps -> \(target)\(duplicates)")
+            Console.note("\(Console.count(count, "frame")), \(w)x\(h) \(format.rawValue), \(frameRate) fps -> \(target)\(duplicates)")
         }
     }
 }

@@ -114,7 +114,7 @@ struct Split: ParsableCommand {
         configuration.rateFromSource = false
         let total = configuration.expectedTicks(for: probe.info).map(Int64.init)
         let hasAudio = !probe.info.audio.isEmpty
-        let kept = Apply.sourceMetadata(of: probe.info).chosen(metadata, redacting: DetectionStage.redacts(chain))
+        let kept = RenderPlan.sourceMetadata(of: probe.info).chosen(metadata, redacting: DetectionStage.redacts(chain))
         probe.close()
         guard let total, total > 0 else {
             throw CommandFailure(message: "\(input): its length is unknown (a live stream?), so it cannot be split")

@@ -1,4 +1,5 @@
 import CPixelKernels
+import TestSupport
 import Foundation
 import Testing
 
@@ -16,7 +17,7 @@ import Testing
 
     /// Random BGRA pixels, then every grey, then pure primaries: 1037 in all.
     static let pixels: [UInt32] = {
-        var g = SystemRandomNumberGenerator()
+        var g = SeededGenerator("ColorKernelTests.pixels", seed: 1037)
         var p = (0..<700).map { _ in UInt32.random(in: 0...UInt32.max, using: &g) }
         p += (0..<256).map { v in UInt32(v) * 0x0001_0101 | UInt32(v) << 24 }
         p += [0xFF00_0000, 0xFFFF_FFFF, 0xFFFF_0000, 0xFF00_FF00, 0xFF00_00FF, 0x80FF_FF00, 0x00FF_00FF, 0x0000_0000]
@@ -348,7 +349,7 @@ import Testing
     /// whose taps are not all opaque listed, not written.
     @Test func mapRowReadsItsTaps() {
         let w = 67, h = 9
-        var g = SystemRandomNumberGenerator()
+        var g = SeededGenerator("mapRowReadsItsTaps", seed: 67)
         // Opaque, but for one translucent pixel that a few taps reach.
         var image = (0..<(w * h)).map { _ in UInt32.random(in: 0...0xFF_FFFF, using: &g) | 0xFF00_0000 }
         image[3 * w + 10] &= 0x80FF_FFFF

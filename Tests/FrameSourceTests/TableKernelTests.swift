@@ -1,4 +1,5 @@
 import CPixelKernels
+import TestSupport
 import Foundation
 @testable import FrameSource
 import Testing
@@ -48,7 +49,7 @@ import Testing
         let s = Float(n - 1) / 65535
         let toGrid: [Float] = [s, 0, 1.47 * s, s, -0.16 * s, -0.57 * s, s, 1.88 * s, 0, -0.74 * Float(n - 1) + 4,
                                0.5 * Float(n - 1) - 2, -0.94 * Float(n - 1) + 6]
-        var rng = SystemRandomNumberGenerator()
+        var rng = SeededGenerator("TableKernelTests \(width)x\(height) \(depth) bits", seed: 51)
         let cw = (width + 1) / 2, ch = (height + 1) / 2
         func plane(_ w: Int, _ h: Int) -> [UInt8] {
             var p = [UInt8](repeating: 0, count: w * h * bytes)

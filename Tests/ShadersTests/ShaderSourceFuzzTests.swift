@@ -1,5 +1,6 @@
 import Foundation
 @testable import Shaders
+import TestSupport
 import Testing
 
 /// Shader sources are input (a file a user was sent, the studio's editor): the front ends
@@ -61,7 +62,7 @@ import Testing
                          "mainImage", "half4", "float2", "layer.sample(", "(float)", "constexpr sampler", "=", "/*", "*/", "//", "\"",
                          "0x", "1e", "1.5h", "\n", "…", "\u{0}", "é", "vfx_", "gl_", "using namespace", "#line 9999"]
 
-    static func mutated(_ text: String, _ rng: inout SplitMix) -> String {
+    static func mutated(_ text: String, _ rng: inout SeededGenerator) -> String {
         var s = Array(text.unicodeScalars)
         for _ in 0..<Int(rng.next() % 4 + 1) {
             let at = s.isEmpty ? 0 : Int(rng.next() % UInt64(s.count))
@@ -76,18 +77,6 @@ import Testing
         var out = ""
         out.unicodeScalars.append(contentsOf: s)
         return out
-    }
-
-    /// A seeded generator, printed, so that a failure is found again.
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 
     /// The user's lines where they were: the program holds, after `#line 1`, as many lines
@@ -105,15 +94,13 @@ import Testing
     }
 
     @Test func mutatedShadersAreReadOrRefusedInOneLine() throws {
-        let seed = UInt64(ProcessInfo.processInfo.environment["VIDFX_FUZZ_SEED"] ?? "") ?? 66_2026
-        print("shader fuzz seed \(seed)")
         // The seeds themselves are good shaders.
         for (name, text) in Self.seeds {
             for function in name == "article.metal" ? ["pixelate", "tiled"] : name == "mix.metal" ? ["f", "g"] : [nil as String?] {
                 #expect(throws: Never.self, "\(name) \(function ?? "")") { _ = try ShaderProgram(try ShaderSource(text, name: name, function: function)) }
             }
         }
-        var rng = SplitMix(state: seed)
+        var rng = SeededGenerator("shader fuzz", seed: 66_2026)
         var read = 0, refused = 0, compiled = 0, compileRefused = 0
         for n in 0..<3000 {
             let (name, original) = Self.seeds[n % Self.seeds.count]

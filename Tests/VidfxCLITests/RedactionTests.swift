@@ -224,4 +224,23 @@ import Testing
         #expect(again.status != 0 && again.stderr.contains("out.redaction.json: already exists"), "\(again.stderr)")
         #expect(!FileManager.default.fileExists(atPath: other))
     }
+
+    /// `dump` makes its plan as `apply` does: a raw file's report, beside it, is not
+    /// replaced without -y, and nothing is rendered then; with -y both are written.
+    @Test func aDumpReplacesNoReportWithoutYes() async throws {
+        let dir = try Self.scratch("dump-report")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let raw = dir.appendingPathComponent("x.bgra").path, report = dir.appendingPathComponent("x.redaction.json").path
+        try Data("mine\n".utf8).write(to: URL(fileURLWithPath: report))
+        let arguments = ["dump", CLI.media("crowd.jpg"), "-e", "faceblur", "--format", "bgra", "-o", raw]
+        let r = try await CLI.run(arguments)
+        #expect(r.status != 0 && r.stderr.contains("x.redaction.json: already exists"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: raw), "nothing rendered")
+        #expect(try String(contentsOfFile: report, encoding: .utf8) == "mine\n", "the report is as it was")
+        let y = try await CLI.run(arguments + ["-y"])
+        #expect(y.status == 0, "\(y.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        #expect((json["facesFound"] as? Int ?? 0) >= 15 && json["output"] as? String == raw, "\(json)")
+        #expect((try FileManager.default.attributesOfItem(atPath: raw)[.size] as? Int) == 800 * 564 * 4)
+    }
 }
