@@ -115,7 +115,7 @@ extension DetectionStage {
     }
 
     /// Whether a redacting chain's detector also takes small faces at half its score: when
-    /// any redaction in it does (``RedactingEffect/takesSmallFaces``).
+    /// any redaction in it does (`RedactingEffect.takesSmallFaces`).
     public static func takesSmallFaces(_ chain: EffectChain?) -> Bool {
         chain?.redactions.contains { $0.takesSmallFaces } ?? false
     }

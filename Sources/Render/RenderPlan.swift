@@ -112,8 +112,8 @@ public struct RenderPlan {
         public var opening: Opening
         /// The output as it was rendered, its settings finished.
         public var output: Output
-        /// The detection stage of the last pass, for its counts.
-        var stage: DetectionStage?
+        /// The detection stage of the last pass (its tracks and detector runs), nil when nothing was detected.
+        public var stage: DetectionStage?
 
         /// A video's encoder: its summary, notes and frame count.
         public var encoder: EncoderSink? { sink as? EncoderSink }
@@ -133,8 +133,26 @@ public struct RenderPlan {
     public var chain: EffectChain?
     /// How faces and codes are detected when the chain needs them (or its log is asked for).
     public var detection = DetectionSettings()
-    /// Detect faces as a redaction would whatever the chain (the studio's review pass).
-    public var detectsForRedaction = false
+    /// What to detect whatever the chain needs (`detect --what`, the studio's review
+    /// pass); nil detects what the chain's effects need (or, with a log asked for, everything).
+    public var detecting: Detecting?
+
+    /// Detection asked for by name rather than by the chain.
+    public struct Detecting: Sendable {
+        /// Faces, codes or both.
+        public var needs: DetectionNeeds
+        /// Which codes.
+        public var codes: CodeDetector.Symbologies
+        /// Faces found as a redaction finds them (recall first).
+        public var redacting: Bool
+
+        /// Detection of `needs` (`codes` of them), as a redaction when `redacting`.
+        public init(needs: DetectionNeeds, codes: CodeDetector.Symbologies = .all, redacting: Bool = false) {
+            self.needs = needs
+            self.codes = codes
+            self.redacting = redacting
+        }
+    }
     /// A reviewed detections file whose boxes replace the detector's, loaded and checked
     /// against the render's ticks; or, with ``reviewedFile``, the name of that file in the report.
     public var reviewed: String?
@@ -330,8 +348,9 @@ public struct RenderPlan {
         var detection = self.detection
         if !logsDetections { detection.logPath = nil }
         let stage: DetectionStage?
-        if detectsForRedaction {
-            stage = try DetectionStage(needs: .faces, settings: detection, overwrite: overwrite, codes: [], redacting: true)
+        if let detecting {
+            stage = try DetectionStage(needs: detecting.needs, settings: detection, overwrite: overwrite, codes: detecting.codes,
+                                       redacting: detecting.redacting && detecting.needs.contains(.faces))
         } else {
             stage = try DetectionStage.make(chain: chain, settings: detection, reviewed: reviewedFile,
                                             frameRate: found.frameRate.seconds, overwrite: overwrite)

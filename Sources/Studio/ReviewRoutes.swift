@@ -42,7 +42,7 @@ extension StudioServer {
             // The faces a redaction would find, into the detections file, and no pictures.
             var plan = RenderPlan(input: try MediaInput(input, access: .seekable), output: .detectionsOnly)
             plan.source = source
-            plan.detectsForRedaction = true
+            plan.detecting = .init(needs: .faces, codes: [], redacting: true)
             plan.detection.logPath = folder.file(output)
             var total: Int?
             plan.opened = { opening, _ in total = opening.expectedFrames }

@@ -81,30 +81,28 @@ struct Detect: ParsableCommand {
     func run() throws {
         let interruption = Interruption()
         defer { interruption.end() }
-        let configuration = self.source.configuration(timeline: timeline, quiet: quiet)
-        let media = try self.source.input(input, access: .seekable)
-        let source = try FrameSource(input: media, configuration: configuration)
-        defer { source.close() }
-        interruption.arm { source.stop() }
-
         let (needs, codes) = try wanted()
-        guard let stage = try DetectionStage(needs: needs, settings: detection.settings, overwrite: true, codes: codes,
-                                                   redacting: redaction && needs.contains(.faces)) else { return }
         let output = DetectionOutput(json: json, landmarks: verbose)
+        var plan = RenderPlan(input: try self.source.input(input, access: .seekable), output: .sink(output, name: "-"))
+        plan.source = self.source.configuration(timeline: timeline, quiet: quiet)
+        plan.detection = detection.settings
+        plan.detecting = .init(needs: needs, codes: codes, redacting: redaction)
+        // --detections FILE is this command's output: it is written whole, over an old one.
+        plan.overwrite = true
+        // Ctrl-C ends the reading: what was found so far is written, as at the end.
+        plan.opened = { opening, _ in interruption.arm { opening.stop() } }
         let started = ContinuousClock.now
-        let renderer = Renderer(chain: nil, detection: stage, sink: output)
-        var ticks = 0
-        renderer.progress = { ticks = $0 }
-        _ = try renderer.run(source)
+        let result = try plan.run(stop: StopSignal())
         let elapsed = (ContinuousClock.now - started) / .seconds(1)
-        if !quiet {
+        let ticks = result.outcome.frames
+        if !quiet, let stage = result.stage {
             let kinds = output.countByKind.sorted { $0.key.rawValue < $1.key.rawValue }.map { kind, n in
                 kind == .face ? Console.count(n, "face") : Console.count(n, "\(kind.rawValue) code")
             }
             let rate = elapsed > 0 ? Double(ticks) / elapsed : 0
             // A photo has no real time to compare with: its time is the figure.
-            let speed = source.info.isStillImage ? String(format: "%.2f s", elapsed)
-                : String(format: "%.1f ticks/s (%.2fx real time)", rate, rate / source.configuration.frameRate.seconds)
+            let speed = result.opening.info.isStillImage ? String(format: "%.2f s", elapsed)
+                : String(format: "%.1f ticks/s (%.2fx real time)", rate, rate / result.opening.configuration.frameRate.seconds)
             Console.note("\(Console.count(ticks, "tick")), \(kinds.isEmpty ? "nothing found" : kinds.joined(separator: ", ")), "
                          + "\(Console.count(stage.tracksStarted, "track")), \(Console.count(stage.detections, "detection")) run, "
                          + speed)
