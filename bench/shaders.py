@@ -2,6 +2,7 @@
 """Users' shaders at 1080p on this machine's Vulkan device (lavapipe without a GPU).
 
     python3 bench/shaders.py [--runs N] [--binary PATH]
+    python3 bench/shaders.py --memory [--minutes 6]
 
 Times, on one 3 s 1920x1080 H.264 clip (testsrc2, made once in bench/out/), decode
 included, the frames written to /dev/null as BGRA:
@@ -13,6 +14,10 @@ included, the frames written to /dev/null as BGRA:
   - FFmpeg's libplacebo filter running the same sepia as an mpv hook on the same Vulkan
     device (hwupload, libplacebo=custom_shader_path=…, hwdownload), the issue's peer.
 Prints medians and ranges of --runs runs and the ratios, all in one run.
+
+--memory: the shader sepia over a --minutes long 1080p clip (made once), its resident
+memory sampled every second from /proc: after the first tenth (the pools filling) the
+last fifth's median must be within 4 MiB of the second fifth's; exits 1 when it grew.
 """
 import argparse, os, statistics, subprocess, sys, tempfile, time
 
@@ -41,12 +46,60 @@ def timed(command, env=None):
     return elapsed
 
 
+def resident(pid):
+    """Resident memory of a live process in MiB, or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return None
+
+
+def memory(args, env):
+    clip = os.path.join(OUT, f"testsrc2-1080p-{args.minutes}min.mp4")
+    if not os.path.exists(clip):
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate=30:duration={60 * args.minutes}",
+                        "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", clip], check=True)
+    command = [args.binary, "dump", clip, "-e", "./shaders/sepia.glsl,vignette,./shaders/zoomblur.glsl=0.5", "--format", "bgra",
+               "-o", "/dev/null", "-q", "-y"]
+    os.chdir(ROOT)
+    started = time.monotonic()
+    p = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    samples = []
+    while p.poll() is None:
+        rss = resident(p.pid)
+        if rss is not None:
+            samples.append((time.monotonic() - started, rss))
+        time.sleep(1)
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(command)}: {p.stderr.read().decode(errors='replace')[-500:]}")
+    n = len(samples)
+    second = statistics.median(r for _, r in samples[n // 5:2 * n // 5])
+    last = statistics.median(r for _, r in samples[4 * n // 5:])
+    peak = max(r for _, r in samples)
+    print(f"{' '.join(command[1:])}\n  {args.minutes} min of 1080p in {time.monotonic() - started:.0f} s, {n} samples: "
+          f"resident median {second:.1f} MiB in the second fifth, {last:.1f} MiB in the last, peak {peak:.1f} MiB")
+    if last - second > 4:
+        sys.exit(f"  grew by {last - second:.1f} MiB")
+    print("  flat")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build-release", "release", "vidfx"))
+    parser.add_argument("--memory", action="store_true", help="resident memory over a long clip, not the timings")
+    parser.add_argument("--minutes", type=int, default=6)
     args = parser.parse_args()
     os.makedirs(OUT, exist_ok=True)
+    if args.memory:
+        env = dict(os.environ)
+        if os.path.exists(LAVAPIPE) and "VK_ICD_FILENAMES" not in env:
+            env["VK_ICD_FILENAMES"] = LAVAPIPE
+        return memory(args, env)
     clip = os.path.join(OUT, "testsrc2-1080p-3s.mp4")
     if not os.path.exists(clip):
         subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=3",

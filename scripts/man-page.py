@@ -32,6 +32,7 @@ ENVIRONMENT = [
     ("VIDFX_FACENET_LIBRARY", "The face network library (libVidfxFaceNet.so, over OpenCV's dnn) to load instead of the installed one."),
     ("VIDFX_VULKAN_LIBRARY", "The Vulkan loader to open for shaders (default libvulkan.so.1)."),
     ("VK_ICD_FILENAMES", "The Vulkan driver manifest, e.g. /usr/share/vulkan/icd.d/lvp_icd.x86_64.json for Mesa's lavapipe on the CPU."),
+    ("XDG_CACHE_HOME", "Where compiled shaders are kept (XDG_CACHE_HOME/vidfx/shaders; default ~/.cache/vidfx/shaders)."),
     ("VIDFX_SHADER_FRAME_LIMIT", "Seconds one frame of a shader may take before the run is ended (1 to 3600, default 10)."),
     ("VIDFX_FFMPEG_LOG", "Echo FFmpeg's own log lines at this level: error, warning, info, verbose or debug."),
     ("VIDFX_STUDIO_STOP_GRACE", "Seconds the studio's graceful shutdown gets before it exits anyway (1 to 120, default 2)."),
@@ -42,6 +43,7 @@ ENVIRONMENT = [
 FILES = [
     ("PREFIX/share/vidfx/centerface.onnx", "The face detector's model, looked for beside the installed binary."),
     ("PREFIX/lib/vidfx/libVidfxFaceNet.so", "The face network (over OpenCV's dnn), loaded when a command needs faces."),
+    ("~/.cache/vidfx/shaders", "Shaders compiled before, each kept with the whole source it was compiled from: a shader is compiled once, not once a run. Safe to delete."),
     ("NAME.redaction.json", "The report that apply and dump write beside a redacted output: every face hidden, and the frames to check."),
     ("OUTPUT/redaction.json", "The same report for dump's folder of frames."),
 ]

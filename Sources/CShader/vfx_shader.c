@@ -56,6 +56,7 @@ static struct {
     VkPipelineLayout pipeline_layout;
     uint32_t group_width;     // invocations a group, along a row
     uint32_t most_texels;     // the most pixels a frame's texel buffers hold
+    uint32_t most_groups;     // the most work groups along x in one dispatch
     char device_name[256];
 } ctx = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -105,12 +106,14 @@ static int open_context(int wanted) {
     vk.vkGetPhysicalDeviceProperties(ctx.physical, &props);
     snprintf(ctx.device_name, sizeof ctx.device_name, "%s", props.deviceName);
     // Lavapipe runs a group's invocations as the lanes of its vectors, a group at a time
-    // on each thread: wide groups spread the per-group cost. A GPU takes 256.
-    uint32_t width = props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 1024 : 256;
+    // on each thread: wide groups spread the per-group cost (256 invocations, four pixels
+    // each). A GPU takes 256 too.
+    uint32_t width = 256;
     if (width > props.limits.maxComputeWorkGroupInvocations) width = props.limits.maxComputeWorkGroupInvocations;
     if (width > props.limits.maxComputeWorkGroupSize[0]) width = props.limits.maxComputeWorkGroupSize[0];
     ctx.group_width = width ? width : 1;
     ctx.most_texels = props.limits.maxTexelBufferElements;
+    ctx.most_groups = props.limits.maxComputeWorkGroupCount[0] ? props.limits.maxComputeWorkGroupCount[0] : 1;
     vk.vkGetPhysicalDeviceMemoryProperties(ctx.physical, &ctx.memory);
     uint32_t families = 0;
     vk.vkGetPhysicalDeviceQueueFamilyProperties(ctx.physical, &families, NULL);
@@ -129,13 +132,14 @@ static int open_context(int wanted) {
     VkCommandPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                     .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, .queueFamilyIndex = ctx.family};
     if (vk.vkCreateCommandPool(ctx.device, &pool, NULL, &ctx.pool) != VK_SUCCESS) return fail("Vulkan: no command pool");
-    VkDescriptorSetLayoutBinding bindings[4] = {
+    VkDescriptorSetLayoutBinding bindings[5] = {
         {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
         {.binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
         {.binding = 2, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
         {.binding = 3, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
+        {.binding = 4, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
     };
-    VkDescriptorSetLayoutCreateInfo set = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 4, .pBindings = bindings};
+    VkDescriptorSetLayoutCreateInfo set = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 5, .pBindings = bindings};
     if (vk.vkCreateDescriptorSetLayout(ctx.device, &set, NULL, &ctx.set_layout) != VK_SUCCESS) return fail("Vulkan: no descriptor layout");
     VkPipelineLayoutCreateInfo layout = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1, .pSetLayouts = &ctx.set_layout};
     if (vk.vkCreatePipelineLayout(ctx.device, &layout, NULL, &ctx.pipeline_layout) != VK_SUCCESS) return fail("Vulkan: no pipeline layout");
@@ -175,12 +179,15 @@ struct vfx_shader_program {
     VkShaderModule module;
     VkPipeline pipeline;
     VkDescriptorPool descriptors;
-    VkDescriptorSet set;
+    VkDescriptorSet set;          // the frame from the source buffer
+    VkDescriptorSet chained_set;  // the frame from the previous program's destination
+    uint64_t chained_from;        // the frame id (`frame_id`) chained_set reads, 0 none
     VkCommandBuffer commands;
     VkFence fence;
     size_t uniform_size;
     mapped_buffer source, destination, uniforms, images;
-    VkBufferView source_view, destination_view;
+    VkBufferView source_view, blocks_view, destination_view, destination_pixels_view;
+    uint64_t frame_id;  // names these frame buffers, unique in the process (0: none)
     uint64_t images_generation;  // which images the images buffer holds (0: none yet)
     int width, height;
     int lost;  // a run passed its time limit: its fence may still be pending
@@ -237,13 +244,19 @@ vfx_shader_program *vfx_shader_program_make(const uint32_t *words, size_t count,
         .layout = ctx.pipeline_layout,
     };
     if (vk.vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &pipeline, NULL, &p->pipeline) != VK_SUCCESS) goto failed;
-    VkDescriptorPoolSize sizes[4] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1}, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1},
-                                     {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 1}, {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 1}};
-    VkDescriptorPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1, .poolSizeCount = 4, .pPoolSizes = sizes};
+    // Two sets: the frame read from the program's own source, or from the destination of
+    // the program before it in a run (vfx_shader_chain_run).
+    VkDescriptorPoolSize sizes[4] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2},
+                                     {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 4}, {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 2}};
+    VkDescriptorPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 2, .poolSizeCount = 4, .pPoolSizes = sizes};
     if (vk.vkCreateDescriptorPool(ctx.device, &pool, NULL, &p->descriptors) != VK_SUCCESS) goto failed;
+    VkDescriptorSetLayout layouts[2] = {ctx.set_layout, ctx.set_layout};
+    VkDescriptorSet sets[2];
     VkDescriptorSetAllocateInfo set = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, .descriptorPool = p->descriptors,
-                                       .descriptorSetCount = 1, .pSetLayouts = &ctx.set_layout};
-    if (vk.vkAllocateDescriptorSets(ctx.device, &set, &p->set) != VK_SUCCESS) goto failed;
+                                       .descriptorSetCount = 2, .pSetLayouts = layouts};
+    if (vk.vkAllocateDescriptorSets(ctx.device, &set, sets) != VK_SUCCESS) goto failed;
+    p->set = sets[0];
+    p->chained_set = sets[1];
     VkCommandBufferAllocateInfo commands = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = ctx.pool,
                                             .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
     pthread_mutex_lock(&ctx.lock);  // the pool is the context's
@@ -260,6 +273,22 @@ failed:
     return NULL;
 }
 
+/// The frame's buffers and their views.
+static void free_frame(vfx_shader_program *p) {
+    VkBufferView *views[4] = {&p->source_view, &p->blocks_view, &p->destination_view, &p->destination_pixels_view};
+    for (int i = 0; i < 4; i++) {
+        if (*views[i]) vk.vkDestroyBufferView(ctx.device, *views[i], NULL);
+        *views[i] = VK_NULL_HANDLE;
+    }
+    free_buffer(&p->source);
+    free_buffer(&p->destination);
+    p->width = p->height = 0;
+    p->frame_id = 0;
+    p->chained_from = 0;
+}
+
+static atomic_uint_fast64_t frames_made;
+
 /// Buffers for a `width`×`height` frame and `image_words` words of images, and the
 /// descriptor set pointing at them.
 static int fit(vfx_shader_program *p, int width, int height, size_t image_words) {
@@ -267,34 +296,33 @@ static int fit(vfx_shader_program *p, int width, int height, size_t image_words)
     int frame_fits = p->width == width && p->height == height && p->source.buffer;
     int images_fit = p->images.buffer && p->images.size >= image_bytes;
     if (frame_fits && images_fit) return 0;
-    if (!frame_fits) {
-        if (p->source_view) vk.vkDestroyBufferView(ctx.device, p->source_view, NULL);
-        if (p->destination_view) vk.vkDestroyBufferView(ctx.device, p->destination_view, NULL);
-        p->source_view = p->destination_view = VK_NULL_HANDLE;
-        free_buffer(&p->source);
-        free_buffer(&p->destination);
-        p->width = p->height = 0;
-    }
+    if (!frame_fits) free_frame(p);
     if (!images_fit) {
         free_buffer(&p->images);
         p->images_generation = 0;
     }
-    VkDeviceSize size = (VkDeviceSize)width * (VkDeviceSize)height * 4;
+    // Rounded up to whole blocks of four pixels (the padding is never read as a pixel).
+    VkDeviceSize size = ((VkDeviceSize)width * (VkDeviceSize)height + 3) / 4 * 16;
     if (!frame_fits) {
         if (make_buffer(&p->source, size, VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT) != 0) return -1;
-        if (make_buffer(&p->destination, size, VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT) != 0) return -1;
-        // The source's bytes B, G, R, A read as RGBA8 (a format every device reads), the
-        // destination written as whole 32-bit words.
+        // The destination is also the next program's source in a run.
+        if (make_buffer(&p->destination, size, VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT) != 0) return -1;
+        // The source's bytes B, G, R, A read a pixel at a time as RGBA8 (a format every
+        // device reads), and four at a time as 32-bit words, as the destination is written.
         VkBufferViewCreateInfo view = {.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO, .buffer = p->source.buffer,
                                        .format = VK_FORMAT_R8G8B8A8_UNORM, .range = size};
         if (vk.vkCreateBufferView(ctx.device, &view, NULL, &p->source_view) != VK_SUCCESS) return -1;
+        view.format = VK_FORMAT_R32G32B32A32_UINT;
+        if (vk.vkCreateBufferView(ctx.device, &view, NULL, &p->blocks_view) != VK_SUCCESS) return -1;
         view.buffer = p->destination.buffer;
-        view.format = VK_FORMAT_R32_UINT;
         if (vk.vkCreateBufferView(ctx.device, &view, NULL, &p->destination_view) != VK_SUCCESS) return -1;
+        view.format = VK_FORMAT_R8G8B8A8_UNORM;
+        if (vk.vkCreateBufferView(ctx.device, &view, NULL, &p->destination_pixels_view) != VK_SUCCESS) return -1;
+        p->frame_id = atomic_fetch_add(&frames_made, 1) + 1;
     }
     if (!images_fit && make_buffer(&p->images, image_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != 0) return -1;
     VkDescriptorBufferInfo infos[2] = {{p->uniforms.buffer, 0, p->uniform_size}, {p->images.buffer, 0, p->images.size}};
-    VkWriteDescriptorSet writes[4] = {
+    VkWriteDescriptorSet writes[8] = {
         {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->set, .dstBinding = 0, .descriptorCount = 1,
          .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .pTexelBufferView = &p->source_view},
         {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->set, .dstBinding = 1, .descriptorCount = 1,
@@ -303,8 +331,17 @@ static int fit(vfx_shader_program *p, int width, int height, size_t image_words)
          .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = &infos[0]},
         {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->set, .dstBinding = 3, .descriptorCount = 1,
          .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &infos[1]},
+        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->set, .dstBinding = 4, .descriptorCount = 1,
+         .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .pTexelBufferView = &p->blocks_view},
     };
-    vk.vkUpdateDescriptorSets(ctx.device, 4, writes, 0, NULL);
+    // The chained set: the same destination, uniforms and images (its source is written
+    // when a run chains it).
+    for (int i = 0; i < 3; i++) {
+        writes[5 + i] = writes[1 + i];
+        writes[5 + i].dstSet = p->chained_set;
+    }
+    vk.vkUpdateDescriptorSets(ctx.device, 8, writes, 0, NULL);
+    p->chained_from = 0;
     p->width = width;
     p->height = height;
     return 0;
@@ -314,93 +351,172 @@ static atomic_int interrupted;
 
 void vfx_shader_interrupt(void) { atomic_store(&interrupted, 1); }
 
-int vfx_shader_program_run(vfx_shader_program *p, const uint32_t *source, uint32_t *destination, int width, int height,
-                           const void *uniforms, const uint32_t *images, size_t image_words, uint64_t images_generation,
-                           uint64_t timeout_ms, char *error, size_t error_size) {
+/// Orders programs by address, so that runs holding several lock them in one order.
+static int by_address(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)*(vfx_shader_program *const *)a, y = (uintptr_t)*(vfx_shader_program *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+int vfx_shader_chain_run(vfx_shader_program *const *programs, int count, const uint32_t *source, size_t source_stride,
+                         uint32_t *destination, size_t destination_stride, int width, int height, const void *const *uniforms,
+                         const uint32_t *const *images, const size_t *image_words, const uint64_t *images_generation,
+                         uint64_t timeout_ms, int *failed, char *error, size_t error_size) {
+    *failed = 0;
+    if (count < 1 || count > VFX_SHADER_MOST_CHAINED) {
+        snprintf(error, error_size, "a run of %d shaders (1 to %d)", count, VFX_SHADER_MOST_CHAINED);
+        return -1;
+    }
     if (width <= 0 || height <= 0 || width > 32768 || height > 32768) {
         snprintf(error, error_size, "a %dx%d frame is outside what a shader takes", width, height);
+        return -1;
+    }
+    if (source_stride < (size_t)width || destination_stride < (size_t)width) {
+        snprintf(error, error_size, "a row is wider than its stride");
         return -1;
     }
     if ((uint64_t)width * (uint64_t)height > ctx.most_texels) {
         snprintf(error, error_size, "a %dx%d frame is more pixels than %s takes in a shader (%u)", width, height, ctx.device_name, ctx.most_texels);
         return -1;
     }
-    pthread_mutex_lock(&p->lock);
-    int status = -1;
-    if (p->lost) {
-        snprintf(error, error_size, "the shader passed its time limit on an earlier frame");
-        goto done;
+    // A program twice in one run would read the destination it writes.
+    vfx_shader_program *locked[VFX_SHADER_MOST_CHAINED];
+    memcpy(locked, programs, sizeof *programs * (size_t)count);
+    qsort(locked, (size_t)count, sizeof *locked, by_address);
+    for (int i = 1; i < count; i++) {
+        if (locked[i] == locked[i - 1]) {
+            snprintf(error, error_size, "a run holds one shader program twice");
+            return -1;
+        }
     }
+    for (int i = 0; i < count; i++) pthread_mutex_lock(&locked[i]->lock);
+    int status = -1;
+    for (int i = 0; i < count; i++) {
+        vfx_shader_program *p = programs[i];
+        *failed = i;
+        if (p->lost) {
+            snprintf(error, error_size, "the shader passed its time limit on an earlier frame");
+            goto done;
+        }
+        if (image_words[i] > ((size_t)1 << 28)) {
+            snprintf(error, error_size, "the shader's images are too large");
+            goto done;
+        }
+        if (fit(p, width, height, image_words[i]) != 0) {
+            snprintf(error, error_size, "Vulkan: no memory for a %dx%d frame on %s", width, height, ctx.device_name);
+            goto done;
+        }
+    }
+    *failed = 0;
     if (atomic_load(&interrupted)) {
         snprintf(error, error_size, "interrupted");
         status = 2;
         goto done;
     }
-    if (image_words > ((size_t)1 << 28)) {
-        snprintf(error, error_size, "the shader's images are too large");
-        goto done;
+    vfx_shader_program *first = programs[0], *last = programs[count - 1];
+    size_t row = (size_t)width * 4;
+    // Packed on the device; rows padded to an alignment are copied one by one.
+    if (source_stride == (size_t)width) {
+        memcpy(first->source.mapped, source, row * (size_t)height);
+    } else {
+        for (int y = 0; y < height; y++) memcpy((char *)first->source.mapped + row * (size_t)y, source + source_stride * (size_t)y, row);
     }
-    if (fit(p, width, height, image_words) != 0) {
-        snprintf(error, error_size, "Vulkan: no memory for a %dx%d frame on %s", width, height, ctx.device_name);
-        goto done;
+    for (int i = 0; i < count; i++) {
+        vfx_shader_program *p = programs[i];
+        memcpy(p->uniforms.mapped, uniforms[i], p->uniform_size);
+        // The images are copied when they are not those the buffer already holds.
+        if (image_words[i] && images[i] && images_generation[i] != p->images_generation) {
+            memcpy(p->images.mapped, images[i], image_words[i] * 4);
+            p->images_generation = images_generation[i];
+        }
+        // A program after the first reads the frame where the one before it wrote it.
+        if (i > 0 && p->chained_from != programs[i - 1]->frame_id) {
+            vfx_shader_program *before = programs[i - 1];
+            VkWriteDescriptorSet writes[2] = {
+                {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->chained_set, .dstBinding = 0, .descriptorCount = 1,
+                 .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .pTexelBufferView = &before->destination_pixels_view},
+                {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->chained_set, .dstBinding = 4, .descriptorCount = 1,
+                 .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .pTexelBufferView = &before->destination_view},
+            };
+            vk.vkUpdateDescriptorSets(ctx.device, 2, writes, 0, NULL);
+            p->chained_from = before->frame_id;
+        }
     }
-    size_t bytes = (size_t)width * (size_t)height * 4;
-    memcpy(p->source.mapped, source, bytes);
-    memcpy(p->uniforms.mapped, uniforms, p->uniform_size);
-    // The images are copied when they are not those the buffer already holds.
-    if (image_words && images && images_generation != p->images_generation) {
-        memcpy(p->images.mapped, images, image_words * 4);
-        p->images_generation = images_generation;
-    }
-    vk.vkResetCommandBuffer(p->commands, 0);
+    // One command buffer (the first program's): each dispatch, then a barrier that makes
+    // its writes visible to the next one's reads, and the last one's to the host.
+    VkCommandBuffer commands = first->commands;
+    vk.vkResetCommandBuffer(commands, 0);
     VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    vk.vkBeginCommandBuffer(p->commands, &begin);
-    vk.vkCmdBindPipeline(p->commands, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
-    vk.vkCmdBindDescriptorSets(p->commands, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.pipeline_layout, 0, 1, &p->set, 0, NULL);
-    // A pixel an invocation, groups along a row (the program's main).
-    vk.vkCmdDispatch(p->commands, ((uint32_t)width + ctx.group_width - 1) / ctx.group_width, (uint32_t)height, 1);
-    // The shader's writes made visible to the host's read.
-    VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                               .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-    vk.vkCmdPipelineBarrier(p->commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, NULL, 0, NULL);
-    vk.vkEndCommandBuffer(p->commands);
-    vk.vkResetFences(ctx.device, 1, &p->fence);
-    VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &p->commands};
+    vk.vkBeginCommandBuffer(commands, &begin);
+    // Four pixels an invocation over the frame as one run of pixels (the program's main),
+    // the groups in rows of at most what the device takes along x.
+    uint64_t blocks = ((uint64_t)width * (uint64_t)height + 3) / 4;
+    uint64_t groups = (blocks + ctx.group_width - 1) / ctx.group_width;
+    uint32_t along = groups < ctx.most_groups ? (uint32_t)groups : ctx.most_groups;
+    for (int i = 0; i < count; i++) {
+        vfx_shader_program *p = programs[i];
+        vk.vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
+        vk.vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.pipeline_layout, 0, 1, i == 0 ? &p->set : &p->chained_set, 0, NULL);
+        vk.vkCmdDispatch(commands, along, (uint32_t)((groups + along - 1) / along), 1);
+        int final = i == count - 1;
+        VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                                   .dstAccessMask = final ? VK_ACCESS_HOST_READ_BIT : VK_ACCESS_SHADER_READ_BIT};
+        vk.vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, final ? VK_PIPELINE_STAGE_HOST_BIT : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                0, 1, &barrier, 0, NULL, 0, NULL);
+    }
+    vk.vkEndCommandBuffer(commands);
+    vk.vkResetFences(ctx.device, 1, &first->fence);
+    VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &commands};
     pthread_mutex_lock(&ctx.lock);  // one queue for every program
-    VkResult submitted = vk.vkQueueSubmit(ctx.queue, 1, &submit, p->fence);
+    VkResult submitted = vk.vkQueueSubmit(ctx.queue, 1, &submit, first->fence);
     pthread_mutex_unlock(&ctx.lock);
     if (submitted != VK_SUCCESS) {
         snprintf(error, error_size, "Vulkan: the shader could not be run on %s (%d)", ctx.device_name, (int)submitted);
         goto done;
     }
     // Waited on in slices, so that an interruption (Ctrl-C) ends the wait within 100 ms.
+    // The limit is each program's: a run of n may take n times it.
+    uint64_t limit = timeout_ms * (uint64_t)count;
     VkResult waited = VK_TIMEOUT;
-    for (uint64_t spent = 0; spent < timeout_ms; spent += 100) {
-        uint64_t slice = timeout_ms - spent < 100 ? timeout_ms - spent : 100;
-        waited = vk.vkWaitForFences(ctx.device, 1, &p->fence, VK_TRUE, slice * 1000000ull);
+    for (uint64_t spent = 0; spent < limit; spent += 100) {
+        uint64_t slice = limit - spent < 100 ? limit - spent : 100;
+        waited = vk.vkWaitForFences(ctx.device, 1, &first->fence, VK_TRUE, slice * 1000000ull);
         if (waited != VK_TIMEOUT) break;
         if (atomic_load(&interrupted)) {
             snprintf(error, error_size, "interrupted while the shader ran");
             status = 2;
-            p->lost = 1;
-            goto done;
+            break;
         }
     }
-    if (waited == VK_TIMEOUT) {
-        snprintf(error, error_size, "the shader ran for more than %llu s on one frame", (unsigned long long)(timeout_ms / 1000));
-        status = 1;
-        p->lost = 1;
+    if (status == 2 || waited == VK_TIMEOUT) {
+        if (status != 2) {
+            snprintf(error, error_size, "the shader ran for more than %llu s on one frame", (unsigned long long)(timeout_ms / 1000));
+            status = 1;
+        }
+        // Still on the device: every program of the run keeps its buffers for good.
+        for (int i = 0; i < count; i++) programs[i]->lost = 1;
         goto done;
     }
     if (waited != VK_SUCCESS) {
         snprintf(error, error_size, "Vulkan: the shader failed on %s (%d)", ctx.device_name, (int)waited);
         goto done;
     }
-    memcpy(destination, p->destination.mapped, bytes);
+    if (destination_stride == (size_t)width) {
+        memcpy(destination, last->destination.mapped, row * (size_t)height);
+    } else {
+        for (int y = 0; y < height; y++) memcpy(destination + destination_stride * (size_t)y, (char *)last->destination.mapped + row * (size_t)y, row);
+    }
     status = 0;
 done:
-    pthread_mutex_unlock(&p->lock);
+    for (int i = count - 1; i >= 0; i--) pthread_mutex_unlock(&locked[i]->lock);
     return status;
+}
+
+int vfx_shader_program_run(vfx_shader_program *p, const uint32_t *source, size_t source_stride, uint32_t *destination,
+                           size_t destination_stride, int width, int height, const void *uniforms, const uint32_t *images,
+                           size_t image_words, uint64_t images_generation, uint64_t timeout_ms, char *error, size_t error_size) {
+    int failed;
+    return vfx_shader_chain_run(&p, 1, source, source_stride, destination, destination_stride, width, height, &uniforms, &images,
+                                &image_words, &images_generation, timeout_ms, &failed, error, error_size);
 }
 
 void vfx_shader_program_free(vfx_shader_program *p) {
@@ -408,10 +524,7 @@ void vfx_shader_program_free(vfx_shader_program *p) {
     // A run still on the device (past its limit) may yet write its buffers: they are kept.
     if (p->lost) return;
     if (ctx.state == 1) {
-        if (p->source_view) vk.vkDestroyBufferView(ctx.device, p->source_view, NULL);
-        if (p->destination_view) vk.vkDestroyBufferView(ctx.device, p->destination_view, NULL);
-        free_buffer(&p->source);
-        free_buffer(&p->destination);
+        free_frame(p);
         free_buffer(&p->uniforms);
         free_buffer(&p->images);
         if (p->fence) vk.vkDestroyFence(ctx.device, p->fence, NULL);

@@ -101,6 +101,15 @@ public protocol LayerEffect: Effect {
                 context: RenderContext)
 }
 
+/// A layer that can take the layer after it into one pass: users' shaders, whose run of
+/// several is one copy of the frame to the device and one back instead of one each. The
+/// chain asks each such layer about the layer after it, and renders what it returns in
+/// place of the two (the same pixels as the two in turn).
+public protocol JoiningLayerEffect: LayerEffect {
+    /// This effect and then `next` as one layer, or nil when the two cannot be joined.
+    func joined(with next: any LayerEffect) -> (any LayerEffect)?
+}
+
 /// An effect whose frame can fail where it cannot throw (a user's shader on a device
 /// that stopped, a frame past its time limit): the frame is then left as it came, and
 /// ``failure`` says why, so that a render ends with that line instead of writing it.

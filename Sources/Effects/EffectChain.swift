@@ -110,8 +110,8 @@ public final class EffectChain: Sendable {
     /// Span of pixels processed by all fused color effects before moving on (fits L1).
     static let span = 1024
 
-    /// Builds a chain from effects. `fuse: false` runs every color effect as its own
-    /// pass (same bytes; for tests and comparisons).
+    /// Builds a chain from effects. `fuse: false` runs every color effect, and every
+    /// layer that could join the next, as its own pass (same bytes; for tests and comparisons).
     public init(_ entries: [Entry], fuse: Bool = true, resources: EffectResources = EffectResources()) {
         self.entries = entries
         self.fuse = fuse
@@ -119,7 +119,8 @@ public final class EffectChain: Sendable {
         stages = EffectChain.stages(entries.map(\.effect), fuse: fuse)
     }
 
-    /// Effects grouped into passes: runs of colour effects fused, each layer its own.
+    /// Effects grouped into passes: runs of colour effects fused, each layer its own but
+    /// for layers that join the next (``JoiningLayerEffect``).
     private static func stages(_ effects: [any Effect], fuse: Bool) -> [Stage] {
         var stages: [Stage] = []
         // The colour effects since the last layer, fused into one pass when they end: built
@@ -131,7 +132,13 @@ public final class EffectChain: Sendable {
                 run.append(c)
             } else if let l = effect as? any LayerEffect {
                 if !run.isEmpty { stages.append(.color(run)); run = [] }
-                stages.append(.layer(l))
+                // Layers that can join the next (a run of users' shaders) become one pass.
+                if fuse, case .layer(let previous)? = stages.last, let joining = previous as? any JoiningLayerEffect,
+                   let joined = joining.joined(with: l) {
+                    stages[stages.count - 1] = .layer(joined)
+                } else {
+                    stages.append(.layer(l))
+                }
             } else {
                 // An effect must be one of the two: dropping one silently would render
                 // something other than what was asked for.

@@ -18,10 +18,22 @@ enum ShaderCompiler {
 
     /// The SPIR-V words of `program` (a compute shader); `name` is the user's file's name,
     /// which the compiler's messages use.
-    static func compile(_ program: String, name: String) throws(ShaderError) -> [UInt32] {
+    /// `original`, the user's own text, gives a message its column where the compiler
+    /// names the word it stopped at.
+    /// A program compiled before by the same compiler comes from `cache` (``ShaderCache``).
+    static func compile(_ program: String, name: String, original: String? = nil,
+                        cache: ShaderCache? = ShaderCache.standard) throws(ShaderError) -> [UInt32] {
         guard let compiler = executable, FileManager.default.isExecutableFile(atPath: compiler) else {
             throw ShaderError("\(name): shaders need glslang's compiler (glslangValidator): apt-get install glslang-tools")
         }
+        let key = cache == nil ? nil : ShaderCache.key(program: program, compiler: compiler)
+        if let cache, let key, let kept = cache.load(key) { return kept }
+        let words = try compiled(program, name: name, original: original, compiler: compiler)
+        if let cache, let key { cache.store(words, for: key) }
+        return words
+    }
+
+    private static func compiled(_ program: String, name: String, original: String?, compiler: String) throws(ShaderError) -> [UInt32] {
         // A private folder (mode 0700): no other user can swap the files compiled or read.
         var template = Array((NSTemporaryDirectory() + "/vidfx-shader-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw ShaderError("\(name): no temporary folder for the compiler") }
@@ -58,7 +70,8 @@ enum ShaderCompiler {
         if ContinuousClock.now > deadline { throw ShaderError("\(name): the compiler took more than \(timeLimit) and was stopped") }
         guard process.terminationReason == .exit, process.terminationStatus == 0,
               let spirv = FileManager.default.contents(atPath: output), spirv.count >= 20, spirv.count % 4 == 0 else {
-            throw ShaderError(message(String(decoding: said.prefix(1 << 16), as: UTF8.self), folder: folder + "/", name: name))
+            let said = message(String(decoding: said.prefix(1 << 16), as: UTF8.self), folder: folder + "/", name: name)
+            throw ShaderError(original.map { withColumn(said, name: name, original: $0) } ?? said)
         }
         return spirv.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
     }
@@ -77,5 +90,34 @@ enum ShaderCompiler {
             first = name + first.dropFirst(base.count)
         }
         return first
+    }
+
+    /// `NAME:LINE: 'word' : cause` as `NAME:LINE:COLUMN: …` when `word` stands on that line
+    /// of the user's text (its first place there, counted in characters from 1): glslang
+    /// 12 gives lines only. Anything else is left as it is.
+    static func withColumn(_ message: String, name: String, original: String) -> String {
+        let head = name + ":"
+        guard message.hasPrefix(head) else { return message }
+        let rest = message.dropFirst(head.count)
+        guard let colon = rest.firstIndex(of: ":"), let line = Int(rest[..<colon]), line >= 1 else { return message }
+        let cause = rest[rest.index(after: colon)...]
+        guard let open = cause.firstIndex(of: "'"), cause[..<open].allSatisfy({ $0 == " " }),
+              let close = cause[cause.index(after: open)...].firstIndex(of: "'") else { return message }
+        let word = cause[cause.index(after: open)..<close]
+        guard !word.isEmpty, word.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { return message }
+        let lines = original.split(separator: "\n", omittingEmptySubsequences: false)
+        guard line <= lines.count else { return message }
+        let text = Array(lines[line - 1])
+        let wanted = Array(word)
+        func isWordCharacter(_ c: Character) -> Bool { c.isLetter || c.isNumber || c == "_" }
+        var i = 0
+        while i + wanted.count <= text.count {
+            if Array(text[i..<(i + wanted.count)]) == wanted, i == 0 || !isWordCharacter(text[i - 1]),
+               i + wanted.count == text.count || !isWordCharacter(text[i + wanted.count]) {
+                return "\(head)\(line):\(i + 1):\(cause)"
+            }
+            i += 1
+        }
+        return message
     }
 }

@@ -7,7 +7,7 @@ import Synchronization
 /// `uniform` a parameter, with its range, default and help), and it renders the whole
 /// frame as Vulkan compute (``ShaderProgram``). Keyframed parameters rebuild it with the
 /// same compiled program.
-public struct ShaderEffect: LayerEffect, FallibleEffect {
+public struct ShaderEffect: LayerEffect, FallibleEffect, JoiningLayerEffect {
     /// The type's own descriptor; each shader has its own (``descriptor``).
     public static let descriptor = EffectDescriptor(
         name: "shader", category: .stylize, summary: "A shader file of your own: -e ./wave.glsl:amplitude=8 (docs/shaders.md).",
@@ -79,6 +79,15 @@ public struct ShaderEffect: LayerEffect, FallibleEffect {
     public func rebuilt(parameters: Parameters, resources: EffectResources) throws(EffectError) -> any Effect {
         // Images are files, never keyframed: the same ones serve every value.
         ShaderEffect(program: program, descriptor: descriptor, parameters: parameters, images: images)
+    }
+
+    /// This shader's program with its values and images, as a run takes it.
+    var part: ShaderProgram.Part { ShaderProgram.Part(program, values: values, images: images) }
+
+    /// A shader followed by another shader (or a run of them) is one run: one copy of the
+    /// frame to the device and one back (``ShaderRun``).
+    public func joined(with next: any LayerEffect) -> (any LayerEffect)? {
+        ShaderRun([self]).joined(with: next)
     }
 
     /// The last failure of a frame (the device lost, the time limit passed): the frame is

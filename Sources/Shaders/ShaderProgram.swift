@@ -75,7 +75,7 @@ public final class ShaderProgram: Sendable {
     public init(_ source: ShaderSource) throws(ShaderError) {
         self.source = source
         if let why = vfx_shader_open(0) { throw ShaderError("\(source.name): \(String(validatingCString: why) ?? "Vulkan cannot be used")") }
-        let words = try ShaderCompiler.compile(source.program, name: source.name)
+        let words = try ShaderCompiler.compile(source.program, name: source.name, original: source.text)
         var error = [CChar](repeating: 0, count: 1024)
         guard let made = vfx_shader_program_make(words, words.count, source.uniformSize, &error, error.count) else {
             throw ShaderError("\(source.name): \(Self.text(error))")
@@ -85,11 +85,15 @@ public final class ShaderProgram: Sendable {
 
     /// Runs the shader over `width`×`height` pixels: `source` in (`sourceStride` pixels a
     /// row), `destination` out (`destinationStride` a row; it may be the same memory).
-    /// Packed rows go to the device as they are; rows with padding are packed first.
+    /// Rows are copied into and out of the device's mapped memory, packed there.
     /// - Throws: ``ShaderError`` when the device fails or a frame passes ``frameLimit``.
     public func run(source: UnsafePointer<UInt32>, sourceStride: Int, destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
                     width: Int, height: Int, time: Double, tick: Int64, frameRate: Double? = nil,
                     values: [String: [Double]] = [:], images: ShaderImages? = nil) throws(ShaderError) {
+        // Bounded before any conversion to the shim's 32-bit sizes could trap.
+        guard (1...32768).contains(width), (1...32768).contains(height), sourceStride >= width, destinationStride >= width else {
+            throw ShaderError("\(self.source.name): a \(width)x\(height) frame is outside what a shader takes")
+        }
         let wanted = self.source.parameters.filter { $0.kind == .sampler2D }.count
         guard wanted <= (images?.descriptors.count ?? 0) else {
             throw ShaderError("\(self.source.name): the shader reads \(wanted) image(s); \(images?.descriptors.count ?? 0) given")
@@ -99,24 +103,85 @@ public final class ShaderProgram: Sendable {
         var error = [CChar](repeating: 0, count: 1024)
         let limit = UInt64(Self.frameLimit.components.seconds) * 1000
         let program = handle.pointer
-        let status: Int32
-        if sourceStride == width && destinationStride == width {
-            status = words.withUnsafeBufferPointer { w in
-                vfx_shader_program_run(program, source, destination, Int32(width), Int32(height), block, w.baseAddress, w.count, generation,
-                                       limit, &error, error.count)
-            }
-        } else {
-            var rows = [UInt32](repeating: 0, count: width * height)
-            for y in 0..<height { for x in 0..<width { rows[y * width + x] = source[y * sourceStride + x] } }
-            status = rows.withUnsafeMutableBufferPointer { r in
-                words.withUnsafeBufferPointer { w in
-                    vfx_shader_program_run(program, r.baseAddress, r.baseAddress, Int32(width), Int32(height), block, w.baseAddress, w.count,
-                                           generation, limit, &error, error.count)
-                }
-            }
-            if status == 0 { for y in 0..<height { for x in 0..<width { destination[y * destinationStride + x] = rows[y * width + x] } } }
+        let status = words.withUnsafeBufferPointer { w in
+            vfx_shader_program_run(program, source, sourceStride, destination, destinationStride, Int32(width), Int32(height), block,
+                                   w.baseAddress, w.count, generation, limit, &error, error.count)
         }
         guard status == 0 else { throw ShaderError("\(self.source.name): \(Self.text(error))") }
+    }
+
+    /// One program's part of a run (``run(_:source:sourceStride:destination:destinationStride:width:height:time:tick:frameRate:)``):
+    /// its parameters' values and its images.
+    public struct Part: Sendable {
+        /// The program.
+        public var program: ShaderProgram
+        /// Its parameters' values (the defaults where a name is missing).
+        public var values: [String: [Double]]
+        /// Its images.
+        public var images: ShaderImages?
+
+        /// A part of a run.
+        public init(_ program: ShaderProgram, values: [String: [Double]] = [:], images: ShaderImages? = nil) {
+            self.program = program
+            self.values = values
+            self.images = images
+        }
+    }
+
+    /// The most programs one run takes.
+    public static let mostInARun = Int(VFX_SHADER_MOST_CHAINED)
+
+    /// Runs `parts` one after another over the frame in one submission: the frame goes to
+    /// the device once and comes back once, each program reading what the one before wrote
+    /// there (the same pixels as running each in turn). A program may be in a run once.
+    /// - Throws: ``ShaderError`` naming the shader that failed, as ``run(source:sourceStride:destination:destinationStride:width:height:time:tick:frameRate:values:images:)``.
+    public static func run(_ parts: [Part], source: UnsafePointer<UInt32>, sourceStride: Int, destination: UnsafeMutablePointer<UInt32>,
+                           destinationStride: Int, width: Int, height: Int, time: Double, tick: Int64,
+                           frameRate: Double? = nil) throws(ShaderError) {
+        guard let first = parts.first else { throw ShaderError("a run of no shaders") }
+        guard parts.count <= mostInARun else { throw ShaderError("\(first.program.source.name): a run of more than \(mostInARun) shaders") }
+        guard (1...32768).contains(width), (1...32768).contains(height), sourceStride >= width, destinationStride >= width else {
+            throw ShaderError("\(first.program.source.name): a \(width)x\(height) frame is outside what a shader takes")
+        }
+        for part in parts {
+            let wanted = part.program.source.parameters.filter { $0.kind == .sampler2D }.count
+            guard wanted <= (part.images?.descriptors.count ?? 0) else {
+                throw ShaderError("\(part.program.source.name): the shader reads \(wanted) image(s); \(part.images?.descriptors.count ?? 0) given")
+            }
+        }
+        let blocks = parts.map {
+            $0.program.uniforms(width: width, height: height, time: time, tick: tick, frameRate: frameRate, values: $0.values, images: $0.images)
+        }
+        let words = parts.map { $0.images?.words ?? [] }
+        let programs: [OpaquePointer?] = parts.map { $0.program.handle.pointer }
+        let counts = words.map(\.count), generations = parts.map { $0.images?.generation ?? 0 }
+        var error = [CChar](repeating: 0, count: 1024)
+        var failed: Int32 = 0
+        let limit = UInt64(frameLimit.components.seconds) * 1000
+        // Pointers to each block and each image array, alive for the call.
+        let status = withPointers(to: blocks) { (uniforms: [UnsafeRawPointer?]) in
+            withPointers(to: words) { (images: [UnsafePointer<UInt32>?]) in
+                vfx_shader_chain_run(programs, Int32(parts.count), source, sourceStride, destination, destinationStride, Int32(width), Int32(height),
+                                     uniforms, images, counts, generations, limit, &failed, &error, error.count)
+            }
+        }
+        guard status == 0 else {
+            let culprit = parts[Int(failed) < parts.count && failed >= 0 ? Int(failed) : 0].program
+            throw ShaderError("\(culprit.source.name): \(text(error))")
+        }
+    }
+
+    /// Calls `body` with a pointer to each array's elements.
+    private static func withPointers<T, R>(to arrays: [[T]], _ body: ([UnsafePointer<T>?]) -> R) -> R {
+        func step(_ i: Int, _ pointers: [UnsafePointer<T>?]) -> R {
+            guard i < arrays.count else { return body(pointers) }
+            return arrays[i].withUnsafeBufferPointer { step(i + 1, pointers + [$0.baseAddress]) }
+        }
+        return step(0, [])
+    }
+
+    private static func withPointers<R>(to arrays: [[UInt8]], _ body: ([UnsafeRawPointer?]) -> R) -> R {
+        withPointers(to: arrays) { (typed: [UnsafePointer<UInt8>?]) in body(typed.map { $0.map(UnsafeRawPointer.init) }) }
     }
 
     /// The uniform block's bytes (std140): the built-ins, then each parameter.

@@ -186,7 +186,7 @@ import Testing
         }
         let typo = "[[stitchable]]\nhalf4 warm(float2 position, half4 color,\n           float amount) {\n    half4 c = colr;\n    return c;\n}\n"
         do { _ = try ShaderProgram(try ShaderSource(typo, name: "warm.metal")); Issue.record("a typo compiled") } catch {
-            #expect(error.message.hasPrefix("warm.metal:4: ") && error.message.contains("'colr'"), "\(error.message)")
+            #expect(error.message.hasPrefix("warm.metal:4:15: ") && error.message.contains("'colr'"), "\(error.message)")
         }
         // A missing argument without a default is one line naming it, as a built-in's.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vidfx-metal-\(getpid())")

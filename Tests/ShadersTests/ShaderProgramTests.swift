@@ -91,6 +91,45 @@ import Testing
         #expect(d.largest == 0, "\(d)")
     }
 
+    /// Frames of every shape: the device takes four pixels an invocation over the frame as
+    /// one run, so a width that is no multiple of four (rows that end mid-block) and rows
+    /// padded in memory (a stride wider than the width) must still give each pixel its own
+    /// colour, position and mirror image, exactly.
+    @Test func framesOfEveryShapeKeepEachPixelInPlace() throws {
+        let identity = try ShaderProgram(try ShaderSource("vec4 effect(vec2 p, vec4 c) { return c; }", name: "same.glsl"))
+        let mirror = try ShaderProgram(try ShaderSource("vec2 effect(vec2 p) { return vec2(size.x - p.x, p.y); }", name: "mirror.glsl"))
+        let place = try ShaderProgram(try ShaderSource(
+            "vec4 effect(vec2 p, vec4 c) { return vec4((p.x - 0.5) / 255.0, (p.y - 0.5) / 255.0, c.b, 1.0); }", name: "place.glsl"))
+        var rng = SeededGenerator("framesOfEveryShapeKeepEachPixelInPlace", seed: 66)
+        for (w, h) in [(1, 1), (3, 5), (13, 7), (17, 3), (250, 9), (4, 4)] {
+            var input = Frame(width: w, height: h)
+            let stride = input.bytesPerRow / 4
+            input.withUnsafeMutableBytes { b in
+                let p = b.baseAddress!.assumingMemoryBound(to: UInt32.self)
+                for i in 0..<(stride * h) { p[i] = UInt32.random(in: 0...UInt32.max, using: &rng) }
+            }
+            let a = Self.pixels(input)
+            var same = input
+            try identity.run(&same, time: 0, tick: 0)
+            #expect(Self.pixels(same) == a, "\(w)x\(h) (stride \(stride)): the colour kind moved a pixel")
+            var flipped = input
+            try mirror.run(&flipped, time: 0, tick: 0)
+            let b = Self.pixels(flipped)
+            #expect((0..<h).allSatisfy { y in (0..<w).allSatisfy { x in b[y * w + x] == a[y * w + (w - 1 - x)] } }, "\(w)x\(h): mirror")
+            var placed = input
+            try place.run(&placed, time: 0, tick: 0)
+            let c = Self.pixels(placed)
+            var expected: [UInt32] = []
+            for y in 0..<h {
+                for x in 0..<w {
+                    let red = UInt32(x % 256) << 16, green = UInt32(y % 256) << 8
+                    expected.append(0xFF00_0000 | red | green | (a[y * w + x] & 0xFF))
+                }
+            }
+            #expect(c == expected, "\(w)x\(h): each pixel's position")
+        }
+    }
+
     /// A distortion returns where to read: a mirror about the vertical centre is the frame
     /// flipped, pixel for pixel; `size`, `time` and `frame` are the built-ins given.
     @Test func aDistortionAndTheBuiltIns() throws {
@@ -116,7 +155,8 @@ import Testing
             _ = try ShaderProgram(try ShaderSource(typo, name: "wave.glsl"))
             Issue.record("a typo compiled")
         } catch {
-            #expect(error.message.hasPrefix("wave.glsl:4: ") && error.message.contains("'colr'") && !error.message.contains("\n"), "\(error.message)")
+            // Line and column: `colr` is the 12th character of line 4.
+            #expect(error.message.hasPrefix("wave.glsl:4:12: ") && error.message.contains("'colr'") && !error.message.contains("\n"), "\(error.message)")
         }
         for (text, said) in [
             ("vec4 nothing(vec2 p) { return vec4(1); }", "no effect function"),

@@ -21,6 +21,38 @@ import Testing
         return zip(a, b).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
     }
 
+    /// A shader is compiled once, not once a run: the second run takes the program kept in
+    /// the user's cache (`$XDG_CACHE_HOME/vidfx/shaders`) and gives the same bytes; an
+    /// edited file is compiled again. The compiler is a stand-in that counts its runs.
+    @Test func aShaderIsCompiledOnceForEveryRun() async throws {
+        let scratch = try ScratchDirectory("vidfx-shader-cache-cli")
+        let log = scratch.path("runs.log"), compiler = scratch.path("glslangValidator")
+        try "#!/bin/sh\necho run >> '\(log)'\nexec /usr/bin/glslangValidator \"$@\"\n".write(toFile: compiler, atomically: false, encoding: .utf8)
+        #expect(chmod(compiler, 0o755) == 0)
+        let shader = scratch.path("warm.glsl")
+        try "uniform float amount; // default 0.5\nvec4 effect(vec2 p, vec4 c) { return vec4(c.r, c.g * amount, c.b, c.a); }\n"
+            .write(toFile: shader, atomically: false, encoding: .utf8)
+        let environment = ProcessInfo.processInfo.environment.merging(["VIDFX_GLSLANG": compiler, "XDG_CACHE_HOME": scratch.path("cache")]) { $1 }
+        func run(_ out: String) async throws -> Data {
+            let r = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", "1", "-e", shader, "--format", "bgra", "-o", scratch.path(out), "-q"],
+                                      environment: environment)
+            #expect(r.status == 0, "\(r.stderr)")
+            return FileManager.default.contents(atPath: scratch.path(out)) ?? Data()
+        }
+        func runs() -> Int { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").count }
+        let first = try await run("1.bgra")
+        #expect(runs() == 1)
+        let kept = (try? FileManager.default.contentsOfDirectory(atPath: scratch.path("cache/vidfx/shaders"))) ?? []
+        #expect(kept.count == 1 && kept[0].hasSuffix(".spv"), "\(kept)")
+        let second = try await run("2.bgra")
+        #expect(runs() == 1, "compiled again though kept")
+        #expect(!first.isEmpty && first == second)
+        try "uniform float amount; // default 0.5\nvec4 effect(vec2 p, vec4 c) { return vec4(c.r * amount, c.g, c.b, c.a); }\n"
+            .write(toFile: shader, atomically: false, encoding: .utf8)
+        let edited = try await run("3.bgra")
+        #expect(runs() == 2 && edited != first, "an edited shader is compiled anew")
+    }
+
     /// The repository's shaders — the article's ten effects as vidfx GLSL — against the
     /// built-ins, through `dump` at three times (oldtimes changes with the time): exactly
     /// where the built-in is integer maths, within one level where it rounds in floats.
@@ -120,7 +152,7 @@ import Testing
         let r = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", file, "-o", scratch.path("x.mp4")])
         #expect(r.status == 2, "\(r.status): \(r.stderr)")
         let lines = r.stderr.split(separator: "\n")
-        #expect(lines.count == 1 && lines[0].contains("\(file):4: ") && lines[0].contains("'colr'"), "\(r.stderr)")
+        #expect(lines.count == 1 && lines[0].contains("\(file):4:12: ") && lines[0].contains("'colr'"), "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("x.mp4")))
     }
 

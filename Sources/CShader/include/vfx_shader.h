@@ -28,15 +28,30 @@ const char *vfx_shader_device_name(void);
 vfx_shader_program *vfx_shader_program_make(const uint32_t *words, size_t count, size_t uniform_size, char *error, size_t error_size);
 
 /// Runs `program` over a `width`×`height` frame of 32-bit pixels: `source` in, `destination`
-/// out (may be the same memory), with `uniforms` (uniform_size bytes) and `image_words`
+/// out (may be the same memory; each `…_stride` pixels a row), with `uniforms` (uniform_size bytes) and `image_words`
 /// words of images, copied only when `images_generation` differs from the last run's
-/// (0 never matches a copy: pass an id that names these images). Work groups of 64
-/// invocations along a row, each taking 8 pixels. Waits at most `timeout_ms`: 0 done;
-/// 1 the limit passed (the device may then be lost: later runs fail); 2 interrupted
+/// (0 never matches a copy: pass an id that names these images). Work groups of
+/// invocations taking four pixels each, over the frame as one run of pixels. Waits at most
+/// `timeout_ms`: 0 done; 1 the limit passed (the device may then be lost: later runs fail); 2 interrupted
 /// (``vfx_shader_interrupt``); -1 another failure, with `error` filled.
-int vfx_shader_program_run(vfx_shader_program *program, const uint32_t *source, uint32_t *destination, int width, int height,
-                           const void *uniforms, const uint32_t *images, size_t image_words, uint64_t images_generation,
+int vfx_shader_program_run(vfx_shader_program *program, const uint32_t *source, size_t source_stride, uint32_t *destination,
+                           size_t destination_stride, int width, int height, const void *uniforms, const uint32_t *images, size_t image_words, uint64_t images_generation,
                            uint64_t timeout_ms, char *error, size_t error_size);
+
+/// The most programs one ``vfx_shader_chain_run`` takes.
+#define VFX_SHADER_MOST_CHAINED 16
+
+/// Runs `count` programs one after another over a frame in one submission: the frame is
+/// copied to the device once, each program reads where the one before wrote (on the
+/// device), and the last one's result is copied back once. Each program has its own
+/// `uniforms[i]` and images (`images[i]`, `image_words[i]`, `images_generation[i]`, as
+/// ``vfx_shader_program_run`` takes them); a program may be in the run once only. The
+/// wait is at most `timeout_ms` for each program. Returns as ``vfx_shader_program_run``;
+/// `failed` is the index of the program a failure before the run belongs to (0 otherwise).
+int vfx_shader_chain_run(vfx_shader_program *const *programs, int count, const uint32_t *source, size_t source_stride,
+                         uint32_t *destination, size_t destination_stride, int width, int height, const void *const *uniforms,
+                         const uint32_t *const *images, const size_t *image_words, const uint64_t *images_generation,
+                         uint64_t timeout_ms, int *failed, char *error, size_t error_size);
 
 /// Ends every wait for a shader within 100 ms, and makes later runs fail: the process is
 /// stopping (Ctrl-C).

@@ -1,0 +1,64 @@
+public import Effects
+import FrameCore
+
+/// Several users' shaders one after another as one layer of the chain: the frame goes to
+/// the device once and comes back once, each shader reading what the one before it wrote
+/// there (``ShaderProgram/run(_:source:sourceStride:destination:destinationStride:width:height:time:tick:frameRate:)``).
+/// The chain makes one when a shader is followed by another (``JoiningLayerEffect``); its
+/// pixels are those of the shaders in turn.
+public struct ShaderRun: LayerEffect, FallibleEffect, JoiningLayerEffect {
+    /// A run is made by the chain from the shaders it joins, never from a chain entry.
+    public static let descriptor = EffectDescriptor(
+        name: "shader run", category: .stylize, summary: "Shaders one after another on the device (made by the chain).", parameters: [])
+
+    /// The shaders, in order.
+    public let shaders: [ShaderEffect]
+
+    public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
+        throw EffectError("shader run: made by the chain from the shaders it joins")
+    }
+
+    init(_ shaders: [ShaderEffect]) { self.shaders = shaders }
+
+    /// The shaders' names, joined: what the run is in a message.
+    public var descriptor: EffectDescriptor {
+        EffectDescriptor(name: shaders.map(\.descriptor.name).joined(separator: ","), category: .stylize,
+                         summary: "\(shaders.count) shaders on the device in one pass", parameters: [])
+    }
+
+    public func joined(with next: any LayerEffect) -> (any LayerEffect)? {
+        let more: [ShaderEffect]
+        if let shader = next as? ShaderEffect { more = [shader] } else if let run = next as? ShaderRun { more = run.shaders } else { return nil }
+        let all = shaders + more
+        // One program twice would read the frame where it writes it: two passes then.
+        guard all.count <= ShaderProgram.mostInARun, Set(all.map { ObjectIdentifier($0.program) }).count == all.count else { return nil }
+        return ShaderRun(all)
+    }
+
+    /// The first failure of any of its shaders.
+    public var failure: String? { shaders.lazy.compactMap(\.failure).first }
+
+    public func render(_ source: SourceImage, into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
+                       rows: Range<Int>, context: RenderContext) {
+        var whole = [UInt32](repeating: 0, count: source.width * source.height)
+        whole.withUnsafeMutableBufferPointer { w in
+            render(source, into: w.baseAddress!, destinationStride: source.width, context: context)
+        }
+        for y in rows { for x in 0..<source.width { destination[y * destinationStride + x] = whole[y * source.width + x] } }
+    }
+
+    public func render(_ source: SourceImage, into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
+                       context: RenderContext) {
+        let (w, h) = (source.width, source.height)
+        do {
+            try ShaderProgram.run(shaders.map(\.part), source: source.base, sourceStride: source.stride, destination: destination,
+                                  destinationStride: destinationStride, width: w, height: h, time: context.time, tick: context.tick,
+                                  frameRate: context.frameRate?.seconds)
+        } catch {
+            // Left as it came; the failure is kept by every shader of the run, so the chain
+            // finds it whichever entry it asks first.
+            for y in 0..<h { for x in 0..<w { destination[y * destinationStride + x] = source.base[y * source.stride + x] } }
+            for shader in shaders { shader.program.record(error.message) }
+        }
+    }
+}

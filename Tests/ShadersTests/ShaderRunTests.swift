@@ -1,0 +1,82 @@
+import Effects
+import Foundation
+import FrameCore
+@testable import Shaders
+import TestSupport
+import Testing
+
+/// A run of shaders in the chain is one pass on the device (one copy of the frame there,
+/// one back: issue 66's engine): the same pixels as each shader in turn, a program that
+/// comes twice kept to passes of its own, and a failure named by the shader that failed.
+@Suite struct ShaderRunTests {
+    static func files(_ scratch: ScratchDirectory) throws {
+        try "uniform float amount; // default 1\nvec4 effect(vec2 p, vec4 c) { return vec4(mix(c.rgb, c.gbr, amount), c.a); }\n"
+            .write(toFile: scratch.path("rotate.glsl"), atomically: false, encoding: .utf8)
+        try "vec2 effect(vec2 p) { return vec2(size.x - p.x, p.y + 3.25); }\n".write(toFile: scratch.path("mirror.glsl"), atomically: false, encoding: .utf8)
+        try "vec4 effect(vec2 p) { return 0.5 * source(p) + 0.25 * source(p + vec2(7.5, 0.0)) + 0.25 * source(p - vec2(0.0, 4.5)); }\n"
+            .write(toFile: scratch.path("smear.glsl"), atomically: false, encoding: .utf8)
+    }
+
+    @Test func aRunIsTheShadersInTurn() throws {
+        ShaderEffect.register()
+        let scratch = try ScratchDirectory("vidfx-shader-run")
+        try Self.files(scratch)
+        let (r, m, s) = (scratch.path("rotate.glsl"), scratch.path("mirror.glsl"), scratch.path("smear.glsl"))
+        let input = try ShaderProgramTests.frame()
+        for text in ["\(r):amount=0.4,\(m),\(s)", "\(m),\(s)", "\(s),sepia=0.5,\(r),\(m)", "\(r),\(r):amount=0.5,\(m)", "\(m):enable=0-1,\(s)"] {
+            let joined = try EffectChain(parsing: text)
+            let apart = try EffectChain(parsing: text, fuse: false)
+            let a = ShaderProgramTests.pixels(joined.apply(to: input, time: 0.5))
+            let b = ShaderProgramTests.pixels(apart.apply(to: input, time: 0.5))
+            #expect(a == b, "\(text): a run differs from its shaders in turn")
+            #expect(a != ShaderProgramTests.pixels(input), "\(text) did nothing")
+            #expect(joined.failure == nil && apart.failure == nil)
+        }
+        // Each shader in turn by hand: what the run must equal.
+        var one = input
+        for path in [r, m, s] { one = try EffectChain(parsing: path).apply(to: one) }
+        let run = try EffectChain(parsing: "\(r),\(m),\(s)").apply(to: input)
+        #expect(ShaderProgramTests.pixels(run) == ShaderProgramTests.pixels(one))
+    }
+
+    /// The chain joins shaders into one layer; a program twice, or a built-in between, is
+    /// not joined.
+    @Test func whatIsJoined() throws {
+        ShaderEffect.register()
+        let scratch = try ScratchDirectory("vidfx-shader-run-joins")
+        try Self.files(scratch)
+        let (r, m, s) = (scratch.path("rotate.glsl"), scratch.path("mirror.glsl"), scratch.path("smear.glsl"))
+        func joined(_ text: String) throws -> Int? {
+            let effects = try EffectChain(parsing: text).entries.map(\.effect)
+            guard let first = effects.first as? any JoiningLayerEffect else { return nil }
+            var current: any LayerEffect = first
+            var count = 1
+            for next in effects.dropFirst() {
+                guard let j = current as? any JoiningLayerEffect, let l = next as? any LayerEffect, let made = j.joined(with: l) else { break }
+                current = made
+                count += 1
+            }
+            return count
+        }
+        #expect(try joined("\(r),\(m),\(s)") == 3)
+        #expect(try joined("\(r),\(r):amount=0.2") == 1, "one program twice is two passes")
+        #expect(try joined("\(r),vignette,\(m)") == 1)
+    }
+
+    /// A program twice in one run is refused by the shim itself, in one line.
+    @Test func theShimRefusesAProgramTwice() throws {
+        let program = try ShaderProgram(try ShaderSource("vec4 effect(vec2 p, vec4 c) { return c; }", name: "same.glsl"))
+        var frame = Frame(width: 8, height: 2)
+        let stride = frame.bytesPerRow / 4
+        do {
+            try frame.withUnsafeMutableBytes { (b: UnsafeMutableRawBufferPointer) throws(ShaderError) in
+                let p = b.baseAddress!.assumingMemoryBound(to: UInt32.self)
+                try ShaderProgram.run([.init(program), .init(program)], source: p, sourceStride: stride, destination: p, destinationStride: stride,
+                                      width: 8, height: 2, time: 0, tick: 0)
+            }
+            Issue.record("a program twice in a run was run")
+        } catch {
+            #expect(error.message == "same.glsl: a run holds one shader program twice", "\(error.message)")
+        }
+    }
+}
