@@ -360,6 +360,7 @@ static int by_address(const void *a, const void *b) {
 int vfx_shader_chain_run(vfx_shader_program *const *programs, int count, const uint32_t *source, size_t source_stride,
                          uint32_t *destination, size_t destination_stride, int width, int height, const void *const *uniforms,
                          const uint32_t *const *images, const size_t *image_words, const uint64_t *images_generation,
+                         const unsigned char *host_after, void (*between)(int after, uint32_t *pixels, void *context), void *context,
                          uint64_t timeout_ms, int *failed, char *error, size_t error_size) {
     *failed = 0;
     if (count < 1 || count > VFX_SHADER_MOST_CHAINED) {
@@ -442,63 +443,73 @@ int vfx_shader_chain_run(vfx_shader_program *const *programs, int count, const u
         }
     }
     // One command buffer (the first program's): each dispatch, then a barrier that makes
-    // its writes visible to the next one's reads, and the last one's to the host.
+    // its writes visible to the next one's reads, and the last one's to the host. Where
+    // the host works on the frame between two programs (`host_after`), the run is
+    // submitted in parts and the host's writes, made before the next submission, are
+    // what the next program reads.
     VkCommandBuffer commands = first->commands;
-    vk.vkResetCommandBuffer(commands, 0);
     VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    vk.vkBeginCommandBuffer(commands, &begin);
     // Four pixels an invocation over the frame as one run of pixels (the program's main),
     // the groups in rows of at most what the device takes along x.
     uint64_t blocks = ((uint64_t)width * (uint64_t)height + 3) / 4;
     uint64_t groups = (blocks + ctx.group_width - 1) / ctx.group_width;
     uint32_t along = groups < ctx.most_groups ? (uint32_t)groups : ctx.most_groups;
+    int part_start = 0;
     for (int i = 0; i < count; i++) {
+        if (i == part_start) {
+            vk.vkResetCommandBuffer(commands, 0);
+            vk.vkBeginCommandBuffer(commands, &begin);
+        }
         vfx_shader_program *p = programs[i];
         vk.vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
         vk.vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.pipeline_layout, 0, 1, i == 0 ? &p->set : &p->chained_set, 0, NULL);
         vk.vkCmdDispatch(commands, along, (uint32_t)((groups + along - 1) / along), 1);
-        int final = i == count - 1;
+        int to_host = i == count - 1 || (between && host_after && host_after[i]);
         VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                                   .dstAccessMask = final ? VK_ACCESS_HOST_READ_BIT : VK_ACCESS_SHADER_READ_BIT};
-        vk.vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, final ? VK_PIPELINE_STAGE_HOST_BIT : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                   .dstAccessMask = to_host ? VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT : VK_ACCESS_SHADER_READ_BIT};
+        vk.vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, to_host ? VK_PIPELINE_STAGE_HOST_BIT : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                                 0, 1, &barrier, 0, NULL, 0, NULL);
-    }
-    vk.vkEndCommandBuffer(commands);
-    vk.vkResetFences(ctx.device, 1, &first->fence);
-    VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &commands};
-    pthread_mutex_lock(&ctx.lock);  // one queue for every program
-    VkResult submitted = vk.vkQueueSubmit(ctx.queue, 1, &submit, first->fence);
-    pthread_mutex_unlock(&ctx.lock);
-    if (submitted != VK_SUCCESS) {
-        snprintf(error, error_size, "Vulkan: the shader could not be run on %s (%d)", ctx.device_name, (int)submitted);
-        goto done;
-    }
-    // Waited on in slices, so that an interruption (Ctrl-C) ends the wait within 100 ms.
-    // The limit is each program's: a run of n may take n times it.
-    uint64_t limit = timeout_ms * (uint64_t)count;
-    VkResult waited = VK_TIMEOUT;
-    for (uint64_t spent = 0; spent < limit; spent += 100) {
-        uint64_t slice = limit - spent < 100 ? limit - spent : 100;
-        waited = vk.vkWaitForFences(ctx.device, 1, &first->fence, VK_TRUE, slice * 1000000ull);
-        if (waited != VK_TIMEOUT) break;
-        if (atomic_load(&interrupted)) {
-            snprintf(error, error_size, "interrupted while the shader ran");
-            status = 2;
-            break;
+        if (!to_host) continue;
+        vk.vkEndCommandBuffer(commands);
+        vk.vkResetFences(ctx.device, 1, &first->fence);
+        VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &commands};
+        pthread_mutex_lock(&ctx.lock);  // one queue for every program
+        VkResult submitted = vk.vkQueueSubmit(ctx.queue, 1, &submit, first->fence);
+        pthread_mutex_unlock(&ctx.lock);
+        if (submitted != VK_SUCCESS) {
+            snprintf(error, error_size, "Vulkan: the shader could not be run on %s (%d)", ctx.device_name, (int)submitted);
+            goto done;
         }
-    }
-    if (status == 2 || waited == VK_TIMEOUT) {
-        if (status != 2) {
-            snprintf(error, error_size, "the shader ran for more than %llu s on one frame", (unsigned long long)(timeout_ms / 1000));
-            status = 1;
+        // Waited on in slices, so that an interruption (Ctrl-C) ends the wait within 100 ms.
+        // The limit is each program's: a part of n programs may take n times it.
+        uint64_t limit = timeout_ms * (uint64_t)(i + 1 - part_start);
+        VkResult waited = VK_TIMEOUT;
+        for (uint64_t spent = 0; spent < limit; spent += 100) {
+            uint64_t slice = limit - spent < 100 ? limit - spent : 100;
+            waited = vk.vkWaitForFences(ctx.device, 1, &first->fence, VK_TRUE, slice * 1000000ull);
+            if (waited != VK_TIMEOUT) break;
+            if (atomic_load(&interrupted)) {
+                snprintf(error, error_size, "interrupted while the shader ran");
+                status = 2;
+                break;
+            }
         }
-        // Still on the device: every program of the run keeps its buffers for good.
-        for (int i = 0; i < count; i++) programs[i]->lost = 1;
-        goto done;
-    }
-    if (waited != VK_SUCCESS) {
-        snprintf(error, error_size, "Vulkan: the shader failed on %s (%d)", ctx.device_name, (int)waited);
-        goto done;
+        if (status == 2 || waited == VK_TIMEOUT) {
+            if (status != 2) {
+                snprintf(error, error_size, "the shader ran for more than %llu s on one frame", (unsigned long long)(timeout_ms / 1000));
+                status = 1;
+            }
+            // Still on the device: every program of the run keeps its buffers for good.
+            for (int k = 0; k < count; k++) programs[k]->lost = 1;
+            *failed = i;
+            goto done;
+        }
+        if (waited != VK_SUCCESS) {
+            snprintf(error, error_size, "Vulkan: the shader failed on %s (%d)", ctx.device_name, (int)waited);
+            goto done;
+        }
+        if (i < count - 1) between(i, (uint32_t *)p->destination.mapped, context);
+        part_start = i + 1;
     }
     if (destination_stride == (size_t)width) {
         memcpy(destination, last->destination.mapped, row * (size_t)height);
@@ -516,7 +527,7 @@ int vfx_shader_program_run(vfx_shader_program *p, const uint32_t *source, size_t
                            size_t image_words, uint64_t images_generation, uint64_t timeout_ms, char *error, size_t error_size) {
     int failed;
     return vfx_shader_chain_run(&p, 1, source, source_stride, destination, destination_stride, width, height, &uniforms, &images,
-                                &image_words, &images_generation, timeout_ms, &failed, error, error_size);
+                                &image_words, &images_generation, NULL, NULL, NULL, timeout_ms, &failed, error, error_size);
 }
 
 void vfx_shader_program_free(vfx_shader_program *p) {

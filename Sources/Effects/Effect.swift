@@ -108,6 +108,15 @@ public protocol LayerEffect: Effect {
 public protocol JoiningLayerEffect: LayerEffect {
     /// This effect and then `next` as one layer, or nil when the two cannot be joined.
     func joined(with next: any LayerEffect) -> (any LayerEffect)?
+
+    /// This effect, then `colors` (one ``ColorPass``), then `next` as one layer, or nil
+    /// (the default) when they cannot be joined.
+    func joined(withColors colors: [any ColorEffect], then next: any LayerEffect) -> (any LayerEffect)?
+}
+
+extension JoiningLayerEffect {
+    /// Not joined: colour effects between are a pass of their own.
+    public func joined(withColors colors: [any ColorEffect], then next: any LayerEffect) -> (any LayerEffect)? { nil }
 }
 
 /// An effect whose frame can fail where it cannot throw (a user's shader on a device

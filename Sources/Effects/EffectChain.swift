@@ -131,14 +131,16 @@ public final class EffectChain: Sendable {
                 if !fuse && !run.isEmpty { stages.append(.color(run)); run = [] }
                 run.append(c)
             } else if let l = effect as? any LayerEffect {
-                if !run.isEmpty { stages.append(.color(run)); run = [] }
-                // Layers that can join the next (a run of users' shaders) become one pass.
+                // Layers that can join the next (a run of users' shaders), with the colour
+                // effects between them, become one pass.
                 if fuse, case .layer(let previous)? = stages.last, let joining = previous as? any JoiningLayerEffect,
-                   let joined = joining.joined(with: l) {
+                   let joined = run.isEmpty ? joining.joined(with: l) : joining.joined(withColors: run, then: l) {
                     stages[stages.count - 1] = .layer(joined)
-                } else {
-                    stages.append(.layer(l))
+                    run = []
+                    continue
                 }
+                if !run.isEmpty { stages.append(.color(run)); run = [] }
+                stages.append(.layer(l))
             } else {
                 // An effect must be one of the two: dropping one silently would render
                 // something other than what was asked for.
@@ -433,22 +435,7 @@ public final class EffectChain: Sendable {
     /// One fused pass of colour effects; `src` may be `dst` (in place).
     private func renderColor(_ effects: [any ColorEffect], from src: UnsafePointer<UInt32>, stride srcStride: Int,
                              into dst: UnsafeMutablePointer<UInt32>, stride dstStride: Int, context: RenderContext) {
-        let width = context.width
-        let sBase = UInt(bitPattern: src), dBase = UInt(bitPattern: dst)
-        Bands.run(height: context.height) { rows in
-            let sp = UnsafePointer<UInt32>(bitPattern: sBase)!
-            let dp = UnsafeMutablePointer<UInt32>(bitPattern: dBase)!
-            for y in rows {
-                var x = 0
-                while x < width {
-                    let n = min(EffectChain.span, width - x)
-                    let out = dp + y * dstStride + x
-                    if sBase != dBase { out.update(from: sp + y * srcStride + x, count: n) }
-                    for effect in effects { effect.apply(out, count: n, x: x, y: y, context: context) }
-                    x += n
-                }
-            }
-        }
+        ColorPass(effects).render(from: src, stride: srcStride, into: dst, stride: dstStride, context: context)
     }
 
     private func renderLayer(_ effect: any LayerEffect, from src: Frame, into dst: inout Frame, context: RenderContext) {

@@ -90,6 +90,12 @@ public struct ShaderEffect: LayerEffect, FallibleEffect, JoiningLayerEffect {
         ShaderRun([self]).joined(with: next)
     }
 
+    /// A shader, colour effects, then another shader is one run too: the colour effects
+    /// work on the frame on the device's memory between the two.
+    public func joined(withColors colors: [any ColorEffect], then next: any LayerEffect) -> (any LayerEffect)? {
+        ShaderRun([self]).joined(withColors: colors, then: next)
+    }
+
     /// The last failure of a frame (the device lost, the time limit passed): the frame is
     /// left as it came, and the first failure is kept for whoever asks.
     public var failure: String? { program.failure }

@@ -135,9 +135,13 @@ public final class ShaderProgram: Sendable {
     /// the device once and comes back once, each program reading what the one before wrote
     /// there (the same pixels as running each in turn). A program may be in a run once.
     /// - Throws: ``ShaderError`` naming the shader that failed, as ``run(source:sourceStride:destination:destinationStride:width:height:time:tick:frameRate:values:images:)``.
+    ///
+    /// `between[i]`, where given, works on the frame after part i on the device's own
+    /// memory (its packed rows, `width` pixels a row), before part i + 1 reads it: built-in
+    /// effects between two shaders without a copy of the frame.
     public static func run(_ parts: [Part], source: UnsafePointer<UInt32>, sourceStride: Int, destination: UnsafeMutablePointer<UInt32>,
-                           destinationStride: Int, width: Int, height: Int, time: Double, tick: Int64,
-                           frameRate: Double? = nil) throws(ShaderError) {
+                           destinationStride: Int, width: Int, height: Int, time: Double, tick: Int64, frameRate: Double? = nil,
+                           between: [(@Sendable (UnsafeMutablePointer<UInt32>) -> Void)?] = []) throws(ShaderError) {
         guard let first = parts.first else { throw ShaderError("a run of no shaders") }
         guard parts.count <= mostInARun else { throw ShaderError("\(first.program.source.name): a run of more than \(mostInARun) shaders") }
         guard (1...32768).contains(width), (1...32768).contains(height), sourceStride >= width, destinationStride >= width else {
@@ -158,17 +162,33 @@ public final class ShaderProgram: Sendable {
         var error = [CChar](repeating: 0, count: 1024)
         var failed: Int32 = 0
         let limit = UInt64(frameLimit.components.seconds) * 1000
+        let work = Between((0..<parts.count).map { $0 < between.count ? between[$0] : nil })
+        let hostAfter: [UInt8] = work.steps.map { $0 == nil ? 0 : 1 }
+        let context = Unmanaged.passRetained(work)
+        defer { context.release() }
+        let call: @convention(c) (Int32, UnsafeMutablePointer<UInt32>?, UnsafeMutableRawPointer?) -> Void = { after, pixels, context in
+            guard let pixels, let context else { return }
+            let work = Unmanaged<Between>.fromOpaque(context).takeUnretainedValue()
+            if after >= 0, Int(after) < work.steps.count { work.steps[Int(after)]?(pixels) }
+        }
         // Pointers to each block and each image array, alive for the call.
         let status = withPointers(to: blocks) { (uniforms: [UnsafeRawPointer?]) in
             withPointers(to: words) { (images: [UnsafePointer<UInt32>?]) in
                 vfx_shader_chain_run(programs, Int32(parts.count), source, sourceStride, destination, destinationStride, Int32(width), Int32(height),
-                                     uniforms, images, counts, generations, limit, &failed, &error, error.count)
+                                     uniforms, images, counts, generations, hostAfter, work.steps.contains { $0 != nil } ? call : nil,
+                                     context.toOpaque(), limit, &failed, &error, error.count)
             }
         }
         guard status == 0 else {
             let culprit = parts[Int(failed) < parts.count && failed >= 0 ? Int(failed) : 0].program
             throw ShaderError("\(culprit.source.name): \(text(error))")
         }
+    }
+
+    /// The host's work between parts of a run, handed to the shim as its context.
+    private final class Between: Sendable {
+        let steps: [(@Sendable (UnsafeMutablePointer<UInt32>) -> Void)?]
+        init(_ steps: [(@Sendable (UnsafeMutablePointer<UInt32>) -> Void)?]) { self.steps = steps }
     }
 
     /// Calls `body` with a pointer to each array's elements.

@@ -4,8 +4,10 @@ import FrameCore
 /// Several users' shaders one after another as one layer of the chain: the frame goes to
 /// the device once and comes back once, each shader reading what the one before it wrote
 /// there (``ShaderProgram/run(_:source:sourceStride:destination:destinationStride:width:height:time:tick:frameRate:)``).
-/// The chain makes one when a shader is followed by another (``JoiningLayerEffect``); its
-/// pixels are those of the shaders in turn.
+/// Colour effects between two of them (`a.glsl,vignette,b.glsl`) run on the frame where
+/// the first left it, on the device's memory, before the second reads it: still one copy
+/// each way. The chain makes one when a shader is followed by another, with or without
+/// colour effects between (``JoiningLayerEffect``); its pixels are those of its effects in turn.
 public struct ShaderRun: LayerEffect, FallibleEffect, JoiningLayerEffect {
     /// A run is made by the chain from the shaders it joins, never from a chain entry.
     public static let descriptor = EffectDescriptor(
@@ -13,12 +15,17 @@ public struct ShaderRun: LayerEffect, FallibleEffect, JoiningLayerEffect {
 
     /// The shaders, in order.
     public let shaders: [ShaderEffect]
+    /// The colour effects after each shader (none after the last).
+    public let colorsAfter: [[any ColorEffect]]
 
     public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
         throw EffectError("shader run: made by the chain from the shaders it joins")
     }
 
-    init(_ shaders: [ShaderEffect]) { self.shaders = shaders }
+    init(_ shaders: [ShaderEffect], colorsAfter: [[any ColorEffect]]? = nil) {
+        self.shaders = shaders
+        self.colorsAfter = colorsAfter ?? shaders.map { _ in [] }
+    }
 
     /// The shaders' names, joined: what the run is in a message.
     public var descriptor: EffectDescriptor {
@@ -27,12 +34,18 @@ public struct ShaderRun: LayerEffect, FallibleEffect, JoiningLayerEffect {
     }
 
     public func joined(with next: any LayerEffect) -> (any LayerEffect)? {
-        let more: [ShaderEffect]
-        if let shader = next as? ShaderEffect { more = [shader] } else if let run = next as? ShaderRun { more = run.shaders } else { return nil }
-        let all = shaders + more
+        joined(withColors: [], then: next)
+    }
+
+    public func joined(withColors colors: [any ColorEffect], then next: any LayerEffect) -> (any LayerEffect)? {
+        let more: ShaderRun
+        if let shader = next as? ShaderEffect { more = ShaderRun([shader]) } else if let run = next as? ShaderRun { more = run } else { return nil }
+        let all = shaders + more.shaders
         // One program twice would read the frame where it writes it: two passes then.
         guard all.count <= ShaderProgram.mostInARun, Set(all.map { ObjectIdentifier($0.program) }).count == all.count else { return nil }
-        return ShaderRun(all)
+        var after = colorsAfter
+        after[after.count - 1] += colors
+        return ShaderRun(all, colorsAfter: after + more.colorsAfter)
     }
 
     /// The first failure of any of its shaders.
@@ -51,9 +64,15 @@ public struct ShaderRun: LayerEffect, FallibleEffect, JoiningLayerEffect {
                        context: RenderContext) {
         let (w, h) = (source.width, source.height)
         do {
+            // The colour effects after a shader, in place on the device's memory (packed rows).
+            let between = colorsAfter.map { colors -> (@Sendable (UnsafeMutablePointer<UInt32>) -> Void)? in
+                guard !colors.isEmpty else { return nil }
+                let pass = ColorPass(colors)
+                return { pixels in pass.render(from: pixels, stride: w, into: pixels, stride: w, context: context) }
+            }
             try ShaderProgram.run(shaders.map(\.part), source: source.base, sourceStride: source.stride, destination: destination,
                                   destinationStride: destinationStride, width: w, height: h, time: context.time, tick: context.tick,
-                                  frameRate: context.frameRate?.seconds)
+                                  frameRate: context.frameRate?.seconds, between: between)
         } catch {
             // Left as it came; the failure is kept by every shader of the run, so the chain
             // finds it whichever entry it asks first.

@@ -23,7 +23,8 @@ import Testing
         try Self.files(scratch)
         let (r, m, s) = (scratch.path("rotate.glsl"), scratch.path("mirror.glsl"), scratch.path("smear.glsl"))
         let input = try ShaderProgramTests.frame()
-        for text in ["\(r):amount=0.4,\(m),\(s)", "\(m),\(s)", "\(s),sepia=0.5,\(r),\(m)", "\(r),\(r):amount=0.5,\(m)", "\(m):enable=0-1,\(s)"] {
+        for text in ["\(r):amount=0.4,\(m),\(s)", "\(m),\(s)", "\(s),sepia=0.5,\(r),\(m)", "\(r),\(r):amount=0.5,\(m)", "\(m):enable=0-1,\(s)",
+                     "\(m),vignette,exposure=0.4,\(s),posterize=4,\(r)", "\(s),sepia=0.3:enable=0-1,\(m)", "hue=40,\(m),gamma=1.3"] {
             let joined = try EffectChain(parsing: text)
             let apart = try EffectChain(parsing: text, fuse: false)
             let a = ShaderProgramTests.pixels(joined.apply(to: input, time: 0.5))
@@ -46,21 +47,27 @@ import Testing
         let scratch = try ScratchDirectory("vidfx-shader-run-joins")
         try Self.files(scratch)
         let (r, m, s) = (scratch.path("rotate.glsl"), scratch.path("mirror.glsl"), scratch.path("smear.glsl"))
+        /// How many shaders the first shader's run takes in, colour effects between passed over.
         func joined(_ text: String) throws -> Int? {
             let effects = try EffectChain(parsing: text).entries.map(\.effect)
             guard let first = effects.first as? any JoiningLayerEffect else { return nil }
             var current: any LayerEffect = first
             var count = 1
+            var colors: [any ColorEffect] = []
             for next in effects.dropFirst() {
-                guard let j = current as? any JoiningLayerEffect, let l = next as? any LayerEffect, let made = j.joined(with: l) else { break }
+                if let c = next as? any ColorEffect { colors.append(c); continue }
+                guard let j = current as? any JoiningLayerEffect, let l = next as? any LayerEffect,
+                      let made = colors.isEmpty ? j.joined(with: l) : j.joined(withColors: colors, then: l) else { break }
                 current = made
+                colors = []
                 count += 1
             }
             return count
         }
         #expect(try joined("\(r),\(m),\(s)") == 3)
         #expect(try joined("\(r),\(r):amount=0.2") == 1, "one program twice is two passes")
-        #expect(try joined("\(r),vignette,\(m)") == 1)
+        #expect(try joined("\(r),vignette,sepia,\(m),hue=20,\(s)") == 3, "colour effects between shaders run on the device's memory")
+        #expect(try joined("\(r),pixelate=4,\(m)") == 1, "a built-in layer between is a pass of its own")
     }
 
     /// A program twice in one run is refused by the shim itself, in one line.

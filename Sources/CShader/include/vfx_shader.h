@@ -46,11 +46,16 @@ int vfx_shader_program_run(vfx_shader_program *program, const uint32_t *source, 
 /// device), and the last one's result is copied back once. Each program has its own
 /// `uniforms[i]` and images (`images[i]`, `image_words[i]`, `images_generation[i]`, as
 /// ``vfx_shader_program_run`` takes them); a program may be in the run once only. The
-/// wait is at most `timeout_ms` for each program. Returns as ``vfx_shader_program_run``;
-/// `failed` is the index of the program a failure before the run belongs to (0 otherwise).
+/// wait is at most `timeout_ms` for each program. Where `host_after[i]` is non-zero (and
+/// `between` is given), `between(i, pixels, context)` is called once program i is done,
+/// with its result in place on the device's memory (packed rows): what it writes there is
+/// what program i + 1 reads, so work of the host's between two programs costs no copy.
+/// Returns as ``vfx_shader_program_run``; `failed` is the index of the program a failure
+/// belongs to (0 when it is not one program's).
 int vfx_shader_chain_run(vfx_shader_program *const *programs, int count, const uint32_t *source, size_t source_stride,
                          uint32_t *destination, size_t destination_stride, int width, int height, const void *const *uniforms,
                          const uint32_t *const *images, const size_t *image_words, const uint64_t *images_generation,
+                         const unsigned char *host_after, void (*between)(int after, uint32_t *pixels, void *context), void *context,
                          uint64_t timeout_ms, int *failed, char *error, size_t error_size);
 
 /// Ends every wait for a shader within 100 ms, and makes later runs fail: the process is
