@@ -61,10 +61,17 @@ extension StudioServer {
         let (tick, limit) = (asked.tick, asked.limit)
         let box = Rect(x: asked.x, y: asked.y, width: asked.width, height: asked.height)
         let (rate, open) = (configuration.frameRate, configuration.openSource)
-        // Decoding and matching block: a thread of their own, not the server's.
+        // Decoding and matching block: a thread of their own, not the server's, and a few
+        // at a time (each decodes the clip: fifty requests at once would be fifty decoders).
+        guard following.enter() else {
+            throw StudioRequestError(.serviceUnavailable, "follow: \(following.most) boxes are being followed already; ask again when one is done")
+        }
+        let counter = following
         let followed: [(Int64, Rect)] = try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result { try ClipFollow(frameRate: rate, open: open).run(tick: tick, box: box, limit: limit) })
+                let result = Result { try ClipFollow(frameRate: rate, open: open).run(tick: tick, box: box, limit: limit) }
+                counter.leave()
+                continuation.resume(with: result)
             }
         }
         return StudioResponse.json(FollowedBoxes(boxes: followed.map { .init(tick: $0.0, x: $0.1.x, y: $0.1.y, width: $0.1.width, height: $0.1.height) }))

@@ -90,12 +90,30 @@ public final class StudioServer: Sendable {
     let renders: RenderJobs
     private let edits = EditCounter()
     private let stills = StillQueue()
-    /// How many shader files are being described (``describeFile(_:)``).
-    private let describing = Describing()
+    /// Shader files being described (``describeFile(_:)``): two at a time.
+    private let describing = Admission(most: 2)
+    /// Boxes being followed through the clip (`POST /api/follow`): two at a time, each on a
+    /// thread of its own decoding the clip.
+    let following = Admission(most: 2)
 
-    /// A count shared with the threads that describe.
-    final class Describing: Sendable {
-        let count = Mutex(0)
+    /// Work a request starts on a thread of its own, a few at a time: the page (or any
+    /// other process) asking for fifty at once is told to wait, not given fifty threads.
+    final class Admission: Sendable {
+        private let count = Mutex(0)
+        let most: Int
+        init(most: Int) { self.most = most }
+
+        /// Takes a place, or says there is none.
+        func enter() -> Bool {
+            count.withLock { count in
+                guard count < most else { return false }
+                count += 1
+                return true
+            }
+        }
+
+        /// Gives a place back.
+        func leave() { count.withLock { $0 -= 1 } }
     }
     /// Whether a detections file is being received (one at a time).
     let detectionUploads = Mutex(false)
@@ -370,18 +388,13 @@ public final class StudioServer: Sendable {
         let checked = try checkedChain(name)
         guard let files = EffectRegistry.fileEffects else { throw StudioRequestError(.badRequest, "name: this studio was built without shaders") }
         let resources = configuration.resources
-        // Two at a time: a page (or another process) asking for fifty compiles at once is
-        // told to wait, not given fifty compilers.
-        guard describing.count.withLock({ count -> Bool in
-            guard count < 2 else { return false }
-            count += 1
-            return true
-        }) else { throw StudioRequestError(.serviceUnavailable, "name: two shaders are being read already; ask again") }
+        // A few at a time: fifty compiles asked at once are told to wait, not given fifty compilers.
+        guard describing.enter() else { throw StudioRequestError(.serviceUnavailable, "name: two shaders are being read already; ask again") }
         let counter = describing
         let json: Data = try await withCheckedThrowingContinuation { continuation in
             Thread {
                 continuation.resume(with: Result { try Self.describe(checked, files: files, resources: resources) })
-                counter.count.withLock { $0 -= 1 }
+                counter.leave()
             }.start()
         }
         return StudioResponse.bytes(Array(json), type: "application/json")

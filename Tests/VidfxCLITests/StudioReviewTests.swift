@@ -30,6 +30,33 @@ import Testing
         #expect(await studio.stop() == 0)
     }
 
+    /// Follows are a few at a time: sixteen asked at once (each decodes the clip on a
+    /// thread of its own; before the wall, sixteen threads and decoders) are each followed
+    /// whole or told in one line of JSON to ask again (503), and the studio answers
+    /// `/api/info` meanwhile.
+    @Test func followsAreAFewAtATime() async throws {
+        let studio = try await StudioProcess.start("crowd.mp4")
+        defer { Task { await studio.stop() } }
+        let body = "{\"tick\": 30, \"box\": {\"x\": 46.7, \"y\": 100.2, \"width\": 33, \"height\": 42}, \"limit\": 3000}"
+        let answers = try await withThrowingTaskGroup(of: StudioProcess.Answer.self) { group in
+            for _ in 0..<16 { group.addTask { try await studio.request("/api/follow", method: "POST", body: body) } }
+            group.addTask { try await studio.request("/api/info") }
+            var all: [StudioProcess.Answer] = []
+            for try await a in group { all.append(a) }
+            return all
+        }
+        let followed = answers.filter { $0.status == 200 && $0.json?["boxes"] != nil }
+        let refused = answers.filter { $0.status == 503 }
+        print("16 follows at once: \(followed.count) followed, \(refused.count) told to ask again")
+        #expect(answers.filter { $0.status == 200 && $0.json?["input"] != nil }.count == 1, "/api/info answered meanwhile")
+        #expect(followed.count + refused.count == 16, "\(answers.map { "\($0.status) \($0.text.prefix(120))" })")
+        #expect(!followed.isEmpty && !refused.isEmpty, "\(followed.count) followed, \(refused.count) refused")
+        for r in refused { #expect(!r.text.contains("\n") && r.text.contains("follow:"), "\(r.text)") }
+        // Every follow that ran gives the same boxes: none was cut short by another.
+        #expect(Set(followed.map { ($0.json?["boxes"] as? [[String: Double]])?.count ?? -1 }) == [60])
+        #expect(await studio.stop() == 0)
+    }
+
     /// Find faces (a job), save a reviewed file (checked as --use-detections checks it,
     /// never over a file), render with it: the render's report counts its drawn boxes.
     @Test func findSaveAndRenderWithAReviewedFile() async throws {
