@@ -100,28 +100,17 @@ public struct ShaderEffect: LayerEffect, FallibleEffect, JoiningLayerEffect {
     /// left as it came, and the first failure is kept for whoever asks.
     public var failure: String? { program.failure }
 
+    /// Renders as a run of one (``ShaderRun``): the rows asked for are cut from a whole render.
     public func render(_ source: SourceImage, into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
                        rows: Range<Int>, context: RenderContext) {
-        // A shader reads the whole frame: the rows asked for are cut from a whole render.
-        var whole = [UInt32](repeating: 0, count: source.width * source.height)
-        whole.withUnsafeMutableBufferPointer { w in
-            render(source, into: w.baseAddress!, destinationStride: source.width, context: context)
-        }
-        for y in rows { for x in 0..<source.width { destination[y * destinationStride + x] = whole[y * source.width + x] } }
+        ShaderRun([self]).render(source, into: destination, destinationStride: destinationStride, rows: rows, context: context)
     }
 
+    /// Renders as a run of one (``ShaderRun``): a failed frame is left as it came and the
+    /// failure kept (``failure``).
     public func render(_ source: SourceImage, into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
                        context: RenderContext) {
-        let (w, h) = (source.width, source.height)
-        do {
-            try program.run(source: source.base, sourceStride: source.stride, destination: destination, destinationStride: destinationStride,
-                            width: w, height: h, time: context.time, tick: context.tick, frameRate: context.frameRate?.seconds,
-                            values: values, images: images)
-        } catch {
-            // Left as it came; the failure is kept (``failure``).
-            for y in 0..<h { for x in 0..<w { destination[y * destinationStride + x] = source.base[y * source.stride + x] } }
-            program.record(error.message)
-        }
+        ShaderRun([self]).render(source, into: destination, destinationStride: destinationStride, context: context)
     }
 
     // MARK: the chain's file effects

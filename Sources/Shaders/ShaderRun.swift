@@ -53,6 +53,7 @@ public struct ShaderRun: LayerEffect, FallibleEffect, JoiningLayerEffect {
 
     public func render(_ source: SourceImage, into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
                        rows: Range<Int>, context: RenderContext) {
+        // A shader reads the whole frame: the rows asked for are cut from a whole render.
         var whole = [UInt32](repeating: 0, count: source.width * source.height)
         whole.withUnsafeMutableBufferPointer { w in
             render(source, into: w.baseAddress!, destinationStride: source.width, context: context)
