@@ -186,7 +186,7 @@ public struct ShaderEffect: LayerEffect, FallibleEffect, JoiningLayerEffect {
         let form = program.source.form == .glsl ? "" : " (\(program.source.form.rawValue))"
         let descriptor = EffectDescriptor(name: head, category: .stylize,
                                           summary: "\(program.source.kind.rawValue) shader \(URL(fileURLWithPath: head).lastPathComponent)\(form)",
-                                          parameters: program.source.parameters.map(spec))
+                                          parameters: program.source.parameters.map(spec), example: example(head, program.source.parameters))
         return (descriptor, { (parameters: Parameters) throws(EffectError) -> any Effect in
             ShaderEffect(program: program, descriptor: descriptor, parameters: parameters,
                          images: try images(for: program, file: file, parameters: parameters, resources: resources))
@@ -215,6 +215,31 @@ public struct ShaderEffect: LayerEffect, FallibleEffect, JoiningLayerEffect {
             done += n
         }
         return Array(bytes.prefix(done))
+    }
+
+    /// A chain entry that runs the shader, every parameter written out (its default, or for
+    /// a required one the middle of its range, else 1): the syntax shown by `vidfx effects
+    /// FILE`. Nil when an image must be named (no file can be guessed).
+    static func example(_ head: String, _ parameters: [ShaderSource.Parameter]) -> String? {
+        var entry = head
+        for p in parameters {
+            if p.kind == .sampler2D {
+                guard p.defaultFile != nil else { return nil }
+                continue
+            }
+            let fallback = p.range.map { ($0.lowerBound + $0.upperBound) / 2 } ?? 1
+            var value = p.isRequired ? Array(repeating: fallback, count: p.kind.components) : p.defaultValue
+            if p.kind == .int || p.kind == .bool { value = value.map { $0.rounded() } }
+            let text: String
+            if p.isColor {
+                let bytes = value.map { String(format: "%02x", Int((min(1, max(0, $0)) * 255).rounded())) }
+                text = "#" + (value.count == 4 && value[3] == 1 ? bytes.prefix(3) : bytes[...]).joined()
+            } else {
+                text = value.map { String(format: "%g", $0) }.joined(separator: ",")
+            }
+            entry += ":\(p.name)=\(text)"
+        }
+        return entry
     }
 
     /// A shader's parameter as the built-ins' parameters are described.

@@ -91,6 +91,38 @@ import Testing
         #expect(d.largest == 0, "\(d)")
     }
 
+    /// Every shader of the repository describes itself with an example, as a built-in does
+    /// (`vidfx effects FILE` prints it), and the example parses and runs.
+    @Test func everyShaderOfTheRepositoryHasAWorkingExample() throws {
+        ShaderEffect.register()
+        let folder = Self.testmedia.deletingLastPathComponent().appendingPathComponent("shaders")
+        var heads: [String] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() where ShaderEffect.isShaderFile(name) {
+            let path = folder.appendingPathComponent(name).path
+            if name.hasSuffix(".metal") {
+                // One of the file's functions chosen, to read them all.
+                let source = try ShaderSource(try String(contentsOfFile: path, encoding: .utf8), name: name, function: "sepiaTone")
+                heads += source.functions.map { path + "#" + $0 }
+            } else {
+                heads.append(path)
+            }
+        }
+        #expect(heads.count >= 16, "\(heads)")
+        let input = try Self.frame()
+        for head in heads {
+            let descriptor = try ShaderEffect.describe(head).descriptor
+            guard let example = descriptor.example else {
+                // Only a shader that must be given an image (lookup.glsl's key) has none.
+                #expect(descriptor.parameters.contains { $0.type.name == "file" && $0.defaultValue == nil }, "\(head) has no example")
+                continue
+            }
+            #expect(example.hasPrefix(head))
+            let chain = try EffectChain(parsing: example)
+            _ = chain.apply(to: input, time: 0.5)
+            #expect(chain.failure == nil, "\(example): \(chain.failure ?? "")")
+        }
+    }
+
     /// Frames of every shape: the device takes four pixels an invocation over the frame as
     /// one run, so a width that is no multiple of four (rows that end mid-block) and rows
     /// padded in memory (a stride wider than the width) must still give each pixel its own
