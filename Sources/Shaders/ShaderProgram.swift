@@ -90,24 +90,9 @@ public final class ShaderProgram: Sendable {
     public func run(source: UnsafePointer<UInt32>, sourceStride: Int, destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
                     width: Int, height: Int, time: Double, tick: Int64, frameRate: Double? = nil,
                     values: [String: [Double]] = [:], images: ShaderImages? = nil) throws(ShaderError) {
-        // Bounded before any conversion to the shim's 32-bit sizes could trap.
-        guard (1...32768).contains(width), (1...32768).contains(height), sourceStride >= width, destinationStride >= width else {
-            throw ShaderError("\(self.source.name): a \(width)x\(height) frame is outside what a shader takes")
-        }
-        let wanted = self.source.parameters.filter { $0.kind == .sampler2D }.count
-        guard wanted <= (images?.descriptors.count ?? 0) else {
-            throw ShaderError("\(self.source.name): the shader reads \(wanted) image(s); \(images?.descriptors.count ?? 0) given")
-        }
-        let block = uniforms(width: width, height: height, time: time, tick: tick, frameRate: frameRate, values: values, images: images)
-        let words = images?.words ?? [], generation = images?.generation ?? 0
-        var error = [CChar](repeating: 0, count: 1024)
-        let limit = UInt64(Self.frameLimit.components.seconds) * 1000
-        let program = handle.pointer
-        let status = words.withUnsafeBufferPointer { w in
-            vfx_shader_program_run(program, source, sourceStride, destination, destinationStride, Int32(width), Int32(height), block,
-                                   w.baseAddress, w.count, generation, limit, &error, error.count)
-        }
-        guard status == 0 else { throw ShaderError("\(self.source.name): \(Self.text(error))") }
+        // A run of one: the same checks, the same path.
+        try Self.run([Part(self, values: values, images: images)], source: source, sourceStride: sourceStride, destination: destination,
+                     destinationStride: destinationStride, width: width, height: height, time: time, tick: tick, frameRate: frameRate)
     }
 
     /// One program's part of a run (``run(_:source:sourceStride:destination:destinationStride:width:height:time:tick:frameRate:)``):
@@ -144,6 +129,7 @@ public final class ShaderProgram: Sendable {
                            between: [(@Sendable (UnsafeMutablePointer<UInt32>) -> Void)?] = []) throws(ShaderError) {
         guard let first = parts.first else { throw ShaderError("a run of no shaders") }
         guard parts.count <= mostInARun else { throw ShaderError("\(first.program.source.name): a run of more than \(mostInARun) shaders") }
+        // Bounded before any conversion to the shim's 32-bit sizes could trap.
         guard (1...32768).contains(width), (1...32768).contains(height), sourceStride >= width, destinationStride >= width else {
             throw ShaderError("\(first.program.source.name): a \(width)x\(height) frame is outside what a shader takes")
         }

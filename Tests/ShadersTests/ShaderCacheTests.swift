@@ -48,6 +48,12 @@ import Testing
         #expect(symlink(scratch.path("elsewhere.spv"), file) == 0)
         #expect(cache.load(key) == nil, "a link")
         #expect(unlink(file) == 0)
+        // A FIFO at the name is neither waited on nor written into: a miss, then replaced.
+        #expect(mkfifo(file, 0o600) == 0)
+        #expect(cache.load(key) == nil, "a FIFO")
+        cache.store(Self.words, for: key)
+        #expect(cache.load(key) == Self.words, "the FIFO's name now holds the program")
+        #expect(unlink(file) == 0)
         // A folder others may write is neither read nor written.
         cache.store(Self.words, for: key)
         #expect(chmod(cache.folder, 0o777) == 0)
