@@ -132,14 +132,16 @@ static int open_context(int wanted) {
     VkCommandPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                     .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, .queueFamilyIndex = ctx.family};
     if (vk.vkCreateCommandPool(ctx.device, &pool, NULL, &ctx.pool) != VK_SUCCESS) return fail("Vulkan: no command pool");
-    VkDescriptorSetLayoutBinding bindings[5] = {
+    VkDescriptorSetLayoutBinding bindings[6] = {
         {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
         {.binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
         {.binding = 2, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
         {.binding = 3, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
         {.binding = 4, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
+        // The program's halt word, read by every loop of the user's (see `halt` below).
+        {.binding = 5, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
     };
-    VkDescriptorSetLayoutCreateInfo set = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 5, .pBindings = bindings};
+    VkDescriptorSetLayoutCreateInfo set = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 6, .pBindings = bindings};
     if (vk.vkCreateDescriptorSetLayout(ctx.device, &set, NULL, &ctx.set_layout) != VK_SUCCESS) return fail("Vulkan: no descriptor layout");
     VkPipelineLayoutCreateInfo layout = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1, .pSetLayouts = &ctx.set_layout};
     if (vk.vkCreatePipelineLayout(ctx.device, &layout, NULL, &ctx.pipeline_layout) != VK_SUCCESS) return fail("Vulkan: no pipeline layout");
@@ -186,6 +188,10 @@ struct vfx_shader_program {
     VkFence fence;
     size_t uniform_size;
     mapped_buffer source, destination, uniforms, images;
+    // One word the host sets to end a run past its limit: every loop of the user's
+    // reads it now and then (ShaderSource's vfx_go), so an endless loop ends and the
+    // program stays usable, where a fence left pending would hold the device for good.
+    mapped_buffer halt;
     VkBufferView source_view, blocks_view, destination_view, destination_pixels_view;
     uint64_t frame_id;  // names these frame buffers, unique in the process (0: none)
     uint64_t images_generation;  // which images the images buffer holds (0: none yet)
@@ -246,7 +252,7 @@ vfx_shader_program *vfx_shader_program_make(const uint32_t *words, size_t count,
     if (vk.vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &pipeline, NULL, &p->pipeline) != VK_SUCCESS) goto failed;
     // Two sets: the frame read from the program's own source, or from the destination of
     // the program before it in a run (vfx_shader_chain_run).
-    VkDescriptorPoolSize sizes[4] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2}, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2},
+    VkDescriptorPoolSize sizes[4] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4}, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2},
                                      {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 4}, {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 2}};
     VkDescriptorPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 2, .poolSizeCount = 4, .pPoolSizes = sizes};
     if (vk.vkCreateDescriptorPool(ctx.device, &pool, NULL, &p->descriptors) != VK_SUCCESS) goto failed;
@@ -266,6 +272,7 @@ vfx_shader_program *vfx_shader_program_make(const uint32_t *words, size_t count,
     VkFenceCreateInfo fence = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     if (vk.vkCreateFence(ctx.device, &fence, NULL, &p->fence) != VK_SUCCESS) goto failed;
     if (make_buffer(&p->uniforms, p->uniform_size, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT) != 0) goto failed;
+    if (make_buffer(&p->halt, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != 0) goto failed;
     return p;
 failed:
     snprintf(error, error_size, "Vulkan: the shader's pipeline could not be made on %s", ctx.device_name);
@@ -321,8 +328,8 @@ static int fit(vfx_shader_program *p, int width, int height, size_t image_words)
         p->frame_id = atomic_fetch_add(&frames_made, 1) + 1;
     }
     if (!images_fit && make_buffer(&p->images, image_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != 0) return -1;
-    VkDescriptorBufferInfo infos[2] = {{p->uniforms.buffer, 0, p->uniform_size}, {p->images.buffer, 0, p->images.size}};
-    VkWriteDescriptorSet writes[8] = {
+    VkDescriptorBufferInfo infos[3] = {{p->uniforms.buffer, 0, p->uniform_size}, {p->images.buffer, 0, p->images.size}, {p->halt.buffer, 0, 16}};
+    VkWriteDescriptorSet writes[10] = {
         {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->set, .dstBinding = 0, .descriptorCount = 1,
          .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .pTexelBufferView = &p->source_view},
         {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->set, .dstBinding = 1, .descriptorCount = 1,
@@ -333,14 +340,18 @@ static int fit(vfx_shader_program *p, int width, int height, size_t image_words)
          .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &infos[1]},
         {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->set, .dstBinding = 4, .descriptorCount = 1,
          .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .pTexelBufferView = &p->blocks_view},
+        {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->set, .dstBinding = 5, .descriptorCount = 1,
+         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &infos[2]},
     };
-    // The chained set: the same destination, uniforms and images (its source is written
-    // when a run chains it).
+    // The chained set: the same destination, uniforms, images and halt word (its source
+    // is written when a run chains it).
     for (int i = 0; i < 3; i++) {
-        writes[5 + i] = writes[1 + i];
-        writes[5 + i].dstSet = p->chained_set;
+        writes[6 + i] = writes[1 + i];
+        writes[6 + i].dstSet = p->chained_set;
     }
-    vk.vkUpdateDescriptorSets(ctx.device, 8, writes, 0, NULL);
+    writes[9] = writes[5];
+    writes[9].dstSet = p->chained_set;
+    vk.vkUpdateDescriptorSets(ctx.device, 10, writes, 0, NULL);
     p->chained_from = 0;
     p->width = width;
     p->height = height;
@@ -423,6 +434,7 @@ int vfx_shader_chain_run(vfx_shader_program *const *programs, int count, const u
     }
     for (int i = 0; i < count; i++) {
         vfx_shader_program *p = programs[i];
+        *(volatile uint32_t *)p->halt.mapped = 0;
         memcpy(p->uniforms.mapped, uniforms[i], p->uniform_size);
         // The images are copied when they are not those the buffer already holds.
         if (image_words[i] && images[i] && images_generation[i] != p->images_generation) {
@@ -496,11 +508,20 @@ int vfx_shader_chain_run(vfx_shader_program *const *programs, int count, const u
         }
         if (status == 2 || waited == VK_TIMEOUT) {
             if (status != 2) {
-                snprintf(error, error_size, "the shader ran for more than %llu s on one frame", (unsigned long long)(timeout_ms / 1000));
+                snprintf(error, error_size, "the shader ran for more than %g s on one frame", (double)timeout_ms / 1000.0);
                 status = 1;
             }
-            // Still on the device: every program of the run keeps its buffers for good.
-            for (int k = 0; k < count; k++) programs[k]->lost = 1;
+            // Halted: the user's loops end at their next look at the word, and the run
+            // finishes (its pixels are not used). Only a run that does not finish even
+            // then keeps its programs' buffers for good, still on the device.
+            for (int k = part_start; k <= i; k++) *(volatile uint32_t *)programs[k]->halt.mapped = 1;
+            VkResult ended = VK_TIMEOUT;
+            for (int slice = 0; slice < 50 && ended == VK_TIMEOUT; slice++) {
+                ended = vk.vkWaitForFences(ctx.device, 1, &first->fence, VK_TRUE, 100ull * 1000000ull);
+            }
+            if (ended != VK_SUCCESS) {
+                for (int k = 0; k < count; k++) programs[k]->lost = 1;
+            }
             *failed = i;
             goto done;
         }
@@ -538,6 +559,7 @@ void vfx_shader_program_free(vfx_shader_program *p) {
         free_frame(p);
         free_buffer(&p->uniforms);
         free_buffer(&p->images);
+        free_buffer(&p->halt);
         if (p->fence) vk.vkDestroyFence(ctx.device, p->fence, NULL);
         if (p->commands) {
             pthread_mutex_lock(&ctx.lock);

@@ -124,9 +124,13 @@ public final class ShaderProgram: Sendable {
     /// `between[i]`, where given, works on the frame after part i on the device's own
     /// memory (its packed rows, `width` pixels a row), before part i + 1 reads it: built-in
     /// effects between two shaders without a copy of the frame.
+    ///
+    /// A part that runs past `limit` is halted (its loops end) and the run throws; the
+    /// programs work for the next run.
     public static func run(_ parts: [Part], source: UnsafePointer<UInt32>, sourceStride: Int, destination: UnsafeMutablePointer<UInt32>,
                            destinationStride: Int, width: Int, height: Int, time: Double, tick: Int64, frameRate: Double? = nil,
-                           between: [(@Sendable (UnsafeMutablePointer<UInt32>) -> Void)?] = []) throws(ShaderError) {
+                           between: [(@Sendable (UnsafeMutablePointer<UInt32>) -> Void)?] = [],
+                           limit: Duration = frameLimit) throws(ShaderError) {
         guard let first = parts.first else { throw ShaderError("a run of no shaders") }
         guard parts.count <= mostInARun else { throw ShaderError("\(first.program.source.name): a run of more than \(mostInARun) shaders") }
         // Bounded before any conversion to the shim's 32-bit sizes could trap.
@@ -147,7 +151,7 @@ public final class ShaderProgram: Sendable {
         let counts = words.map(\.count), generations = parts.map { $0.images?.generation ?? 0 }
         var error = [CChar](repeating: 0, count: 1024)
         var failed: Int32 = 0
-        let limit = UInt64(frameLimit.components.seconds) * 1000
+        let milliseconds = UInt64(max(1, min(3_600_000, limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000)))
         let work = Between((0..<parts.count).map { $0 < between.count ? between[$0] : nil })
         let hostAfter: [UInt8] = work.steps.map { $0 == nil ? 0 : 1 }
         let context = Unmanaged.passRetained(work)
@@ -162,7 +166,7 @@ public final class ShaderProgram: Sendable {
             withPointers(to: words) { (images: [UnsafePointer<UInt32>?]) in
                 vfx_shader_chain_run(programs, Int32(parts.count), source, sourceStride, destination, destinationStride, Int32(width), Int32(height),
                                      uniforms, images, counts, generations, hostAfter, work.steps.contains { $0 != nil } ? call : nil,
-                                     context.toOpaque(), limit, &failed, &error, error.count)
+                                     context.toOpaque(), milliseconds, &failed, &error, error.count)
             }
         }
         guard status == 0 else {

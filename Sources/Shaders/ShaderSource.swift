@@ -394,6 +394,9 @@ public struct ShaderSource: Sendable, Equatable {
             vec4 vfx_image_\(k)(vec2 uv, vec2 dx, vec2 dy) { return vfx_image_\(k)(uv); }
             """
         }.joined(separator: "\n")
+        // Every loop of the user's also asks whether the run was halted (past its time limit).
+        var guarded = ShaderTokens(parts.body)
+        guarded.guardLoops(with: "vfx_go()")
         return """
             #version 450
             // The group's width is the device's to choose (a constant given at the pipeline).
@@ -406,6 +409,15 @@ public struct ShaderSource: Sendable, Equatable {
             layout(binding = 4) uniform usamplerBuffer vfx_blocks;
             layout(binding = 1, rgba32ui) uniform writeonly uimageBuffer vfx_destination;
             layout(std430, binding = 3) readonly buffer VfxImages { uint vfx_images[]; };
+            // The halt word: the host sets it when a run passes its time limit, and every loop
+            // of the user's ends at its next look (one in 64 turns), so an endless loop ends.
+            layout(std430, binding = 5) volatile readonly buffer VfxHalt { uint vfx_halt; };
+            uint vfx_turns = 0u;
+            bool vfx_halted = false;
+            bool vfx_go() {
+                if ((++vfx_turns & 63u) == 0u && vfx_halt != 0u) vfx_halted = true;
+                return !vfx_halted;
+            }
             layout(std140, binding = 2) uniform VfxUniforms {
                 vec2 size;
                 float time;
@@ -445,7 +457,7 @@ public struct ShaderSource: Sendable, Equatable {
             \(images)
             \(parts.before)
             #line 1
-            \(parts.body)
+            \(guarded.text)
             \(parts.after)
             void main() {
                 // Four pixels an invocation, read as one 16-byte texel and written as one:

@@ -134,4 +134,101 @@ struct ShaderTokens {
         let line = tokens[range.lowerBound].line
         tokens.replaceSubrange(range, with: [Token(kind: .verbatim, text: text + String(repeating: "\n", count: newlines), line: line)])
     }
+
+    /// Every loop's condition also asks `vfx_go()` (`while (c)` → `while ((c) && vfx_go())`,
+    /// `for (a; ; b)` → `for (a; vfx_go(); b)`), so that a run halted past its time limit
+    /// ends: a loop is the only way GLSL has to run for ever. Only punctuation is edited,
+    /// so every token keeps its line. A condition that declares a variable
+    /// (`while (bool b = f())`) does not compile so; such a loop is one compiler line.
+    mutating func guardLoops(with call: String) {
+        for i in tokens.indices where tokens[i].kind == .word && (tokens[i].text == "while" || tokens[i].text == "for") {
+            guard let open = next(i + 1), tokens[open].isPunctuation("("), let close = closing(open) else { continue }
+            if tokens[i].text == "while" {
+                tokens[open].text = "(("
+                tokens[close].text = ") && \(call))"
+                continue
+            }
+            // The two semicolons of `for` at its own depth.
+            var depth = 0
+            var semicolons: [Int] = []
+            for j in (open + 1)..<close where tokens[j].kind == .punctuation {
+                switch tokens[j].text {
+                case "(", "[", "{": depth += 1
+                case ")", "]", "}": depth -= 1
+                case ";" where depth == 0: semicolons.append(j)
+                default: break
+                }
+            }
+            guard semicolons.count == 2 else { continue }
+            let (first, second) = (semicolons[0], semicolons[1])
+            // A count to a constant (`for (int k = -4; k <= 4; k++)`) ends by itself, and is
+            // left as it is: the device's compiler unrolls it.
+            if isCounted(open: open, first: first, second: second, close: close) { continue }
+            if let inside = next(first + 1), inside < second {
+                tokens[first].text = "; ("
+                tokens[second].text = ") && \(call);"
+            } else {
+                tokens[first].text = "; \(call)"
+            }
+        }
+    }
+
+    /// The words and punctuation of tokens `range`, spaces and comments left out.
+    private func solid(_ range: Range<Int>) -> [Token] {
+        range.compactMap { isBlank($0) ? nil : tokens[$0] }
+    }
+
+    /// Whether the `for` whose parts are between `open`, the two semicolons and `close`
+    /// counts a variable from a number to a number, one way, and its body never writes it.
+    private func isCounted(open: Int, first: Int, second: Int, close: Int) -> Bool {
+        func isNumber(_ t: [Token]) -> Bool {
+            (t.count == 1 && t[0].kind == .number) || (t.count == 2 && t[0].isPunctuation("-") && t[1].kind == .number)
+        }
+        // int k = -4
+        var start = solid((open + 1)..<first)
+        if let type = start.first, type.isWord("int") || type.isWord("uint") { start.removeFirst() }
+        guard start.count >= 3, start[0].kind == .word, start[1].isPunctuation("="), isNumber(Array(start[2...])) else { return false }
+        let name = start[0].text
+        // k <= 4
+        let test = solid((first + 1)..<second)
+        guard test.count >= 3, test[0].isWord(name), isNumber(Array(test[2...])) else { return false }
+        let rising: Bool
+        switch test[1].text {
+        case "<", "<=": rising = true
+        case ">", ">=": rising = false
+        default: return false
+        }
+        // k++, ++k, k += 2 (and down for a count down)
+        let step = solid((second + 1)..<close)
+        let up = step.map(\.text) == [name, "++"] || step.map(\.text) == ["++", name]
+            || (step.count == 3 && step[0].isWord(name) && step[1].isPunctuation("+=") && step[2].kind == .number)
+        let down = step.map(\.text) == [name, "--"] || step.map(\.text) == ["--", name]
+            || (step.count == 3 && step[0].isWord(name) && step[1].isPunctuation("-=") && step[2].kind == .number)
+        guard rising ? up : down else { return false }
+        if step.count == 3, Double(step[2].text.filter { $0.isNumber || $0 == "." }) ?? 0 <= 0 { return false }
+        // The body: a block, or one statement.
+        guard let body = next(close + 1) else { return false }
+        var end = body
+        if tokens[body].isPunctuation("{") {
+            guard let closing = closing(body) else { return false }
+            end = closing
+        } else {
+            var depth = 0
+            while end < tokens.count {
+                let t = tokens[end]
+                if t.kind == .punctuation {
+                    if ["(", "[", "{"].contains(t.text) { depth += 1 } else if [")", "]", "}"].contains(t.text) { depth -= 1 }
+                    if t.text == ";" && depth == 0 { break }
+                }
+                end += 1
+            }
+        }
+        let writes: Set<String> = ["=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--"]
+        let inside = solid(body..<min(end + 1, tokens.count))
+        for (j, t) in inside.enumerated() where t.isWord(name) {
+            if j + 1 < inside.count, inside[j + 1].kind == .punctuation, writes.contains(inside[j + 1].text) { return false }
+            if j > 0, inside[j - 1].isPunctuation("++") || inside[j - 1].isPunctuation("--") { return false }
+        }
+        return true
+    }
 }

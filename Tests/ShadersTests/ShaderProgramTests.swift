@@ -2,7 +2,7 @@ import Effects
 import Foundation
 import FrameCore
 import FrameSource
-import Shaders
+@testable import Shaders
 import TestSupport
 import Testing
 
@@ -206,6 +206,97 @@ import Testing
         let colour = try ShaderSource("uniform vec4 tint; // default #ff8800\nuniform vec2 centre; // default 0.5,0.25\nvec4 effect(vec2 p, vec4 c) { return tint; }", name: "c.glsl")
         #expect(colour.parameters[0].isColor && colour.parameters[0].defaultValue == [1, 136.0 / 255, 0, 1])
         #expect(colour.parameters[1].defaultValue == [0.5, 0.25] && colour.parameters[1].offset == 64, "std140: after the vec4 at 48 (the built-ins take 48 bytes)")
+    }
+
+    /// Every loop asks the halt word, and only loops are touched: the text keeps its
+    /// lines, and each form of loop takes the call where its condition is.
+    @Test func loopsAskWhetherTheRunIsHalted() {
+        for (text, guarded) in [
+            ("for (int i = 0; i < n; i++) x++;", "for (int i = 0; ( i < n) && G; i++) x++;"),
+            // Counts to a constant end by themselves (and are unrolled): left as they are,
+            // unless the body writes the count or it runs the wrong way.
+            ("for (int k = -4; k <= 4; k++) s += f(k);", "for (int k = -4; k <= 4; k++) s += f(k);"),
+            ("for (uint i = 0u; i < 5u; i++) { x = i; }", "for (uint i = 0u; i < 5u; i++) { x = i; }"),
+            ("for (int i = 8; i > 0; i -= 2) {}", "for (int i = 8; i > 0; i -= 2) {}"),
+            ("for (int i = 0; i < 5; i++) { i = 0; }", "for (int i = 0; ( i < 5) && G; i++) { i = 0; }"),
+            ("for (int i = 0; i < 5; i++) --i;", "for (int i = 0; ( i < 5) && G; i++) --i;"),
+            ("for (int i = 0; i < 5; i--) {}", "for (int i = 0; ( i < 5) && G; i--) {}"),
+            ("for(;;){}", "for(; G;){}"),
+            ("for (int i = 0;\n  i < f(a, b[2]);\n  i++) {}", "for (int i = 0; (\n  i < f(a, b[2])) && G;\n  i++) {}"),
+            ("while (a(b)) {}", "while ((a(b)) && G) {}"),
+            ("do { x++; } while (x < 3);", "do { x++; } while ((x < 3) && G);"),
+            ("// while (x)\nfloat fortune = whiles(1.0);", "// while (x)\nfloat fortune = whiles(1.0);"),
+        ] {
+            var tokens = ShaderTokens(text)
+            tokens.guardLoops(with: "G")
+            #expect(tokens.text == guarded, "\(text)")
+        }
+    }
+
+    /// A shader in an endless loop is halted at the limit with one line, and the same
+    /// program then renders the next frame: the device is not held by the loop for good
+    /// (what the studio needs of a shader typed into its page).
+    @Test func anEndlessLoopIsHaltedAndTheProgramRunsOn() throws {
+        // Lavapipe ends a loop after 65,535 turns by itself, so the runaway here is a long
+        // body: 60,000 turns of 1,024 sines a pixel, minutes here. With the halt it ends
+        // soon after its limit of 1 s; without it the run outlives the shim's five seconds
+        // of grace and the program is lost (the second run below then fails). The outer
+        // loop must end too, not only the inner one.
+        let text = """
+            #define STEP x = fract(sin(x * 12.9898 + 1.0) * 43758.5453);
+            #define S8 STEP STEP STEP STEP STEP STEP STEP STEP
+            #define S64 S8 S8 S8 S8 S8 S8 S8 S8
+            #define S512 S64 S64 S64 S64 S64 S64 S64 S64
+            uniform int turns;
+            vec4 effect(vec2 p, vec4 c) {
+                float x = c.r;
+                int j = 0;
+                while (j < turns) {
+                    for (int i = 0; i < 2; i++) { S512 }
+                    j++;
+                }
+                int k = 0;
+                do { k++; } while (k < 2);
+                return vec4(x, c.g, float(k) / 255.0, 1.0);
+            }
+            """
+        let program = try ShaderProgram(try ShaderSource(text, name: "forever.glsl"))
+        var input = Frame(width: 64, height: 48)
+        input.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        var output = Frame(width: 64, height: 48)
+        let stride = output.bytesPerRow / 4
+        func run(forever: Bool) throws {
+            try input.withUnsafeBytes { source in
+                try output.withUnsafeMutableBytes { destination in
+                    try ShaderProgram.run([.init(program, values: ["turns": [forever ? 60000 : 2]])],
+                                          source: source.baseAddress!.assumingMemoryBound(to: UInt32.self), sourceStride: input.bytesPerRow / 4,
+                                          destination: destination.baseAddress!.assumingMemoryBound(to: UInt32.self),
+                                          destinationStride: stride, width: 64, height: 48, time: 0, tick: 0,
+                                          limit: .seconds(1))
+                }
+            }
+        }
+        do {
+            try run(forever: true)
+            Issue.record("an endless loop returned")
+        } catch let error as ShaderError {
+            #expect(error.message == "forever.glsl: the shader ran for more than 1 s on one frame", "\(error.message)")
+        }
+        // The same program runs on: the pixels of a program that never ran over.
+        try run(forever: false)
+        let after = ShaderProgramTests.pixels(output)
+        var fresh = output
+        let again = try ShaderProgram(try ShaderSource(text + "\n", name: "fresh.glsl"))
+        try input.withUnsafeBytes { source in
+            try fresh.withUnsafeMutableBytes { destination in
+                try ShaderProgram.run([.init(again, values: ["turns": [2]])], source: source.baseAddress!.assumingMemoryBound(to: UInt32.self),
+                                      sourceStride: stride, destination: destination.baseAddress!.assumingMemoryBound(to: UInt32.self),
+                                      destinationStride: stride, width: 64, height: 48, time: 0, tick: 0)
+            }
+        }
+        #expect(after == ShaderProgramTests.pixels(fresh))
+        #expect(Set(after.map { $0 & 255 }) == [2], "the do-while ran twice")
+        #expect(program.failure == nil)
     }
 
     /// Without Vulkan, one line names the packages to install (a stand-in library path, in
