@@ -360,6 +360,12 @@ static int fit(vfx_shader_program *p, int width, int height, size_t image_words)
 
 static atomic_int interrupted;
 
+// One run on the device at a time. The queue runs submissions in turn anyway (lavapipe's
+// one thread, a GPU's one queue here); taken here, a run's time limit counts its own
+// work, not the wait behind another's (a runaway halted at its limit once made the
+// frames queued behind it pass theirs too).
+static pthread_mutex_t device_turn = PTHREAD_MUTEX_INITIALIZER;
+
 void vfx_shader_interrupt(void) { atomic_store(&interrupted, 1); }
 
 /// Orders programs by address, so that runs holding several lock them in one order.
@@ -401,6 +407,7 @@ int vfx_shader_chain_run(vfx_shader_program *const *programs, int count, const u
         }
     }
     for (int i = 0; i < count; i++) pthread_mutex_lock(&locked[i]->lock);
+    pthread_mutex_lock(&device_turn);
     int status = -1;
     for (int i = 0; i < count; i++) {
         vfx_shader_program *p = programs[i];
@@ -539,6 +546,7 @@ int vfx_shader_chain_run(vfx_shader_program *const *programs, int count, const u
     }
     status = 0;
 done:
+    pthread_mutex_unlock(&device_turn);
     for (int i = count - 1; i >= 0; i--) pthread_mutex_unlock(&locked[i]->lock);
     return status;
 }

@@ -178,7 +178,7 @@ public struct ShaderEffect: LayerEffect, FallibleEffect, JoiningLayerEffect {
                 program = known
             } else {
                 program = try ShaderProgram(try ShaderSource(text, name: file, function: function))
-                compiled.withLock { if $0.count > 64 { $0 = [:] }; $0[key] = program }
+                compiled.withLock { if $0.count >= 16 { $0 = [:] }; $0[key] = program }
             }
         } catch {
             throw EffectError(error.message)

@@ -113,6 +113,7 @@ public struct ShaderSource: Sendable, Equatable {
             throw ShaderError("\(name): \(text.utf8.count) bytes; a shader may have up to \(Self.longestSource >> 10) KiB")
         }
         guard !text.utf8.contains(0) else { throw ShaderError("\(name): not a text file (it holds a NUL byte)") }
+        try Self.refuseIncludes(text, file: name)
         self.name = name
         self.text = text
         let lower = name.lowercased()
@@ -165,6 +166,46 @@ public struct ShaderSource: Sendable, Equatable {
         functions = parts.functions
         uniformSize = (offset + 15) / 16 * 16
         program = Self.program(parts, parameters: parameters, linear: linear)
+    }
+
+    /// A shader is one file: no `#include` (but a Metal file's two headers, which vidfx
+    /// gives), nor the extensions that would make the compiler read one, however written:
+    /// the lines are read as the compiler reads them, continued lines (`\` at the end)
+    /// joined, so that `#inc\` + `lude "../../etc/passwd"` is refused too.
+    static func refuseIncludes(_ text: String, file: String) throws(ShaderError) {
+        guard text.contains("include") || text.contains("\\") else { return }
+        let metal = file.lowercased().hasSuffix(".metal")
+        var line = 1
+        var joined = ""
+        var lines: [(text: String, line: Int)] = []
+        var first = 1
+        // By scalars: "\r\n" is one Character, which a split at "\n" would not cut.
+        for scalars in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {
+            var piece = Substring(String(scalars))
+            if piece.unicodeScalars.last == "\r" { piece = Substring(String(piece.unicodeScalars.dropLast())) }
+            if piece.hasSuffix("\\") {
+                joined += piece.dropLast()
+            } else {
+                lines.append((joined + piece, first))
+                joined = ""
+                first = line + 1
+            }
+            line += 1
+        }
+        if !joined.isEmpty { lines.append((joined, first)) }
+        for (text, number) in lines {
+            if text.contains("include_directive") || text.contains("shading_language_include") {
+                throw ShaderError("\(file):\(number): the include extensions are not taken (a shader is one file)")
+            }
+            var rest = text.drop { $0 == " " || $0 == "\t" }
+            guard rest.first == "#" else { continue }
+            rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
+            guard rest.hasPrefix("include") else { continue }
+            let target = rest.dropFirst("include".count).trimmingCharacters(in: .whitespaces)
+            if metal && (target.hasPrefix("<metal_stdlib>") || target.hasPrefix("<SwiftUI/SwiftUI.h>")) { continue }
+            let named = target.isEmpty ? "" : " " + target.prefix(60)
+            throw ShaderError("\(file):\(number): #include\(named) is not read (a shader is one file\(metal ? "; <metal_stdlib> and <SwiftUI/SwiftUI.h> are given" : ""))")
+        }
     }
 
     /// vidfx's own `#pragma vidfx …` lines (each left blank): `linear` for linear light.

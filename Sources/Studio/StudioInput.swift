@@ -38,6 +38,7 @@ extension StudioServer.Configuration {
         // opened here as files of the folder: what is decoded or read is what was opened,
         // even if the name was swapped for a link or a FIFO after the check. Font paths are
         // not taken from a page at all.
+        let drafts = ShaderDrafts()
         let resources = EffectResources(loadImage: { name in
             try folder.withRegularFile(name) { path in
                 do {
@@ -52,7 +53,11 @@ extension StudioServer.Configuration {
                     throw FrameSourceError(input: name, kind: error.kind, reason: error.reason)
                 }
             }
-        }, readFile: { name in try folder.readRegularFile(name) }, fontFilesAllowed: false)
+        }, readFile: { name in
+            // A shader typed into the page and not saved is read as it was typed.
+            if let typed = drafts.text(name) { return Array(typed.utf8) }
+            return try folder.readRegularFile(name)
+        }, fontFilesAllowed: false)
         var configuration = Self(
             input: location, inputForCommands: shown, folder: folder,
             media: media, stillConfiguration: stills, frameRate: frameRate,
@@ -65,6 +70,7 @@ extension StudioServer.Configuration {
             },
             parseChain: { text in text.isEmpty ? nil : try EffectChain(parsing: text, resources: resources) })
         configuration.resources = resources
+        configuration.drafts = drafts
         if frameRate != Rational(30) { configuration.commandOptions = ["--fps", frameRate.description] }
         configuration.detection = { chain in
             guard let chain, let live = try DetectionStage.liveDetection(for: chain) else { return nil }

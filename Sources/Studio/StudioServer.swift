@@ -62,6 +62,9 @@ public final class StudioServer: Sendable {
         public var resources = EffectResources()
         /// Where one-line warnings go.
         public var warn: @Sendable (String) -> Void = { _ in }
+        /// Shaders typed into the page: the chain's file reader (``resources``) reads them
+        /// first (``serving(_:at:folder:frameRate:source:)`` wires it).
+        var drafts = ShaderDrafts()
 
         /// The required parts; the rest have defaults.
         public init(input: String, inputForCommands: String, folder: OutputFolder,
@@ -90,8 +93,15 @@ public final class StudioServer: Sendable {
     let renders: RenderJobs
     private let edits = EditCounter()
     private let stills = StillQueue()
-    /// Shader files being described (``describeFile(_:)``): two at a time.
-    private let describing = Admission(most: 2)
+    /// Shader files being described or compiled (``describeFile(_:)``, ``compileShader(_:)``):
+    /// two at a time.
+    let describing = Admission(most: 2)
+    /// Shaders typed into the page and not saved (the chain reads them first).
+    var drafts: ShaderDrafts { configuration.drafts }
+    /// Messages for every open page: shader files changed on disk.
+    let notices = PageNotices()
+    /// Shader files written in the outputs folder, by the user's own editor or anyone.
+    private let folderWatch = FolderWatch()
     /// Boxes being followed through the clip (`POST /api/follow`): two at a time, each on a
     /// thread of its own decoding the clip.
     let following = Admission(most: 2)
@@ -208,10 +218,15 @@ public final class StudioServer: Sendable {
         playback.start()
         timeline.start(media: configuration.media, configuration: configuration.stillConfiguration, duration: configuration.duration,
                        folder: configuration.folder)
+        let notices = notices
+        folderWatch.start(folder: configuration.folder.path, wanted: { EffectRegistry.namesFile($0) && OutputFolder.problem(with: $0) == nil }) { names in
+            notices.send(StudioResponse.text(ShadersChanged(changed: names.sorted())))
+        }
     }
 
     /// Ends renders, playback and the timeline's work, and the file readers.
     public func stop() async {
+        folderWatch.stop()
         await renders.cancelAll()
         await playback.stop()
         await timeline.stop()
@@ -274,6 +289,7 @@ public final class StudioServer: Sendable {
                 : StudioResponse.error(.notFound, "no render '\(id)'")
         }
         addReviewRoutes(router)
+        addShaderRoutes(router)
         router.get("/outputs/:name") { [self] request, context in
             // The page percent-encodes the name (spaces, accents); a name that does not
             // decode is not one of the folder's, and a decoded `/` is refused as any other.
@@ -367,7 +383,7 @@ public final class StudioServer: Sendable {
             if let problem = OutputFolder.problem(with: file) {
                 throw StudioRequestError(.badRequest, "chain: \(problem) (file parameters name files in the outputs folder)")
             }
-            guard configuration.folder.holdsRegularFile(file) else {
+            guard configuration.folder.holdsRegularFile(file) || drafts.holds(file) else {
                 throw StudioRequestError(.badRequest, "chain: '\(file)' is not a file of the outputs folder (links, pipes and devices are not read)")
             }
         }
@@ -387,16 +403,7 @@ public final class StudioServer: Sendable {
         }
         let checked = try checkedChain(name)
         guard let files = EffectRegistry.fileEffects else { throw StudioRequestError(.badRequest, "name: this studio was built without shaders") }
-        let resources = configuration.resources
-        // A few at a time: fifty compiles asked at once are told to wait, not given fifty compilers.
-        guard describing.enter() else { throw StudioRequestError(.serviceUnavailable, "name: two shaders are being read already; ask again") }
-        let counter = describing
-        let json: Data = try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result { try Self.describe(checked, files: files, resources: resources) })
-                counter.leave()
-            }.start()
-        }
+        let json = try await describing(checked, files: files, resources: configuration.resources)
         return StudioResponse.bytes(Array(json), type: "application/json")
     }
 
@@ -540,6 +547,12 @@ public final class StudioServer: Sendable {
             }
         }
         defer { sender.cancel() }
+        let (notice, notes) = notices.watch()
+        defer { notices.unwatch(notice) }
+        let noting = Task {
+            for await text in notes { try await outbound.write(.text(text)) }
+        }
+        defer { noting.cancel() }
         // The studio stopping closes the page's socket as going away (1001), at once: the
         // server's shutdown would otherwise wait on it until the watchdog ended the process.
         let messages = Task { try await serve(inbound: inbound, outbound: outbound) }

@@ -192,7 +192,7 @@ import Testing
         }
         for (text, said) in [
             ("vec4 nothing(vec2 p) { return vec4(1); }", "no effect function"),
-            ("#include \"x.glsl\"\nvec4 effect(vec2 p) { return source(p); }", "sh.glsl:1: #include is not read"),
+            ("#include \"x.glsl\"\nvec4 effect(vec2 p) { return source(p); }", "sh.glsl:1: #include \"x.glsl\" is not read"),
             ("uniform mat4 m;\nvec4 effect(vec2 p) { return source(p); }", "sh.glsl:1: 'mat4': a parameter is one of"),
             ("uniform float time;\nvec4 effect(vec2 p) { return source(p); }", "'time' is a name vidfx gives"),
             ("uniform float a; // range 0…1; default 2\nvec4 effect(vec2 p) { return source(p); }", "outside its range"),
