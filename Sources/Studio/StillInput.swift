@@ -28,9 +28,11 @@ final class StillInput: @unchecked Sendable {
     /// The still at `time` through `chain` (built by `makeChain`) with the boxes of the
     /// detections file at the path `reviewed` (read by `loadReviewed`)
     /// as `format`: as PNG, the bytes `vidfx dump --at` writes.
-    func image(at time: Rational, chainText: String, reviewed: String?, frameRate: Double, format: StillImage,
+    /// `files` names what the chain's files hold now (``StudioServer``'s identities of
+    /// them): a shader saved again, or typed again, under its name is another still.
+    func image(at time: Rational, chainText: String, files: String = "", reviewed: String?, frameRate: Double, format: StillImage,
                makeChain: (String) throws -> EffectChain?, loadReviewed: (String) throws -> DetectionsFile) throws -> [UInt8] {
-        let key = "\(format)|\(time)|\(chainText)|\(reviewed.map { Self.identity(of: $0) } ?? "")"
+        let key = "\(format)|\(time)|\(chainText)|\(files)|\(reviewed.map { Self.identity(of: $0) } ?? "")"
         if let i = recent.firstIndex(where: { $0.key == key }) {
             let hit = recent.remove(at: i)
             recent.append(hit)

@@ -445,11 +445,22 @@ public final class StudioServer: Sendable {
         let (input, parse, rate) = (stillInput, configuration.parseChain, configuration.frameRate.seconds)
         let reviewedPath = reviewed
         let load = reviewedLoader
+        let files = filesIdentity(text)
         let image: [UInt8] = try await stills.run {
-            try input.image(at: time, chainText: text, reviewed: reviewedPath, frameRate: rate, format: format, makeChain: parse,
+            try input.image(at: time, chainText: text, files: files, reviewed: reviewedPath, frameRate: rate, format: format, makeChain: parse,
                             loadReviewed: { path in try load(URL(fileURLWithPath: path).lastPathComponent) })
         }
         return StudioResponse.bytes(image, type: format.mediaType)
+    }
+
+    /// What the files a chain names hold now: each draft's text, each file's size and
+    /// change time (kept stills of an older text are not served for a newer one).
+    func filesIdentity(_ chain: String) -> String {
+        guard !chain.isEmpty, let files = try? EffectChain.files(in: chain) else { return "" }
+        return files.map { name in
+            if let typed = drafts.text(name) { return "\(name):typed:\(typed.hashValue)" }
+            return StillInput.identity(of: configuration.folder.file(name))
+        }.joined(separator: "|")
     }
 
     /// The clip's number of ticks, when its length is known.

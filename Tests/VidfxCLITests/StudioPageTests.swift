@@ -203,6 +203,100 @@ import Testing
         #expect(await studio.stop() == 0)
     }
 
+    /// The page as a shader workbench (issue 69): a shader from a template shows on the
+    /// clip as it is typed; a typo is marked at its line and column and the picture stays
+    /// the last good one; a new uniform is a control that moves the picture; the saved file
+    /// renders, from the command line, exactly the canvas; and the file written by another
+    /// program is reloaded into the open page and its picture.
+    @Test func aShaderIsWrittenInThePage() async throws {
+        let outputs = try ScratchDirectory("vidfx-studio-workbench")
+        let studio = try await StudioProcess.start(outputs: outputs)
+        defer { Task { await studio.stop() } }
+        let template = "vec4 effect(vec2 position, vec4 color) {\n    vec3 negative = 1.0 - color.rgb;\n"
+        // The user's own editor, once the page has saved the file: a second later it writes
+        // the shader anew (the page must reload it), as editors save, into a file moved in place.
+        let edited = "// edited elsewhere\nuniform float lift; // range 0…1; default 0\n"
+            + "vec4 effect(vec2 position, vec4 color) {\n    return vec4(color.bgr * 0.5 + lift, color.a);\n}\n"
+        let writer = Task.detached {
+            let deadline = ContinuousClock.now + .seconds(240)
+            while ContinuousClock.now < deadline, !FileManager.default.fileExists(atPath: outputs.path("colour.glsl")) {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            try await Task.sleep(for: .seconds(1))
+            try edited.write(toFile: outputs.path("colour.glsl"), atomically: true, encoding: .utf8)
+        }
+        let typed = "uniform float amount; // range 0…1; default 1\nuniform float lift; // range 0…1; default 0\n"
+            + "vec4 effect(vec2 position, vec4 color) {\n    return vec4(mix(color.rgb, 1.0 - color.rgb, amount) + lift, color.a);\n}\n"
+        func type(_ text: String) -> String {
+            "new Promise(r => { studio.onShader = (x) => x.ok ? studio.nextStill().then(s => r({shader: x, still: s})) : r({shader: x}); "
+                + Self.set("#shader-text", text.replacingOccurrences(of: "\n", with: "\\n")) + "; })"
+        }
+        let errorLine = "({text: document.getElementById('shader-error').textContent, line: document.getElementById('shader-error').dataset.line, "
+            + "column: document.getElementById('shader-error').dataset.column, marked: Array.from(document.querySelectorAll('#shader-lines .bad')).map(e => e.textContent.trim())})"
+        let results = try await Self.drive(studio.page, [
+            // 0: live, then paused at tick 30 (1 s).
+            "new Promise(r => { const check = () => studio.state.ws ? r(true) : setTimeout(check, 20); check(); })"
+                + ".then(() => { document.getElementById('play').click(); const shown = studio.nextStill(); studio.review.seekTo(30); return shown; })",
+            Self.canvas,
+            // 2: a colour shader from its template: compiled, in the chain, shown.
+            "new Promise(r => { studio.onShader = (x) => studio.nextStill().then(s => r({shader: x, still: s})); "
+                + Self.set("#shader-new", "color", event: "change") + "; })",
+            Self.canvas,
+            // 4–6: a typo: its line and column, marked; the picture stays the last good one.
+            type(template.replacingOccurrences(of: "1.0 - color.rgb", with: "1.0 - colr.rgb") + "    return vec4(negative, color.a);\n}\n"),
+            errorLine,
+            Self.canvas,
+            // 7: two uniforms: their controls appear.
+            type(typed),
+            "Array.from(document.querySelectorAll(\"input[type=range][data-effect='0']\")).map(i => i.dataset.param)",
+            // 9: moving the new one changes the picture.
+            "(() => { const shown = studio.nextStill(); " + Self.set("input[type=range][data-effect='0'][data-param='lift']", "0.25") + "; return shown; })()",
+            Self.canvas,
+            // 11: saved.
+            "studio.shader.saveShader().then(() => document.getElementById('shader-state').textContent)",
+            // 12: written elsewhere: the editor shows the new text and the picture is redrawn from it.
+            "new Promise(r => { const check = () => "
+                + "studio.state.reloaded && (studio.state.reloaded.text || '').startsWith('// edited elsewhere') "
+                + "&& studio.state.stillDrawnSeq >= studio.state.reloaded.still "
+                + "? r({error: document.getElementById('chain-error').textContent, text: document.getElementById('shader-text').value, reloads: studio.state.reloaded.count, params: Array.from(document.querySelectorAll(\"input[type=range][data-effect='0']\")).map(i => i.dataset.param)}) "
+                + ": setTimeout(check, 20); check(); })",
+            Self.canvas,
+        ])
+        try await writer.value
+        func pixels(_ i: Int) throws -> Data { try #require(Data(base64Encoded: (results[i] as? [String: Any])?["rgba"] as? String ?? "")) }
+        let (plain, shaded, afterTypo, lifted, reloaded) = (try pixels(1), try pixels(3), try pixels(6), try pixels(10), try pixels(13))
+        let compiled = try #require(results[2] as? [String: Any])
+        #expect((compiled["still"] as? [String: Any])?["chain"] as? String == "colour.glsl", "\(compiled)")
+        #expect(plain != shaded, "the shader changed the picture")
+        let error = try #require(results[5] as? [String: Any])
+        #expect(error["line"] as? String == "2" && error["column"] as? String == "27" && (error["text"] as? String ?? "").contains("colr")
+                && error["marked"] as? [String] == ["2"], "\(error)")
+        #expect(afterTypo == shaded, "a typo leaves the last good picture")
+        #expect(results[8] as? [String] == ["amount", "lift"], "\(results[8])")
+        #expect(((results[9] as? [String: Any])?["chain"] as? String) == "colour.glsl:lift=0.25")
+        #expect(lifted != shaded)
+        #expect((results[11] as? String ?? "").contains("saved"), "\(results[11])")
+        // The saved file, rendered by the command line, is the canvas to the pixel.
+        func dump(_ chain: String) async throws -> Data {
+            let scratch = try ScratchDirectory("vidfx-workbench-page")
+            let r = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", "1", "-e", chain, "--format", "bgra", "-o", scratch.path("f.bgra"), "-q"])
+            #expect(r.status == 0, "\(r.stderr)")
+            return try #require(FileManager.default.contents(atPath: scratch.path("f.bgra")))
+        }
+        func differing(_ rgba: Data, _ bgra: Data) -> Int {
+            guard rgba.count == bgra.count else { return -1 }
+            var n = 0
+            for i in stride(from: 0, to: rgba.count, by: 4) where rgba[i] != bgra[i + 2] || rgba[i + 1] != bgra[i + 1] || rgba[i + 2] != bgra[i] { n += 1 }
+            return n
+        }
+        try typed.write(toFile: outputs.path("typed.glsl"), atomically: true, encoding: .utf8)
+        #expect(differing(lifted, try await dump(outputs.path("typed.glsl") + ":lift=0.25")) == 0, "the canvas is the saved shader's dump")
+        let reload = try #require(results[12] as? [String: Any])
+        #expect((reload["reloads"] as? Int ?? 0) >= 1 && reload["params"] as? [String] == ["lift"], "\(reload)")
+        #expect(differing(reloaded, try await dump(outputs.path("colour.glsl") + ":lift=0.25")) == 0, "the reloaded file's picture")
+        #expect(await studio.stop() == 0)
+    }
+
     /// JavaScript: presses `key` on the page (as a hand does, on the page itself, not a control) and
     /// resolves with the still it brings.
     static func press(_ key: String, shift: Bool = false) -> String {

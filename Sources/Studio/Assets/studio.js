@@ -688,6 +688,244 @@ async function loadOutputs() {
 }
 
 
+// MARK: the shader workbench: a shader written here, compiled as it is typed (about 300 ms
+// after the last key), shown on the clip as an effect of the chain, named by its file in the
+// outputs folder; errors at their line and column, the last good picture kept.
+
+const TEMPLATES = {
+  color: ['colour.glsl', `// A colour shader: each pixel's new colour from its own (docs/shaders.md).
+uniform float amount; // range 0…1; default 1; How far towards the negative.
+
+vec4 effect(vec2 position, vec4 color) {
+    vec3 negative = 1.0 - color.rgb;
+    return vec4(mix(color.rgb, negative, amount), color.a);
+}
+`],
+  layer: ['layer.glsl', `// A layer shader: source(p) reads the frame anywhere, p in pixels from the top-left.
+uniform float spread; // range 0…40; default 6; How far apart the taps are, in pixels.
+
+vec4 effect(vec2 position) {
+    vec4 sum = vec4(0.0);
+    for (int k = -2; k <= 2; k++) sum += source(position + vec2(float(k) * spread, 0.0));
+    return sum / 5.0;
+}
+`],
+  distortion: ['distortion.glsl', `// A distortion shader: where each pixel reads the frame from.
+uniform float amplitude; // range 0…50; default 8; Height of the waves in pixels.
+uniform float speed;     // range 0…10; default 1; Waves a second.
+
+vec2 effect(vec2 position) {
+    return position + vec2(0.0, amplitude * sin(position.x / 40.0 + time * speed * 6.2832));
+}
+`],
+  shadertoy: ['toy.glsl', `// Shadertoy's form: iChannel0 is the frame, fragCoord from the bottom-left.
+void mainImage(out vec4 fragColor, in vec2 fragCoord) {
+    vec2 uv = fragCoord / iResolution.xy;
+    vec3 c = texture(iChannel0, uv).rgb;
+    fragColor = vec4(c * (0.7 + 0.3 * sin(iTime * 2.0 + uv.x * 6.2832)), 1.0);
+}
+`],
+  metal: ['swiftui.metal', `#include <metal_stdlib>
+#include <SwiftUI/SwiftUI.h>
+using namespace metal;
+
+[[ stitchable ]]
+half4 warm(float2 position, half4 color, float amount = 0.8) {
+    half3 tinted = color.rgb * half3(1.1h, 1.0h, 0.8h);
+    return half4(mix(color.rgb, saturate(tinted), half(amount)), color.a);
+}
+`],
+};
+
+state.shader = null; // {name, text, compiled: text|null, saved: text|null, timer, seq}
+
+function shaderNames() {
+  return state.outputs.map((o) => o.name).filter((n) => SHADER_FILE.test(n)).sort();
+}
+function freeShaderName(base) {
+  const taken = new Set([...state.outputs.map((o) => o.name), ...state.chain.map((i) => i.name)]);
+  if (!taken.has(base)) return base;
+  const dot = base.lastIndexOf('.');
+  for (let i = 2; ; i++) { const n = `${base.slice(0, dot)}-${i}${base.slice(dot)}`; if (!taken.has(n)) return n; }
+}
+function listShaders() {
+  const select = $('shader-open');
+  select.replaceChildren(new Option('Open…', ''), ...shaderNames().map((n) => new Option(n, n)));
+}
+
+function numberLines(bad) {
+  const count = $('shader-text').value.split('\n').length;
+  const gutter = $('shader-lines');
+  gutter.replaceChildren();
+  for (let i = 1; i <= count; i++) {
+    const line = document.createElement('span');
+    line.textContent = i + '\n';
+    if (i === bad) line.className = 'bad';
+    gutter.append(line);
+  }
+  gutter.scrollTop = $('shader-text').scrollTop;
+}
+
+function shaderState() {
+  const sh = state.shader;
+  if (!sh) return;
+  const unsaved = sh.saved !== sh.text;
+  $('shader-state').textContent = unsaved
+    ? `${sh.name}: not saved — renders here use what is typed; save it for the command line to render the same`
+    : `${sh.name}: saved in the outputs folder`;
+}
+
+function openEditor(name, text, saved) {
+  state.shader = { name, text, compiled: null, saved, timer: null, seq: 0 };
+  $('shader-workbench').hidden = false;
+  $('shader-name').value = name;
+  $('shader-text').value = text;
+  $('shader-error').textContent = '';
+  numberLines(0);
+  shaderState();
+  compileShader();
+}
+
+// Compiles the text as its file; on success its effect (its parameters) joins the chain, or
+// replaces its old description there, and the picture shows it. On failure the error is
+// marked at its line and the picture keeps the last good text.
+async function compileShader() {
+  const sh = state.shader;
+  if (!sh) return;
+  const seq = ++sh.seq, name = sh.name, text = sh.text;
+  const response = await api('/api/shader', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name, source: text }) });
+  const answer = await response.json().catch(() => ({}));
+  if (seq !== sh.seq || state.shader !== sh) return; // typed again meanwhile: the newer compile answers
+  if (!response.ok) {
+    const error = answer.error || `the studio answered ${response.status}`;
+    const at = /^[^:]+:(\d+)(?::(\d+))?: (.*)$/.exec(error);
+    $('shader-error').textContent = at ? `line ${at[1]}${at[2] ? `, column ${at[2]}` : ''}: ${at[3]}` : error;
+    $('shader-error').dataset.line = at ? at[1] : '';
+    $('shader-error').dataset.column = at && at[2] ? at[2] : '';
+    numberLines(at ? Number(at[1]) : 0);
+    if (window.studio.onShader) window.studio.onShader({ ok: false, error });
+    return;
+  }
+  $('shader-error').textContent = '';
+  $('shader-error').dataset.line = '';
+  numberLines(0);
+  sh.compiled = text;
+  state.byName[name] = answer;
+  const declared = new Set(answer.parameters.map((p) => p.name));
+  let present = false;
+  for (const item of state.chain) {
+    if (item.name !== name) continue;
+    present = true;
+    // A parameter no longer declared goes; a new one shows its control at its default.
+    for (const k of Object.keys(item.values)) if (!declared.has(k)) delete item.values[k];
+  }
+  if (!present) state.chain.push({ name, values: {}, enable: null, ease: null });
+  changed(true);
+  shaderState();
+  if (window.studio.onShader) window.studio.onShader({ ok: true, parameters: answer.parameters.map((p) => p.name) });
+}
+
+async function saveShader(overwrite = false) {
+  const sh = state.shader;
+  if (!sh) return;
+  const text = sh.text;
+  const response = await api('/api/shader/save', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: sh.name, source: text, overwrite }) });
+  const answer = await response.json().catch(() => ({}));
+  if (response.status === 409 && !overwrite) {
+    if (confirm(`${sh.name} is in the outputs folder already. Save over it?`)) return saveShader(true);
+    return;
+  }
+  if (!response.ok) { $('shader-state').textContent = answer.error || `not saved (${response.status})`; return; }
+  sh.saved = text;
+  await loadOutputs();
+  listShaders();
+  shaderState();
+}
+
+// A shader file written elsewhere (the user's own editor): the chain reads it again, and an
+// editor showing it with nothing unsaved shows the new text.
+async function shadersChanged(names) {
+  for (const name of names) {
+    const sh = state.shader;
+    if (sh && sh.name === name && sh.text === sh.saved) {
+      const response = await api('/api/shader?name=' + encodeURIComponent(name));
+      const answer = await response.json().catch(() => ({}));
+      if (response.ok && !answer.draft) {
+        sh.text = sh.saved = answer.source;
+        $('shader-text').value = answer.source;
+        numberLines(0);
+      }
+    }
+    if (!state.chain.some((item) => item.name === name)) continue;
+    delete state.byName[name];
+    try {
+      await describeShaders(name);
+      const declared = new Set(state.byName[name].parameters.map((p) => p.name));
+      for (const item of state.chain) {
+        if (item.name === name) for (const k of Object.keys(item.values)) if (!declared.has(k)) delete item.values[k];
+      }
+      $('shader-error').textContent = '';
+      changed(true);
+    } catch (error) {
+      $('chain-error').textContent = String(error.message || error);
+    }
+  }
+  // For tests: the last reload, the editor's text then, and the still it asked for.
+  state.reloaded = { names, count: ((state.reloaded && state.reloaded.count) || 0) + 1,
+    text: state.shader ? state.shader.text : null, still: state.stillSeq };
+  await loadOutputs();
+  listShaders();
+}
+
+$('shader-new').addEventListener('change', () => {
+  const kind = $('shader-new').value;
+  $('shader-new').value = '';
+  if (!TEMPLATES[kind]) return;
+  const [base, text] = TEMPLATES[kind];
+  openEditor(freeShaderName(base), text, null);
+});
+$('shader-open').addEventListener('change', async () => {
+  const name = $('shader-open').value;
+  $('shader-open').value = '';
+  if (!name) return;
+  const response = await api('/api/shader?name=' + encodeURIComponent(name));
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok) { $('chain-error').textContent = answer.error || `${name}: ${response.status}`; return; }
+  openEditor(name, answer.source, answer.draft ? null : answer.source);
+});
+$('shader-text').addEventListener('input', () => {
+  const sh = state.shader;
+  if (!sh) return;
+  sh.text = $('shader-text').value;
+  numberLines(Number($('shader-error').dataset.line || 0));
+  shaderState();
+  clearTimeout(sh.timer);
+  sh.timer = setTimeout(compileShader, 300);
+});
+$('shader-text').addEventListener('scroll', () => { $('shader-lines').scrollTop = $('shader-text').scrollTop; });
+$('shader-text').addEventListener('keydown', (e) => {
+  // Tab indents (four spaces) rather than leaving the editor.
+  if (e.key !== 'Tab') return;
+  e.preventDefault();
+  const t = e.target, at = t.selectionStart;
+  t.setRangeText('    ', at, t.selectionEnd, 'end');
+  t.dispatchEvent(new Event('input'));
+});
+$('shader-name').addEventListener('change', () => {
+  const sh = state.shader;
+  const name = $('shader-name').value.trim();
+  if (!sh || !SHADER_FILE.test(name) || name.includes('/')) { if (sh) $('shader-name').value = sh.name; return; }
+  // The chain's entry follows the new name.
+  for (const item of state.chain) if (item.name === sh.name) item.name = name;
+  sh.name = name;
+  sh.saved = null;
+  compileShader();
+});
+$('shader-save').addEventListener('click', () => saveShader(false));
+window.studio.shader = { openEditor, compileShader, saveShader, templates: TEMPLATES };
+
 // MARK: the redaction review: the faces of the whole clip as a detections file, its tracks
 // hidden or kept, boxes drawn by hand and followed, exported as the file a render uses.
 
@@ -987,6 +1225,7 @@ function connect() {
     if (typeof e.data === 'string') {
       const m = JSON.parse(e.data);
       if (m.type === 'chain' && !m.ok) $('chain-error').textContent = m.error;
+      if (Array.isArray(m.changed)) shadersChanged(m.changed);
     } else {
       onFrame(e.data);
     }
@@ -1005,6 +1244,7 @@ async function start() {
   }
   const [effects, info] = await Promise.all(answers.map((a) => a.json()));
   await loadOutputs();
+  listShaders();
   state.effects = effects;
   state.info = info;
   for (const e of effects) state.byName[e.name] = e;
