@@ -183,6 +183,13 @@ public struct ShaderEffect: LayerEffect, FallibleEffect, JoiningLayerEffect {
         } catch {
             throw EffectError(error.message)
         }
+        // A default the chain could not be given is refused here, not met later as a
+        // value out of bounds (`uniform int n; // default 100000000`).
+        for p in program.source.parameters where p.kind != .sampler2D {
+            if let big = p.defaultValue.first(where: { $0.magnitude > ParameterSpec.largestMagnitude }) {
+                throw EffectError("\(file): '\(p.name)': \(String(format: "%g", big)) is larger than a parameter may be (±\(Int(ParameterSpec.largestMagnitude)))")
+            }
+        }
         let form = program.source.form == .glsl ? "" : " (\(program.source.form.rawValue))"
         let descriptor = EffectDescriptor(name: head, category: .stylize,
                                           summary: "\(program.source.kind.rawValue) shader \(URL(fileURLWithPath: head).lastPathComponent)\(form)",
@@ -235,7 +242,7 @@ public struct ShaderEffect: LayerEffect, FallibleEffect, JoiningLayerEffect {
                 let bytes = value.map { String(format: "%02x", Int((min(1, max(0, $0)) * 255).rounded())) }
                 text = "#" + (value.count == 4 && value[3] == 1 ? bytes.prefix(3) : bytes[...]).joined()
             } else {
-                text = value.map { String(format: "%g", $0) }.joined(separator: ",")
+                text = value.map { p.kind == .int || p.kind == .bool ? String(Int($0)) : String(format: "%g", $0) }.joined(separator: ",")
             }
             entry += ":\(p.name)=\(text)"
         }

@@ -116,10 +116,19 @@ import Testing
         #expect(text.contains("shaders/wave.glsl (distortion shader, stylize)"), "\(text)")
         #expect(text.contains("amplitude float  default 8") && text.contains("0…200") && text.contains("How far the rows move"), "\(text)")
         let scratch = try ScratchDirectory("vidfx-shader-refusals")
+        // A whole number's example is written whole (1000000, not 1e+06), and a default the
+        // chain could not be given is refused.
+        try "uniform int count; // range 0…1000000; default 1000000\nvec4 effect(vec2 p, vec4 c) { return c; }\n"
+            .write(toFile: scratch.path("count.glsl"), atomically: false, encoding: .utf8)
+        let counted = try await CLI.run(["effects", scratch.path("count.glsl")])
+        #expect(String(decoding: counted.stdout, as: UTF8.self).contains("count.glsl:count=1000000\""), "\(counted.stderr)")
+        try "uniform int count; // default 100000000\nvec4 effect(vec2 p, vec4 c) { return c; }\n"
+            .write(toFile: scratch.path("huge.glsl"), atomically: false, encoding: .utf8)
         #expect(mkfifo(scratch.path("pipe.glsl"), 0o600) == 0)
         for (chain, said) in [(scratch.path("pipe.glsl"), "not a regular file"),("./shaders/sepia.glsl:amout=0.5", "unknown parameter 'amout' (did you mean 'amount'?)"),
                               ("./shaders/sepia.glsl=2", "out of range"),
-                              ("./shaders/nothere.glsl", "./shaders/nothere.glsl: cannot read the shader")] {
+                              ("./shaders/nothere.glsl", "./shaders/nothere.glsl: cannot read the shader"),
+                              (scratch.path("huge.glsl"), "'count': 1e+08 is larger than a parameter may be (±1000000)")] {
             let r = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", chain, "-o", scratch.path("x.mp4")])
             #expect(r.status != 0 && r.stderr.contains(said), "\(chain): \(r.stderr)")
             #expect(!FileManager.default.fileExists(atPath: scratch.path("x.mp4")))
