@@ -7,6 +7,11 @@ import Foundation
 enum ShaderCompiler {
     /// The longest a compile may take.
     static let timeLimit: Duration = .seconds(20)
+    /// The largest program taken, in bytes of SPIR-V. A 64 KiB text can still expand to
+    /// far more through its macros (six levels of eight: 18 MB, whose pipeline then took
+    /// lavapipe 15 s and 1.3 GB in vidfx's own process); a real shader is a few hundred KB
+    /// at most.
+    static let largestProgram = 4 << 20
 
     /// The compiler: `$VIDFX_GLSLANG` (tests), else glslangValidator on the PATH or in /usr/bin.
     static var executable: String? {
@@ -27,7 +32,7 @@ enum ShaderCompiler {
             throw ShaderError("\(name): shaders need glslang's compiler (glslangValidator): apt-get install glslang-tools")
         }
         let key = cache == nil ? nil : ShaderCache.key(program: program, compiler: compiler)
-        if let cache, let key, let kept = cache.load(key) { return kept }
+        if let cache, let key, let kept = cache.load(key), kept.count * 4 <= largestProgram { return kept }
         let words = try compiled(program, name: name, original: original, compiler: compiler)
         if let cache, let key { cache.store(words, for: key) }
         return words
@@ -72,6 +77,9 @@ enum ShaderCompiler {
               let spirv = FileManager.default.contents(atPath: output), spirv.count >= 20, spirv.count % 4 == 0 else {
             let said = message(String(decoding: said.prefix(1 << 16), as: UTF8.self), folder: folder + "/", name: name)
             throw ShaderError(original.map { withColumn(said, name: name, original: $0) } ?? said)
+        }
+        guard spirv.count <= largestProgram else {
+            throw ShaderError("\(name): \(spirv.count >> 20) MB of program once its macros are expanded; a shader may make up to \(largestProgram >> 20) MB")
         }
         return spirv.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
     }

@@ -120,6 +120,14 @@ import Testing
                 let (got, text) = try await compile(source, as: name)
                 #expect(got == status && text.contains(said) && !text.contains("\n") && !text.contains("root:"), "\(name) \(source.prefix(40)): \(got) \(text)")
             }
+            // Macros expanding a small text into a huge program (six levels of eight: 18 MB of
+            // SPIR-V, 1.3 GB in the studio's process to build) are refused before the device
+            // builds it.
+            var bomb = ["#define A0 x = x * 1.0001 + 0.1;"]
+            for i in 1...6 { bomb.append("#define A\(i) " + Array(repeating: "A\(i - 1)", count: 8).joined(separator: " ")) }
+            bomb.append("vec4 effect(vec2 p, vec4 c) { float x = c.r; A6 return vec4(x); }")
+            let (bombed, bombSaid) = try await compile(bomb.joined(separator: "\n"), as: "bomb.glsl")
+            #expect(bombed == .badRequest && bombSaid.contains("bomb.glsl: ") && bombSaid.contains("a shader may make up to 4 MB"), "\(bombed) \(bombSaid)")
             // A body past its limit is refused before it is read whole.
             let huge = try await client.execute(uri: "/api/shader", method: .post, headers: headers,
                                                 body: ByteBuffer(bytes: [UInt8](repeating: 32, count: 1 << 20)))
