@@ -20,6 +20,10 @@ public struct ShaderEffect: LayerEffect, FallibleEffect, JoiningLayerEffect {
     private let values: [String: [Double]]
     /// The images its image parameters read (nil when it has none).
     private let images: ShaderImages?
+    /// This effect's failures: its own, shared with its keyframed rebuilds, not the
+    /// program's (which every chain naming the same text shares: a studio still that
+    /// passed its limit must not fail the next chain's).
+    let failures: FailureNote
 
     /// A shader is made from its file (``init(contentsOf:)`` or a chain entry naming it).
     public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
@@ -38,10 +42,12 @@ public struct ShaderEffect: LayerEffect, FallibleEffect, JoiningLayerEffect {
         self = shader
     }
 
-    init(program: ShaderProgram, descriptor: EffectDescriptor, parameters: Parameters, images: ShaderImages?) {
+    init(program: ShaderProgram, descriptor: EffectDescriptor, parameters: Parameters, images: ShaderImages?,
+         failures: FailureNote = FailureNote()) {
         self.program = program
         self.descriptor = descriptor
         self.images = images
+        self.failures = failures
         var values: [String: [Double]] = [:]
         for p in program.source.parameters {
             switch p.kind {
@@ -78,7 +84,7 @@ public struct ShaderEffect: LayerEffect, FallibleEffect, JoiningLayerEffect {
 
     public func rebuilt(parameters: Parameters, resources: EffectResources) throws(EffectError) -> any Effect {
         // Images are files, never keyframed: the same ones serve every value.
-        ShaderEffect(program: program, descriptor: descriptor, parameters: parameters, images: images)
+        ShaderEffect(program: program, descriptor: descriptor, parameters: parameters, images: images, failures: failures)
     }
 
     /// This shader's program with its values and images, as a run takes it.
@@ -96,9 +102,9 @@ public struct ShaderEffect: LayerEffect, FallibleEffect, JoiningLayerEffect {
         ShaderRun([self]).joined(withColors: colors, then: next)
     }
 
-    /// The last failure of a frame (the device lost, the time limit passed): the frame is
-    /// left as it came, and the first failure is kept for whoever asks.
-    public var failure: String? { program.failure }
+    /// The first failure of a frame of this effect (the device lost, the time limit
+    /// passed): the frame is left as it came, and the failure is kept for whoever asks.
+    public var failure: String? { failures.first }
 
     /// Renders as a run of one (``ShaderRun``): the rows asked for are cut from a whole render.
     public func render(_ source: SourceImage, into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
@@ -269,4 +275,14 @@ public struct ShaderEffect: LayerEffect, FallibleEffect, JoiningLayerEffect {
         default: return .vector(p.name, default: p.defaultValue, min: p.range?.lowerBound, max: p.range?.upperBound, help: help)
         }
     }
+}
+
+/// The first failure of an effect's frames, kept for the chain to find
+/// (``FallibleEffect``).
+final class FailureNote: Sendable {
+    private let kept = Mutex<String?>(nil)
+    /// The first failure, nil when none.
+    var first: String? { kept.withLock { $0 } }
+    /// Keeps `message` unless a failure is kept already.
+    func record(_ message: String) { kept.withLock { if $0 == nil { $0 = message } } }
 }

@@ -26,7 +26,9 @@ public final class ShaderProgram: Sendable {
 
     private let failures = Mutex<String?>(nil)
 
-    /// The first failure an effect recorded (``record(_:)``), nil when none.
+    /// The first failure any effect of this program recorded (``record(_:)``), nil when
+    /// none. A chain asks its own effects (``ShaderEffect/failure``), which are not failed
+    /// by another chain's frame.
     public var failure: String? { failures.withLock { $0 } }
 
     /// Keeps the first failure of a frame that could not throw it.

@@ -78,7 +78,10 @@ public struct ShaderRun: LayerEffect, FallibleEffect, JoiningLayerEffect {
             // Left as it came; the failure is kept by every shader of the run, so the chain
             // finds it whichever entry it asks first.
             for y in 0..<h { for x in 0..<w { destination[y * destinationStride + x] = source.base[y * source.stride + x] } }
-            for shader in shaders { shader.program.record(error.message) }
+            for shader in shaders {
+                shader.failures.record(error.message)
+                shader.program.record(error.message)
+            }
         }
     }
 }

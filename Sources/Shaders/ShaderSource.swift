@@ -451,12 +451,13 @@ public struct ShaderSource: Sendable, Equatable {
             layout(binding = 1, rgba32ui) uniform writeonly uimageBuffer vfx_destination;
             layout(std430, binding = 3) readonly buffer VfxImages { uint vfx_images[]; };
             // The halt word: the host sets it when a run passes its time limit, and every loop
-            // of the user's ends at its next look (one in 64 turns), so an endless loop ends.
+            // of the user's ends at its next look (its first turn, then one in 64), so an endless
+            // loop ends, and an invocation that starts after the halt does no more than a turn.
             layout(std430, binding = 5) volatile readonly buffer VfxHalt { uint vfx_halt; };
             uint vfx_turns = 0u;
             bool vfx_halted = false;
             bool vfx_go() {
-                if ((++vfx_turns & 63u) == 0u && vfx_halt != 0u) vfx_halted = true;
+                if ((vfx_turns++ & 63u) == 0u && vfx_halt != 0u) vfx_halted = true;
                 return !vfx_halted;
             }
             layout(std140, binding = 2) uniform VfxUniforms {

@@ -36,6 +36,9 @@ final class StudioPlayback: @unchecked Sendable {
         var resources: EffectResources
         /// One line for problems the page cannot be told of otherwise.
         var warn: @Sendable (String) -> Void
+        /// Tells the pages that the chain failed on a frame (a shader past its time limit);
+        /// playback goes on without it.
+        var failed: @Sendable (String) -> Void = { _ in }
     }
 
     private struct Control {
@@ -144,7 +147,15 @@ final class StudioPlayback: @unchecked Sendable {
             let sink = self.sink
             let clock = InputTicks(startTick: startTick, frameRate: setup.frameRate)
             let frameTime = setup.frameRate.inverse
-            options.annotate = { frame in
+            let failed = setup.failed
+            options.annotate = { [self] frame in
+                // A chain that failed a frame (its pixels were left as they came) is told to
+                // the pages once and dropped, so that a runaway shader does not hold the
+                // device a limit's length every frame.
+                if let why = control.withLock({ $0.chain?.failure }) {
+                    setChain(nil, edit: sink.currentEdit)
+                    failed(why)
+                }
                 // The source counts its ticks on from where it started, across loops; effects
                 // want the input's time (keyframes, enable ranges), as `dump --at` gives them.
                 frame.time = clock.time(of: frame)

@@ -98,8 +98,8 @@ public final class StudioServer: Sendable {
     let describing = Admission(most: 2)
     /// Shaders typed into the page and not saved (the chain reads them first).
     var drafts: ShaderDrafts { configuration.drafts }
-    /// Messages for every open page: shader files changed on disk.
-    let notices = PageNotices()
+    /// Messages for every open page: shader files changed on disk, a chain that failed.
+    let notices: PageNotices
     /// Shader files written in the outputs folder, by the user's own editor or anyone.
     private let folderWatch = FolderWatch()
     /// Boxes being followed through the clip (`POST /api/follow`): two at a time, each on a
@@ -143,9 +143,12 @@ public final class StudioServer: Sendable {
     public init(configuration: Configuration) {
         self.configuration = configuration
         access = StudioAccess(token: configuration.token, listenHost: configuration.host, allowRemote: configuration.allowRemote)
+        let notices = PageNotices()
+        self.notices = notices
         playback = StudioPlayback(setup: .init(frameRate: configuration.frameRate, openSource: configuration.openSource,
                                                detection: configuration.detection, resources: configuration.resources,
-                                               warn: configuration.warn))
+                                               warn: configuration.warn,
+                                               failed: { why in notices.send(StudioResponse.text(ChainAnswer(ok: false, edit: 0, error: why))) }))
         renders = RenderJobs()
         stillInput = StillInput(media: configuration.media, configuration: configuration.stillConfiguration)
     }

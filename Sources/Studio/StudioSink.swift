@@ -71,6 +71,8 @@ final class StudioSink: PreviewSink, @unchecked Sendable {
 
     /// The tick last shown.
     var lastTick: Int64 { state.withLock { $0.lastTick } }
+    /// The chain edit the frames are reported with now.
+    var currentEdit: Int { state.withLock { $0.edit } }
 
     var isVisible: Bool { state.withLock { !$0.watchers.isEmpty } }
 

@@ -297,6 +297,35 @@ import Testing
         #expect(await studio.stop() == 0)
     }
 
+    /// A shader typed into the page that runs past its limit while playing: the page says
+    /// so in one line and the studio plays on without it, answering meanwhile.
+    @Test func aRunawayShaderWhilePlayingIsToldToThePage() async throws {
+        let outputs = try ScratchDirectory("vidfx-studio-runaway")
+        let studio = try await StudioProcess.start(outputs: outputs)
+        defer { Task { await studio.stop() } }
+        // Sixty thousand turns of 512 sines a pixel: minutes a frame, unhalted.
+        let runaway = "#define STEP x = fract(sin(x * 12.9898 + 1.0) * 43758.5453);\\n#define S8 STEP STEP STEP STEP STEP STEP STEP STEP\\n"
+            + "#define S64 S8 S8 S8 S8 S8 S8 S8 S8\\nvec4 effect(vec2 p, vec4 c) {\\n    float x = c.r;\\n"
+            + "    for (int j = 0; j < int(size.x) * 200; j++) { S64 S64 S64 S64 S64 S64 S64 S64 }\\n    return vec4(x, c.g, c.b, 1.0);\\n}\\n"
+        let answered = Task.detached {
+            // The studio answers while the shader holds the device.
+            try await Task.sleep(for: .seconds(4))
+            return try await studio.request("/api/info").status
+        }
+        let results = try await Self.drive(studio.page, [
+            "new Promise(r => { const check = () => studio.state.ws ? r(true) : setTimeout(check, 20); check(); })",
+            "new Promise(r => { studio.onShader = (x) => r(x); " + Self.set("#shader-new", "color", event: "change") + "; })",
+            "new Promise(r => { studio.onShader = (x) => r(x); " + Self.set("#shader-text", runaway) + "; })",
+            "new Promise(r => { const check = () => /more than/.test(document.getElementById('chain-error').textContent) "
+                + "? r(document.getElementById('chain-error').textContent) : setTimeout(check, 50); check(); })",
+        ])
+        #expect((results[2] as? [String: Any])?["ok"] as? Bool == true, "\(results[2])")
+        let said = results[3] as? String ?? ""
+        #expect(said.contains("colour.glsl: the shader ran for more than 10 s on one frame") && !said.contains("\n"), "\(said)")
+        #expect(try await answered.value == 200)
+        #expect(await studio.stop() == 0)
+    }
+
     /// JavaScript: presses `key` on the page (as a hand does, on the page itself, not a control) and
     /// resolves with the still it brings.
     static func press(_ key: String, shift: Bool = false) -> String {
