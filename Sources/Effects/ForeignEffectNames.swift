@@ -16,7 +16,7 @@ enum ForeignEffectNames {
     private static let size = "scaling is an option, not an effect: --size WxH or 720p, with --fit fit|fill|stretch"
     private static let grey = "use 'monochrome' (a tint of the luminance) or 'noir' (black and white with contrast)"
 
-    private static let hints: [String: String] = [
+    static let hints: [String: String] = [
         "gblur": gaussian, "gaussianblur": gaussian, "gaussian": gaussian, "cigaussianblur": gaussian, "smartblur": gaussian,
         "boxblur": box, "avgblur": box, "ciboxblur": box, "motionblur": motion, "cimotionblur": motion, "cizoomblur": "use 'zoomblur'",
         "unsharp": "use 'sharpen'", "unsharpmask": "use 'sharpen'", "ciunsharpmask": "use 'sharpen'",

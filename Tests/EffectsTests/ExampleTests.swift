@@ -1,4 +1,4 @@
-import Effects
+@testable import Effects
 import Foundation
 import FrameCore
 import Testing
@@ -52,6 +52,54 @@ import Testing
             #expect(out.width != source.width || out.height != source.height || !Fixture.sameBytes(out, source),
                     "\(example) leaves the frame as it was")
         }
+    }
+
+    /// Every hint for a name from another tool (`-e gblur`, `-e mirror`) gives chains that
+    /// work as written: each quoted chain names an effect and its real parameters, parses
+    /// (a `…` left for the user filled with a value), and renders a picture that is not
+    /// transparent or black (the old `hflip` hint, an affine about the origin, made a black
+    /// video).
+    @Test func everyHintGivesAChainThatWorks() throws {
+        let dir = try Self.scratch("vidfx-hints")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cube = try Self.invertingCube(in: dir)
+        let source = Fixture.random()
+        var tried = 0
+        for (name, hint) in ForeignEffectNames.hints.sorted(by: { $0.key < $1.key }) {
+            let quoted = hint.split(separator: "'", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            for text in quoted {
+                // `rotate=90|180|270`: each choice is a chain.
+                let heads = text.split(separator: ":")
+                guard let head = heads.first else { continue }
+                let effectName = head.split(separator: "=").first.map(String.init) ?? ""
+                guard let type = EffectRegistry.effect(named: effectName) else {
+                    Issue.record("\(name): '\(text)' names no effect")
+                    continue
+                }
+                let choices = head.contains("|") ? head.split(separator: "=")[1].split(separator: "|").map { "\(effectName)=\($0)" } : [String(head)]
+                for first in choices {
+                    var parts = [first]
+                    for part in heads.dropFirst() {
+                        let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+                        #expect(type.descriptor.parameter(pair[0]) != nil, "\(name): '\(text)': \(effectName) has no parameter '\(pair[0])'")
+                        guard pair.count == 2 else { continue }
+                        if pair[1] == "….cube" { parts.append("\(pair[0])=\(cube.path)") } else if pair[0] == "text" { parts.append("text=hello") }
+                        else if !pair[1].contains("…") { parts.append(part.description) }
+                    }
+                    let chain = parts.joined(separator: ":")
+                    do {
+                        let out = try EffectChain(parsing: chain).apply(to: source, time: 0.5)
+                        var lit = 0
+                        out.withUnsafeBytes { b in for i in stride(from: 0, to: b.count, by: 4) where b[i + 3] > 0 && (b[i] > 16 || b[i + 1] > 16 || b[i + 2] > 16) { lit += 1 } }
+                        #expect(lit > out.width * out.height / 2, "\(name): '\(chain)' gives a black or transparent picture")
+                        tried += 1
+                    } catch {
+                        Issue.record("\(name): '\(chain)': \(error)")
+                    }
+                }
+            }
+        }
+        #expect(tried > 50, "\(tried) chains tried")
     }
 }
 

@@ -33,7 +33,7 @@ vfx_shader_program *vfx_shader_program_make(const uint32_t *words, size_t count,
 /// (0 never matches a copy: pass an id that names these images). Work groups of
 /// invocations taking four pixels each, over the frame as one run of pixels. Waits at most
 /// `timeout_ms`: 0 done; 1 the limit passed (the run is halted through binding 5, the program's halt word, which
-/// the shader's loops read; later runs work unless it did not end within 5 s more); 2 interrupted
+/// the shader's loops read; later runs work unless it did not end within as long again, at least 5 s); 2 interrupted
 /// (``vfx_shader_interrupt``); -1 another failure, with `error` filled.
 int vfx_shader_program_run(vfx_shader_program *program, const uint32_t *source, size_t source_stride, uint32_t *destination,
                            size_t destination_stride, int width, int height, const void *uniforms, const uint32_t *images, size_t image_words, uint64_t images_generation,
