@@ -9,6 +9,7 @@ public enum EffectRegistry {
         VFlip.self,
         Rotate.self,
         Transpose.self,
+        Pad.self,
         OldTimes.self,
         Pixelate.self,
         Posterize.self,

@@ -42,5 +42,6 @@ enum ForeignEffectNames {
         "tonemap": "HDR input is tone-mapped as it is read: the --tonemap option",
         "afade": "use 'fade': apply fades the sound with the picture", "fadein": "use 'fade:in=…'", "fadeout": "use 'fade:out=…'",
         "negate": "use 'colormatrix' with -1 on the diagonal and a bias of 1",
+        "letterbox": "use 'pad:aspect=…' (or 'pad:width=…:height=…')", "pillarbox": "use 'pad:aspect=…'", "expand": "use 'pad:width=…:height=…'",
     ]
 }

@@ -27,6 +27,24 @@ import Testing
         #expect(probe.video["width"] == String(width) && probe.video["height"] == String(height))
     }
 
+    /// `pad` is FFmpeg's `pad` of vidfx's unchanged frame, byte for byte: to a size, to an
+    /// aspect each way, at a corner, in a colour (issue 67: a phone's portrait clip on a
+    /// 16:9 canvas had no effect to do it).
+    @Test(arguments: [("pad:width=400:height=300", "pad=400:300:(ow-iw)/2:(oh-ih)/2:color=black", 400, 300),
+                      ("pad:aspect=16/9:color=#336699", "setsar=1,pad=aspect=16/9:x=(ow-iw)/2:y=(oh-ih)/2:color=0x336699", 427, 240),
+                      ("pad:aspect=9/16", "setsar=1,pad=aspect=9/16:x=(ow-iw)/2:y=(oh-ih)/2", 320, 569),
+                      ("pad:width=401:height=243:x=0:y=1:color=#ff0000", "pad=401:243:0:oh-ih:color=red", 401, 243)])
+    func padIsFFmpegsOwn(chain: String, filter: String, width: Int, height: Int) async throws {
+        let scratch = try ScratchDirectory("vidfx-pad")
+        let plain = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", "0.5", "--format", "bgra", "-o", scratch.path("plain.bgra"), "-q"])
+        let padded = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", "0.5", "-e", chain, "--format", "bgra", "-o", "-", "-q"])
+        #expect(plain.status == 0 && padded.status == 0, "\(plain.stderr) \(padded.stderr)")
+        let reference = try await CLIProcess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-f", "rawvideo", "-pix_fmt", "bgra", "-s", "320x240",
+                                                                     "-i", scratch.path("plain.bgra"), "-vf", filter, "-f", "rawvideo", "-pix_fmt", "bgra", "-"])
+        #expect(padded.stdout.count == width * height * 4 && padded.stdout == reference,
+                "\(chain): \(padded.stdout.count) bytes against \(reference.count)")
+    }
+
     /// The names people bring point to them.
     @Test func foreignNamesPointToThem() async throws {
         for (name, said) in [("cirotate", "rotate=90|180|270"), ("mirror", "hflip"), ("flip", "vflip")] {
