@@ -523,9 +523,11 @@ int vfx_shader_chain_run(vfx_shader_program *const *programs, int count, const u
             // then keeps its programs' buffers for good, still on the device.
             for (int k = part_start; k <= i; k++) *(volatile uint32_t *)programs[k]->halt.mapped = 1;
             // After the halt each invocation still finishes the turn it is in (one turn of
-            // a heavy body over a 1080p frame took 5 s here): as long again as the limit.
+            // a heavy body over a 1080p frame took 5 s here): as long again as the limit,
+            // at least 5 s. Interrupted (Ctrl-C), the process is stopping: a second at most,
+            // so that Ctrl-C ends vidfx within one.
             VkResult ended = VK_TIMEOUT;
-            uint64_t slices = timeout_ms / 100 < 50 ? 50 : timeout_ms / 100;
+            uint64_t slices = status == 2 ? 10 : timeout_ms / 100 < 50 ? 50 : timeout_ms / 100;
             for (uint64_t slice = 0; slice < slices && ended == VK_TIMEOUT; slice++) {
                 ended = vk.vkWaitForFences(ctx.device, 1, &first->fence, VK_TRUE, 100ull * 1000000ull);
             }

@@ -125,6 +125,14 @@ public struct Parameters: Sendable {
                     break
                 }
             }
+            // A switch (a whole number 0…1: a shader's `bool`) also takes the words for it.
+            if case .int = spec.type, spec.min == 0, spec.max == 1 {
+                switch text.lowercased() {
+                case "true", "yes", "on": return .number(1)
+                case "false", "no", "off": return .number(0)
+                default: break
+                }
+            }
             guard let parsed = Double(text), parsed.isFinite else {
                 throw EffectError("\(effect): \(name) must be a number (\(spec.rangeDescription)), not '\(text)'")
             }

@@ -161,8 +161,9 @@ struct ShaderTokens {
             }
             guard semicolons.count == 2 else { continue }
             let (first, second) = (semicolons[0], semicolons[1])
-            // A count to a constant (`for (int k = -4; k <= 4; k++)`) ends by itself, and is
-            // left as it is: the device's compiler unrolls it.
+            // A short count to a constant (`for (int k = -4; k <= 4; k++)`) ends soon by
+            // itself, and is left as it is: the device's compiler unrolls it. A long one
+            // (60,000 turns of a heavy body) is a runaway like any other.
             if isCounted(open: open, first: first, second: second, close: close) { continue }
             if let inside = next(first + 1), inside < second {
                 tokens[first].text = "; ("
@@ -178,8 +179,12 @@ struct ShaderTokens {
         range.compactMap { isBlank($0) ? nil : tokens[$0] }
     }
 
+    /// The most turns of a count to a constant left unguarded.
+    static let shortCount = 256.0
+
     /// Whether the `for` whose parts are between `open`, the two semicolons and `close`
-    /// counts a variable from a number to a number, one way, and its body never writes it.
+    /// counts a variable from a number to a number, one way, in at most ``shortCount``
+    /// turns, and its body never writes it.
     private func isCounted(open: Int, first: Int, second: Int, close: Int) -> Bool {
         func isNumber(_ t: [Token]) -> Bool {
             (t.count == 1 && t[0].kind == .number) || (t.count == 2 && t[0].isPunctuation("-") && t[1].kind == .number)
@@ -205,7 +210,15 @@ struct ShaderTokens {
         let down = step.map(\.text) == [name, "--"] || step.map(\.text) == ["--", name]
             || (step.count == 3 && step[0].isWord(name) && step[1].isPunctuation("-=") && step[2].kind == .number)
         guard rising ? up : down else { return false }
-        if step.count == 3, Double(step[2].text.filter { $0.isNumber || $0 == "." }) ?? 0 <= 0 { return false }
+        let stride = step.count == 3 ? Double(step[2].text.filter { $0.isNumber || $0 == "." }) ?? 0 : 1
+        guard stride > 0 else { return false }
+        func value(_ t: [Token]) -> Double? {
+            // Decimal only (`0x100`, `1e3` are not read: such a loop is guarded).
+            guard let text = t.last?.text, text.allSatisfy({ $0.isNumber || $0 == "." || $0 == "u" || $0 == "U" }),
+                  let v = Double(text.filter { $0.isNumber || $0 == "." }) else { return nil }
+            return t.count == 2 ? -v : v
+        }
+        guard let from = value(Array(start[2...])), let to = value(Array(test[2...])), abs(to - from) / stride <= Self.shortCount else { return false }
         // The body: a block, or one statement.
         guard let body = next(close + 1) else { return false }
         var end = body

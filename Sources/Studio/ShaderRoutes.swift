@@ -71,7 +71,7 @@ extension StudioServer {
         let base = resources.readFile
         let source = typed.source
         resources.readFile = { file in file == name ? Array(source.utf8) : try base?(file) ?? [] }
-        let json = try await describing(name, files: files, resources: resources)
+        let json = try await compiledDescription(name, files: files, resources: resources)
         try drafts.keep(source, as: name)
         return StudioResponse.bytes(Array(json), type: "application/json")
     }
@@ -114,7 +114,7 @@ extension StudioServer {
 
     /// Describes the shader `name` read through `resources`, compiled on a thread of its own
     /// (two at a time: a third is told to ask again).
-    func describing(_ name: String, files: EffectRegistry.FileEffects, resources: EffectResources) async throws -> Data {
+    func compiledDescription(_ name: String, files: EffectRegistry.FileEffects, resources: EffectResources) async throws -> Data {
         guard describing.enter() else { throw StudioRequestError(.serviceUnavailable, "name: two shaders are being compiled already; ask again") }
         let counter = describing
         return try await withCheckedThrowingContinuation { continuation in

@@ -406,7 +406,7 @@ public final class StudioServer: Sendable {
         }
         let checked = try checkedChain(name)
         guard let files = EffectRegistry.fileEffects else { throw StudioRequestError(.badRequest, "name: this studio was built without shaders") }
-        let json = try await describing(checked, files: files, resources: configuration.resources)
+        let json = try await compiledDescription(checked, files: files, resources: configuration.resources)
         return StudioResponse.bytes(Array(json), type: "application/json")
     }
 

@@ -54,6 +54,19 @@ import Testing
         }
     }
 
+    /// A switch (a whole number 0…1, as a shader's `bool` is) takes true/false, yes/no and
+    /// on/off as well as 1 and 0; other whole numbers do not.
+    @Test func aSwitchTakesItsWords() throws {
+        let d = EffectDescriptor(name: "x", category: .stylize, summary: "", parameters: [
+            .int("flag", default: 0, min: 0, max: 1, help: ""), .int("count", default: 0, min: 0, max: 5, help: ""),
+        ])
+        for (word, value) in [("true", 1.0), ("FALSE", 0), ("yes", 1), ("no", 0), ("on", 1), ("off", 0), ("1", 1), ("0", 0)] {
+            #expect(try Parameters(parsing: [("flag", word)], for: d).double("flag") == value, "\(word)")
+        }
+        #expect(throws: EffectError.self) { _ = try Parameters(parsing: [("count", "true")], for: d) }
+        #expect(throws: EffectError.self) { _ = try Parameters(parsing: [("flag", "maybe")], for: d) }
+    }
+
     /// Every hint for a name from another tool (`-e gblur`, `-e mirror`) gives chains that
     /// work as written: each quoted chain names an effect and its real parameters, parses
     /// (a `…` left for the user filled with a value), and renders a picture that is not

@@ -218,6 +218,8 @@ import Testing
             ("for (int k = -4; k <= 4; k++) s += f(k);", "for (int k = -4; k <= 4; k++) s += f(k);"),
             ("for (uint i = 0u; i < 5u; i++) { x = i; }", "for (uint i = 0u; i < 5u; i++) { x = i; }"),
             ("for (int i = 8; i > 0; i -= 2) {}", "for (int i = 8; i > 0; i -= 2) {}"),
+            ("for (int i = 0; i < 60000; i++) {}", "for (int i = 0; ( i < 60000) && G; i++) {}"),
+            ("for (int i = 0; i < 0x100; i++) {}", "for (int i = 0; ( i < 0x100) && G; i++) {}"),
             ("for (int i = 0; i < 5; i++) { i = 0; }", "for (int i = 0; ( i < 5) && G; i++) { i = 0; }"),
             ("for (int i = 0; i < 5; i++) --i;", "for (int i = 0; ( i < 5) && G; i++) --i;"),
             ("for (int i = 0; i < 5; i--) {}", "for (int i = 0; ( i < 5) && G; i--) {}"),

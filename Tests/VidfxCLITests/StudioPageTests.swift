@@ -262,8 +262,14 @@ import Testing
                 + "? r({shownAt: Date.now(), error: document.getElementById('chain-error').textContent, text: document.getElementById('shader-text').value, reloads: studio.state.reloaded.count, params: Array.from(document.querySelectorAll(\"input[type=range][data-effect='0']\")).map(i => i.dataset.param)}) "
                 + ": setTimeout(check, 20); check(); })",
             Self.canvas,
+            // 14: every template compiles as it is (one after another: two compile at a time).
+            "Object.entries(studio.shader.templates).reduce((done, [kind, [name, text]]) => done.then(list => api('/api/shader', {method: 'POST', "
+                + "headers: {'Content-Type': 'application/json'}, body: JSON.stringify({name: 'template-' + name, source: text})})"
+                + ".then(r => r.json().then(a => [...list, [kind, r.status, a.error || a.parameters.map(p => p.name).join(' ')]]))), Promise.resolve([]))",
         ])
         let writtenAt = try await writer.value
+        let templates = try #require(results[14] as? [[Any]])
+        #expect(templates.count == 5 && templates.allSatisfy { $0[1] as? Int == 200 }, "\(templates)")
         func pixels(_ i: Int) throws -> Data { try #require(Data(base64Encoded: (results[i] as? [String: Any])?["rgba"] as? String ?? "")) }
         let (plain, shaded, afterTypo, lifted, reloaded) = (try pixels(1), try pixels(3), try pixels(6), try pixels(10), try pixels(13))
         let compiled = try #require(results[2] as? [String: Any])
