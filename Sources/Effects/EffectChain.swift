@@ -341,6 +341,9 @@ public final class EffectChain: Sendable {
         entries.contains { ($0.effect as? any SoundShapingEffect)?.needsOutputDuration == true }
     }
 
+    /// Whether an effect of the chain may fail a frame (``FallibleEffect``: a shader).
+    public var hasFallibleEffects: Bool { entries.contains { $0.effect is any FallibleEffect } }
+
     /// Why one of the chain's effects failed on a frame (``FallibleEffect``), nil while
     /// none has: a frame rendered when this is set is not the chain's picture.
     public var failure: String? {

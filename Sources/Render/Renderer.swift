@@ -130,6 +130,9 @@ public final class Renderer {
                 if isStopped() { interrupted = true; return false }
                 throw RenderError("-e: \(why)")
             }
+            // A frame whose effects ran while the stop came (Ctrl-C cuts a shader's wait) is
+            // not the chain's picture for sure: the output ends at the frame before it.
+            if isStopped() && chain?.hasFallibleEffects == true { interrupted = true; return false }
             if let keep, !keep(out) { return true }
             guard try sink.write(out) else { readerClosed = true; return false }
             written += 1

@@ -43,11 +43,11 @@ public struct ShaderEffect: LayerEffect, FallibleEffect, JoiningLayerEffect {
     }
 
     init(program: ShaderProgram, descriptor: EffectDescriptor, parameters: Parameters, images: ShaderImages?,
-         failures: FailureNote = FailureNote()) {
+         failures: FailureNote? = nil) {
         self.program = program
         self.descriptor = descriptor
         self.images = images
-        self.failures = failures
+        self.failures = failures ?? FailureNote(programFailuresBefore: program.failuresSoFar.count)
         var values: [String: [Double]] = [:]
         for p in program.source.parameters {
             switch p.kind {
@@ -103,8 +103,14 @@ public struct ShaderEffect: LayerEffect, FallibleEffect, JoiningLayerEffect {
     }
 
     /// The first failure of a frame of this effect (the device lost, the time limit
-    /// passed): the frame is left as it came, and the failure is kept for whoever asks.
-    public var failure: String? { failures.first }
+    /// passed), or of its program since this effect was made: the frame is left as it
+    /// came, and the failure is kept for whoever asks. An effect made later (a studio's
+    /// next chain) is not failed by an earlier frame.
+    public var failure: String? {
+        if let own = failures.first { return own }
+        let (count, latest) = program.failuresSoFar
+        return count > failures.programFailuresBefore ? latest : nil
+    }
 
     /// Renders as a run of one (``ShaderRun``): the rows asked for are cut from a whole render.
     public func render(_ source: SourceImage, into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int,
@@ -281,6 +287,9 @@ public struct ShaderEffect: LayerEffect, FallibleEffect, JoiningLayerEffect {
 /// (``FallibleEffect``).
 final class FailureNote: Sendable {
     private let kept = Mutex<String?>(nil)
+    /// How many failures the program had when the effect was made.
+    let programFailuresBefore: Int
+    init(programFailuresBefore: Int = 0) { self.programFailuresBefore = programFailuresBefore }
     /// The first failure, nil when none.
     var first: String? { kept.withLock { $0 } }
     /// Keeps `message` unless a failure is kept already.

@@ -24,15 +24,25 @@ public final class ShaderProgram: Sendable {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private let failures = Mutex<String?>(nil)
+    /// The first failure, and how many failures there have been.
+    private let failures = Mutex<(first: String?, latest: String?, count: Int)>((nil, nil, 0))
 
     /// The first failure any effect of this program recorded (``record(_:)``), nil when
-    /// none. A chain asks its own effects (``ShaderEffect/failure``), which are not failed
-    /// by another chain's frame.
-    public var failure: String? { failures.withLock { $0 } }
+    /// none.
+    public var failure: String? { failures.withLock { $0.first } }
 
-    /// Keeps the first failure of a frame that could not throw it.
-    func record(_ message: String) { failures.withLock { if $0 == nil { $0 = message } } }
+    /// How many failures have been recorded, and the latest: an effect made after the
+    /// n-th asks only about those after it (``ShaderEffect/failure``).
+    var failuresSoFar: (count: Int, latest: String?) { failures.withLock { ($0.count, $0.latest) } }
+
+    /// Keeps a failure of a frame that could not throw it.
+    func record(_ message: String) {
+        failures.withLock {
+            if $0.first == nil { $0.first = message }
+            $0.latest = message
+            $0.count += 1
+        }
+    }
 
     /// Which Vulkan device shaders run on: chosen by type, never by index.
     public enum Device: String, Sendable, CaseIterable {
