@@ -7,18 +7,26 @@ import Testing
 /// `hflip`, `vflip`, `transpose` (each direction), `hflip,vflip` of vidfx's
 /// unchanged frame, and a quarter turn swaps the output's width and height.
 @Suite struct OrientationTests {
+    /// vidfx's frames at `at` through `chain` (BGRA), and FFmpeg's `filter` over vidfx's
+    /// unchanged frames at the same times: what each test compares.
+    static func ours(_ chain: String, against filter: String, at: String) async throws -> (ours: Data, ffmpeg: Data) {
+        let scratch = try ScratchDirectory("vidfx-orientation")
+        let plain = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", at, "--format", "bgra", "-o", scratch.path("plain.bgra"), "-q"])
+        let made = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", at, "-e", chain, "--format", "bgra", "-o", "-", "-q"])
+        #expect(plain.status == 0 && made.status == 0, "\(plain.stderr) \(made.stderr)")
+        let reference = try await CLIProcess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-f", "rawvideo", "-pix_fmt", "bgra", "-s", "320x240",
+                                                                     "-i", scratch.path("plain.bgra"), "-vf", filter, "-f", "rawvideo", "-pix_fmt", "bgra", "-"])
+        return (made.stdout, reference)
+    }
+
     @Test(arguments: [("hflip", "hflip", 320, 240), ("vflip", "vflip", 320, 240), ("rotate=90", "transpose=clock", 240, 320),
                       ("rotate=180", "hflip,vflip", 320, 240), ("rotate=270", "transpose=cclock", 240, 320),
                       ("transpose", "transpose", 240, 320), ("transpose=clock", "transpose=clock", 240, 320),
                       ("transpose=cclock", "transpose=cclock", 240, 320), ("transpose=clock_flip", "transpose=clock_flip", 240, 320)])
     func eachIsFFmpegsOwn(chain: String, filter: String, width: Int, height: Int) async throws {
+        let (turned, reference) = try await Self.ours(chain, against: filter, at: "0.5,2")
+        #expect(turned.count == width * height * 4 * 2 && turned == reference, "\(chain): \(turned.count) bytes")
         let scratch = try ScratchDirectory("vidfx-orientation")
-        let plain = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", "0.5,2", "--format", "bgra", "-o", scratch.path("plain.bgra"), "-q"])
-        let turned = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", "0.5,2", "-e", chain, "--format", "bgra", "-o", "-", "-q"])
-        #expect(plain.status == 0 && turned.status == 0, "\(plain.stderr) \(turned.stderr)")
-        let reference = try await CLIProcess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-f", "rawvideo", "-pix_fmt", "bgra", "-s", "320x240",
-                                                                     "-i", scratch.path("plain.bgra"), "-vf", filter, "-f", "rawvideo", "-pix_fmt", "bgra", "-"])
-        #expect(turned.stdout.count == width * height * 4 * 2 && turned.stdout == reference, "\(chain): \(turned.stdout.count) bytes")
         // An encoded render has the turned size.
         let out = scratch.path("turned.mp4")
         let applied = try await CLI.run(["apply", CLI.media("h264-30fps.mp4"), "-e", chain, "-o", out, "--duration", "0.5", "-q"])
@@ -35,14 +43,8 @@ import Testing
                       ("pad:aspect=9/16", "setsar=1,pad=aspect=9/16:x=(ow-iw)/2:y=(oh-ih)/2", 320, 569),
                       ("pad:width=401:height=243:x=0:y=1:color=#ff0000", "pad=401:243:0:oh-ih:color=red", 401, 243)])
     func padIsFFmpegsOwn(chain: String, filter: String, width: Int, height: Int) async throws {
-        let scratch = try ScratchDirectory("vidfx-pad")
-        let plain = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", "0.5", "--format", "bgra", "-o", scratch.path("plain.bgra"), "-q"])
-        let padded = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", "0.5", "-e", chain, "--format", "bgra", "-o", "-", "-q"])
-        #expect(plain.status == 0 && padded.status == 0, "\(plain.stderr) \(padded.stderr)")
-        let reference = try await CLIProcess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-f", "rawvideo", "-pix_fmt", "bgra", "-s", "320x240",
-                                                                     "-i", scratch.path("plain.bgra"), "-vf", filter, "-f", "rawvideo", "-pix_fmt", "bgra", "-"])
-        #expect(padded.stdout.count == width * height * 4 && padded.stdout == reference,
-                "\(chain): \(padded.stdout.count) bytes against \(reference.count)")
+        let (padded, reference) = try await Self.ours(chain, against: filter, at: "0.5")
+        #expect(padded.count == width * height * 4 && padded == reference, "\(chain): \(padded.count) bytes against \(reference.count)")
     }
 
     /// The names people bring point to them.
