@@ -33,7 +33,8 @@ static vfx_library vulkan_library = VFX_LIBRARY_INIT("libvulkan.so.1", vulkan_na
     X(vkMapMemory) X(vkUnmapMemory) X(vkBeginCommandBuffer) X(vkEndCommandBuffer) X(vkCmdBindPipeline) \
     X(vkCmdBindDescriptorSets) X(vkCmdDispatch) X(vkCmdPipelineBarrier) X(vkCreateFence) X(vkDestroyFence) \
     X(vkResetFences) X(vkWaitForFences) X(vkQueueSubmit) X(vkResetCommandBuffer) X(vkCreateBufferView) \
-    X(vkDestroyBufferView)
+    X(vkDestroyBufferView) X(vkCreateImage) X(vkDestroyImage) X(vkGetImageMemoryRequirements) X(vkBindImageMemory) \
+    X(vkCreateImageView) X(vkDestroyImageView) X(vkCreateSampler) X(vkDestroySampler) X(vkCmdCopyBufferToImage)
 
 static struct {
 #define FIELD(name) PFN_##name name;
@@ -54,6 +55,7 @@ static struct {
     VkCommandPool pool;
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout pipeline_layout;
+    VkSampler sampler;        // bilinear in pixels, clamped: a layer shader's `source`
     uint32_t group_width;     // invocations a group, along a row
     uint32_t most_texels;     // the most pixels a frame's texel buffers hold
     uint32_t most_groups;     // the most work groups along x in one dispatch
@@ -132,7 +134,15 @@ static int open_context(int wanted) {
     VkCommandPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                     .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, .queueFamilyIndex = ctx.family};
     if (vk.vkCreateCommandPool(ctx.device, &pool, NULL, &ctx.pool) != VK_SUCCESS) return fail("Vulkan: no command pool");
-    VkDescriptorSetLayoutBinding bindings[6] = {
+    // `source(p)` of a layer or distortion shader: the frame as an image, filtered by the
+    // device's own bilinear unit, in pixels (texel centres at i + 0.5, as the contract has
+    // them), clamped at the edges.
+    VkSamplerCreateInfo sampler = {.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO, .magFilter = VK_FILTER_LINEAR, .minFilter = VK_FILTER_LINEAR,
+                                   .mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST, .addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+                                   .addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE, .addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+                                   .unnormalizedCoordinates = VK_TRUE};
+    if (vk.vkCreateSampler(ctx.device, &sampler, NULL, &ctx.sampler) != VK_SUCCESS) return fail("Vulkan: no sampler");
+    VkDescriptorSetLayoutBinding bindings[7] = {
         {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
         {.binding = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
         {.binding = 2, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
@@ -140,8 +150,11 @@ static int open_context(int wanted) {
         {.binding = 4, .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
         // The program's halt word, read by every loop of the user's (see `halt` below).
         {.binding = 5, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT},
+        // The frame as a sampled image (programs made `sampled` only).
+        {.binding = 6, .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+         .pImmutableSamplers = &ctx.sampler},
     };
-    VkDescriptorSetLayoutCreateInfo set = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 6, .pBindings = bindings};
+    VkDescriptorSetLayoutCreateInfo set = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 7, .pBindings = bindings};
     if (vk.vkCreateDescriptorSetLayout(ctx.device, &set, NULL, &ctx.set_layout) != VK_SUCCESS) return fail("Vulkan: no descriptor layout");
     VkPipelineLayoutCreateInfo layout = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1, .pSetLayouts = &ctx.set_layout};
     if (vk.vkCreatePipelineLayout(ctx.device, &layout, NULL, &ctx.pipeline_layout) != VK_SUCCESS) return fail("Vulkan: no pipeline layout");
@@ -193,6 +206,12 @@ struct vfx_shader_program {
     // program stays usable, where a fence left pending would hold the device for good.
     mapped_buffer halt;
     VkBufferView source_view, blocks_view, destination_view, destination_pixels_view;
+    // A `sampled` program's frame as an image, copied from the frame's buffer before its
+    // dispatch (binding 6).
+    int sampled;
+    VkImage frame_image;
+    VkDeviceMemory frame_memory;
+    VkImageView frame_view;
     uint64_t frame_id;  // names these frame buffers, unique in the process (0: none)
     uint64_t images_generation;  // which images the images buffer holds (0: none yet)
     int width, height;
@@ -231,13 +250,14 @@ static int make_buffer(mapped_buffer *b, VkDeviceSize size, VkBufferUsageFlags u
     return 0;
 }
 
-vfx_shader_program *vfx_shader_program_make(const uint32_t *words, size_t count, size_t uniform_size, char *error, size_t error_size) {
+vfx_shader_program *vfx_shader_program_make(const uint32_t *words, size_t count, size_t uniform_size, int sampled, char *error, size_t error_size) {
     const char *why = vfx_shader_open(0);
     if (why) { snprintf(error, error_size, "%s", why); return NULL; }
     vfx_shader_program *p = calloc(1, sizeof *p);
     if (!p) { snprintf(error, error_size, "out of memory"); return NULL; }
     pthread_mutex_init(&p->lock, NULL);
     p->uniform_size = uniform_size < 16 ? 16 : uniform_size;
+    p->sampled = sampled != 0;
     VkShaderModuleCreateInfo module = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = count * 4, .pCode = words};
     if (vk.vkCreateShaderModule(ctx.device, &module, NULL, &p->module) != VK_SUCCESS) goto failed;
     // The group's width, the program's local_size_x_id 0.
@@ -252,9 +272,10 @@ vfx_shader_program *vfx_shader_program_make(const uint32_t *words, size_t count,
     if (vk.vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &pipeline, NULL, &p->pipeline) != VK_SUCCESS) goto failed;
     // Two sets: the frame read from the program's own source, or from the destination of
     // the program before it in a run (vfx_shader_chain_run).
-    VkDescriptorPoolSize sizes[4] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4}, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2},
-                                     {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 4}, {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 2}};
-    VkDescriptorPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 2, .poolSizeCount = 4, .pPoolSizes = sizes};
+    VkDescriptorPoolSize sizes[5] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4}, {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2},
+                                     {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 4}, {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 2},
+                                     {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 2}};
+    VkDescriptorPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 2, .poolSizeCount = 5, .pPoolSizes = sizes};
     if (vk.vkCreateDescriptorPool(ctx.device, &pool, NULL, &p->descriptors) != VK_SUCCESS) goto failed;
     VkDescriptorSetLayout layouts[2] = {ctx.set_layout, ctx.set_layout};
     VkDescriptorSet sets[2];
@@ -289,12 +310,47 @@ static void free_frame(vfx_shader_program *p) {
     }
     free_buffer(&p->source);
     free_buffer(&p->destination);
+    if (p->frame_view) vk.vkDestroyImageView(ctx.device, p->frame_view, NULL);
+    if (p->frame_image) vk.vkDestroyImage(ctx.device, p->frame_image, NULL);
+    if (p->frame_memory) vk.vkFreeMemory(ctx.device, p->frame_memory, NULL);
+    p->frame_view = VK_NULL_HANDLE;
+    p->frame_image = VK_NULL_HANDLE;
+    p->frame_memory = VK_NULL_HANDLE;
     p->width = p->height = 0;
     p->frame_id = 0;
     p->chained_from = 0;
 }
 
 static atomic_uint_fast64_t frames_made;
+
+/// A `sampled` program's frame as an image, BGRA as the buffers hold it, on the device's
+/// own memory (filled by a copy in the program's run).
+static int make_frame_image(vfx_shader_program *p, int width, int height) {
+    VkImageCreateInfo info = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D, .format = VK_FORMAT_B8G8R8A8_UNORM,
+                              .extent = {(uint32_t)width, (uint32_t)height, 1}, .mipLevels = 1, .arrayLayers = 1,
+                              .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL,
+                              .usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                              .sharingMode = VK_SHARING_MODE_EXCLUSIVE, .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
+    if (vk.vkCreateImage(ctx.device, &info, NULL, &p->frame_image) != VK_SUCCESS) return -1;
+    VkMemoryRequirements needs;
+    vk.vkGetImageMemoryRequirements(ctx.device, p->frame_image, &needs);
+    uint32_t type = UINT32_MAX;
+    for (int pass = 0; pass < 2 && type == UINT32_MAX; pass++) {
+        for (uint32_t i = 0; i < ctx.memory.memoryTypeCount; i++) {
+            int local = (ctx.memory.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0;
+            if ((needs.memoryTypeBits & (1u << i)) && (pass == 1 || local)) { type = i; break; }
+        }
+    }
+    if (type == UINT32_MAX) return -1;
+    VkMemoryAllocateInfo allocate = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = needs.size, .memoryTypeIndex = type};
+    if (vk.vkAllocateMemory(ctx.device, &allocate, NULL, &p->frame_memory) != VK_SUCCESS) return -1;
+    if (vk.vkBindImageMemory(ctx.device, p->frame_image, p->frame_memory, 0) != VK_SUCCESS) return -1;
+    VkImageViewCreateInfo view = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = p->frame_image, .viewType = VK_IMAGE_VIEW_TYPE_2D,
+                                  .format = VK_FORMAT_B8G8R8A8_UNORM,
+                                  .subresourceRange = {.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT, .levelCount = 1, .layerCount = 1}};
+    if (vk.vkCreateImageView(ctx.device, &view, NULL, &p->frame_view) != VK_SUCCESS) return -1;
+    return 0;
+}
 
 /// Buffers for a `width`×`height` frame and `image_words` words of images, and the
 /// descriptor set pointing at them.
@@ -311,9 +367,11 @@ static int fit(vfx_shader_program *p, int width, int height, size_t image_words)
     // Rounded up to whole blocks of four pixels (the padding is never read as a pixel).
     VkDeviceSize size = ((VkDeviceSize)width * (VkDeviceSize)height + 3) / 4 * 16;
     if (!frame_fits) {
-        if (make_buffer(&p->source, size, VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT) != 0) return -1;
+        if (make_buffer(&p->source, size, VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT) != 0) return -1;
         // The destination is also the next program's source in a run.
-        if (make_buffer(&p->destination, size, VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT) != 0) return -1;
+        if (make_buffer(&p->destination, size, VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT
+                        | VK_BUFFER_USAGE_TRANSFER_SRC_BIT) != 0) return -1;
+        if (p->sampled && make_frame_image(p, width, height) != 0) return -1;
         // The source's bytes B, G, R, A read a pixel at a time as RGBA8 (a format every
         // device reads), and four at a time as 32-bit words, as the destination is written.
         VkBufferViewCreateInfo view = {.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO, .buffer = p->source.buffer,
@@ -329,7 +387,8 @@ static int fit(vfx_shader_program *p, int width, int height, size_t image_words)
     }
     if (!images_fit && make_buffer(&p->images, image_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) != 0) return -1;
     VkDescriptorBufferInfo infos[3] = {{p->uniforms.buffer, 0, p->uniform_size}, {p->images.buffer, 0, p->images.size}, {p->halt.buffer, 0, 16}};
-    VkWriteDescriptorSet writes[10] = {
+    VkDescriptorImageInfo frame = {.sampler = VK_NULL_HANDLE, .imageView = p->frame_view, .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    VkWriteDescriptorSet writes[12] = {
         {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->set, .dstBinding = 0, .descriptorCount = 1,
          .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .pTexelBufferView = &p->source_view},
         {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = p->set, .dstBinding = 1, .descriptorCount = 1,
@@ -351,7 +410,16 @@ static int fit(vfx_shader_program *p, int width, int height, size_t image_words)
     }
     writes[9] = writes[5];
     writes[9].dstSet = p->chained_set;
-    vk.vkUpdateDescriptorSets(ctx.device, 10, writes, 0, NULL);
+    int written = 10;
+    if (p->sampled) {
+        // One image for both sets: the run copies the frame it reads into it.
+        for (int k = 0; k < 2; k++) {
+            writes[written++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = k ? p->chained_set : p->set,
+                                                       .dstBinding = 6, .descriptorCount = 1,
+                                                       .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, .pImageInfo = &frame};
+        }
+    }
+    vk.vkUpdateDescriptorSets(ctx.device, (uint32_t)written, writes, 0, NULL);
     p->chained_from = 0;
     p->width = width;
     p->height = height;
@@ -480,13 +548,38 @@ int vfx_shader_chain_run(vfx_shader_program *const *programs, int count, const u
             vk.vkBeginCommandBuffer(commands, &begin);
         }
         vfx_shader_program *p = programs[i];
+        if (p->sampled) {
+            // The frame this program reads, copied into its image (the device's own copy:
+            // a memcpy on lavapipe, a transfer on a GPU).
+            VkImageMemoryBarrier to_copy = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_READ_BIT,
+                                            .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT, .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+                                            .newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                            .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .image = p->frame_image,
+                                            .subresourceRange = {.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT, .levelCount = 1, .layerCount = 1}};
+            vk.vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                    0, 0, NULL, 0, NULL, 1, &to_copy);
+            VkBufferImageCopy region = {.bufferOffset = 0, .bufferRowLength = (uint32_t)width, .bufferImageHeight = (uint32_t)height,
+                                        .imageSubresource = {.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT, .layerCount = 1},
+                                        .imageExtent = {(uint32_t)width, (uint32_t)height, 1}};
+            VkBuffer from = i == 0 ? p->source.buffer : programs[i - 1]->destination.buffer;
+            vk.vkCmdCopyBufferToImage(commands, from, p->frame_image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+            VkImageMemoryBarrier to_read = to_copy;
+            to_read.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+            to_read.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+            to_read.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+            to_read.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+            vk.vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, NULL, 0, NULL, 1, &to_read);
+        }
         vk.vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
         vk.vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE, ctx.pipeline_layout, 0, 1, i == 0 ? &p->set : &p->chained_set, 0, NULL);
         vk.vkCmdDispatch(commands, along, (uint32_t)((groups + along - 1) / along), 1);
         int to_host = i == count - 1 || (between && host_after && host_after[i]);
+        // The next program reads this one's result in a shader, or copies it into its image.
         VkMemoryBarrier barrier = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                                   .dstAccessMask = to_host ? VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT : VK_ACCESS_SHADER_READ_BIT};
-        vk.vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, to_host ? VK_PIPELINE_STAGE_HOST_BIT : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                   .dstAccessMask = to_host ? VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT
+                                                            : VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT};
+        vk.vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                to_host ? VK_PIPELINE_STAGE_HOST_BIT : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                                 0, 1, &barrier, 0, NULL, 0, NULL);
         if (!to_host) continue;
         vk.vkEndCommandBuffer(commands);

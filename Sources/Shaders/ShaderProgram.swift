@@ -89,7 +89,7 @@ public final class ShaderProgram: Sendable {
         if let why = vfx_shader_open(0) { throw ShaderError("\(source.name): \(String(validatingCString: why) ?? "Vulkan cannot be used")") }
         let words = try ShaderCompiler.compile(source.program, name: source.name, original: source.text)
         var error = [CChar](repeating: 0, count: 1024)
-        guard let made = vfx_shader_program_make(words, words.count, source.uniformSize, &error, error.count) else {
+        guard let made = vfx_shader_program_make(words, words.count, source.uniformSize, source.readsSampledFrame ? 1 : 0, &error, error.count) else {
             throw ShaderError("\(source.name): \(Self.text(error))")
         }
         handle = Handle(made)

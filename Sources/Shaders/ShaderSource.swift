@@ -77,6 +77,10 @@ public struct ShaderSource: Sendable, Equatable {
     public let program: String
     /// The size of the uniform block in bytes (std140).
     public let uniformSize: Int
+    /// Whether the program reads the frame through the device's sampler (`source` of a
+    /// layer or distortion shader in the frame's own values): the run copies the frame
+    /// into an image for it.
+    public let readsSampledFrame: Bool
     /// Whether the shader works in linear light (`#pragma vidfx linear`): its colours,
     /// `source` and images decoded from sRGB, its result encoded again — as a built-in's
     /// `space=linear`.
@@ -165,7 +169,17 @@ public struct ShaderSource: Sendable, Equatable {
         kind = parts.kind
         functions = parts.functions
         uniformSize = (offset + 15) / 16 * 16
+        readsSampledFrame = Self.readsSampledFrame(parts, linear: linear)
         program = Self.program(parts, parameters: parameters, linear: linear)
+    }
+
+    /// Whether the user's code, or the form's around it, calls `source`: then `source` is
+    /// the device's bilinear filter over an image of the frame (one filtered read, where
+    /// four texel reads and their blend cost lavapipe four times as much). In linear light
+    /// the texels are decoded before they are blended, so that path keeps the four reads.
+    static func readsSampledFrame(_ parts: Parts, linear: Bool) -> Bool {
+        guard !linear else { return false }
+        return [parts.before, parts.body, parts.after, parts.call].contains { ShaderTokens($0).tokens.contains { $0.isWord("source") } }
     }
 
     /// A shader is one file: no `#include` (but a Metal file's two headers, which vidfx
@@ -407,6 +421,27 @@ public struct ShaderSource: Sendable, Equatable {
         return found[0]
     }
 
+    /// `source` as four texel reads, blended here (each texel decoded first in linear light).
+    static let pixelSource = """
+        vec4 source(vec2 p) {
+            vec2 t = p - 0.5;
+            vec2 f = floor(t);
+            vec2 w = t - f;
+            ivec2 i = ivec2(f);
+            // At a texel's centre (pixelate, a hook's HOOKED_tex) one read is the answer.
+            if (w == vec2(0.0)) return vfx_pixel(i);
+            return mix(mix(vfx_pixel(i), vfx_pixel(i + ivec2(1, 0)), w.x), mix(vfx_pixel(i + ivec2(0, 1)), vfx_pixel(i + ivec2(1, 1)), w.x), w.y);
+        }
+        """
+
+    /// `source` as one read through the device's bilinear filter: the frame as a BGRA
+    /// image (binding 6), in pixels with texel centres at i + 0.5 and clamped at the edges,
+    /// as the contract has it.
+    static let sampledSource = """
+        layout(binding = 6) uniform sampler2D vfx_frame;
+        vec4 source(vec2 p) { return textureLod(vfx_frame, p, 0.0); }
+        """
+
     /// The compute shader: the frame's buffers and the uniform block, `source`, what the
     /// form puts before the user's lines, those lines (numbered from 1 again), what it puts
     /// after them, and `main`, which makes the form's call once a pixel.
@@ -487,15 +522,7 @@ public struct ShaderSource: Sendable, Equatable {
                 \(linear ? "return vec4(vfx_decode(c.rgb), c.a);" : "return c;")
             }
             ivec2 vfx_image_size(ivec4 d, int lod) { return d.xy; }
-            vec4 source(vec2 p) {
-                vec2 t = p - 0.5;
-                vec2 f = floor(t);
-                vec2 w = t - f;
-                ivec2 i = ivec2(f);
-                // At a texel's centre (pixelate, a hook's HOOKED_tex) one read is the answer.
-                if (w == vec2(0.0)) return vfx_pixel(i);
-                return mix(mix(vfx_pixel(i), vfx_pixel(i + ivec2(1, 0)), w.x), mix(vfx_pixel(i + ivec2(0, 1)), vfx_pixel(i + ivec2(1, 1)), w.x), w.y);
-            }
+            \(readsSampledFrame(parts, linear: linear) ? sampledSource : pixelSource)
             \(images)
             \(parts.before)
             #line 1

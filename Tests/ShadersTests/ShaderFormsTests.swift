@@ -3,6 +3,7 @@ import Foundation
 import FrameCore
 import Shaders
 import Testing
+import TestSupport
 
 /// The forms shaders are published in, read as they are written (issue 66): SwiftUI's
 /// Metal (`[[stitchable]]` functions, translated by vidfx's own front end), Shadertoy's
@@ -59,6 +60,34 @@ import Testing
         var out = frame
         try program.run(&out, time: time, tick: tick, frameRate: 30, values: values)
         return (source, Picture(frame), out)
+    }
+
+    /// `source(p)` at points between texels is the device's bilinear filter (one read of
+    /// the frame as an image): within a level of bilinear in Double, on seeded noise (every
+    /// neighbour far from the next) and on a photo, at fractions a filter's fixed-point
+    /// weights round worst (near 1/512 either side of a step), past every edge, and exact
+    /// at texel centres.
+    @Test func sourceBetweenTexelsIsBilinearWithinALevel() throws {
+        var random = SeededGenerator("sourceBetweenTexelsIsBilinearWithinALevel", seed: 66)
+        var noise = Frame(width: 61, height: 37)
+        noise.withUnsafeMutableBytes { b in for i in b.indices { b[i] = UInt8.random(in: 0...255, using: &random) } }
+        let photo = try ShaderProgramTests.frame()
+        let offsets: [(Double, Double)] = [(0.3, 0.7), (0.001953, 0.998), (0.5, 0.25), (-0.75, 0.125), (0.0, 0.0)]
+        for (name, input) in [("noise", noise), ("photo", photo)] {
+            for (dx, dy) in offsets {
+                let text = "vec4 effect(vec2 position) { return source(position * vec2(1.02, 0.97) + vec2(\(dx), \(dy)) - vec2(3.0)); }"
+                let program = try ShaderProgram(try ShaderSource(text, name: "between.glsl"))
+                var out = input
+                try program.run(&out, time: 0, tick: 0)
+                let picture = Picture(input)
+                let most = Self.largestDifference(out) { x, y in picture.sample(x * 1.02 + dx - 3, y * 0.97 + dy - 3) }
+                #expect(most <= 1, "\(name), offset \(dx),\(dy): \(most) levels from bilinear")
+            }
+        }
+        let identity = try ShaderProgram(try ShaderSource("vec4 effect(vec2 position) { return source(position); }", name: "same.glsl"))
+        var same = noise
+        try identity.run(&same, time: 0, tick: 0)
+        #expect(ShaderProgramTests.pixels(same) == ShaderProgramTests.pixels(noise), "source(position) is the pixel itself")
     }
 
     /// The article's three Metal functions, verbatim (its double semicolon included).

@@ -25,7 +25,7 @@ const char *vfx_shader_device_name(void);
 /// destination pixels (storage buffers of uint), 2 a uniform block of `uniform_size` bytes,
 /// 3 the pixels of the shader's images, one after another (a storage buffer of uint).
 /// NULL with `error` filled on failure.
-vfx_shader_program *vfx_shader_program_make(const uint32_t *words, size_t count, size_t uniform_size, char *error, size_t error_size);
+vfx_shader_program *vfx_shader_program_make(const uint32_t *words, size_t count, size_t uniform_size, int sampled, char *error, size_t error_size);
 
 /// Runs `program` over a `width`×`height` frame of 32-bit pixels: `source` in, `destination`
 /// out (may be the same memory; each `…_stride` pixels a row), with `uniforms` (uniform_size bytes) and `image_words`
