@@ -11,8 +11,9 @@ included, the frames written to /dev/null as BGRA:
     the article's Metal sepia (shaders/article.metal#sepiaTone);
   - vidfx running the very hook file FFmpeg is given (without a //!PARAM, which Debian's
     libplacebo cannot read);
-  - three shaders in a row (one run on the device: one copy there and one back), and the
-    same with a vignette between each (run on the device's memory between the dispatches);
+  - three shaders in a row (one run on the device: one copy there and one back), the
+    same with a vignette between each (run on the device's memory between the dispatches),
+    and with built-in layers between (pixelate, zoomblur: on the device's memory too);
   - FFmpeg's libplacebo filter running the same sepia as an mpv hook on the same Vulkan
     device (hwupload, libplacebo=custom_shader_path=…, hwdownload), the issue's peer.
 Prints medians and ranges of --runs runs and the ratios, all in one run.
@@ -128,6 +129,7 @@ def main():
         ("vidfx the same sepia hook", vidfx(hook.name)),
         ("vidfx three shaders, one run", vidfx("./shaders/sepia.glsl,./shaders/pixelate.glsl=8,./shaders/wave.glsl")),
         ("vidfx three shaders, vignettes between", vidfx("./shaders/sepia.glsl,vignette,./shaders/pixelate.glsl=8,vignette,./shaders/wave.glsl")),
+        ("vidfx three shaders, layers between", vidfx("./shaders/sepia.glsl,pixelate=8,./shaders/zoomblur.glsl,vignette,./shaders/wave.glsl")),
         ("vidfx shader article.metal#sepiaTone", vidfx("./shaders/article.metal#sepiaTone:amount=1")),
         ("ffmpeg libplacebo sepia hook", ["ffmpeg", "-v", "error", "-init_hw_device", "vulkan", "-i", clip, "-vf",
                                           f"hwupload,libplacebo=custom_shader_path={hook.name},hwdownload,format=yuv420p",

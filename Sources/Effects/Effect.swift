@@ -112,11 +112,43 @@ public protocol JoiningLayerEffect: LayerEffect {
     /// This effect, then `colors` (one ``ColorPass``), then `next` as one layer, or nil
     /// (the default) when they cannot be joined.
     func joined(withColors colors: [any ColorEffect], then next: any LayerEffect) -> (any LayerEffect)?
+
+
+    /// This effect, then `steps` (the host's work, in turn), then `next` as one layer, or
+    /// nil when they cannot be joined. The default joins steps that are all colour passes
+    /// through ``joined(withColors:then:)``.
+    func joined(withSteps steps: [JoinedStep], then next: any LayerEffect) -> (any LayerEffect)?
+}
+
+/// Work of the host's between two joined layers (``JoiningLayerEffect``), on the frame
+/// where the first left it.
+public enum JoinedStep: Sendable {
+    /// Colour effects, one fused pass, in place.
+    case colors([any ColorEffect])
+    /// A layer that keeps the frame's size (``JoinedStep/keepsSize(_:)``).
+    case layer(any LayerEffect)
+
+    /// Whether `layer` gives a frame of the size it is given, at sizes of every shape: a
+    /// layer that does not (crop, pad, a transpose) ends a joined run.
+    public static func keepsSize(_ layer: any LayerEffect) -> Bool {
+        [(1920, 1080), (1080, 1920), (33, 17)].allSatisfy { w, h in layer.outputSize(width: w, height: h) == (w, h) }
+    }
 }
 
 extension JoiningLayerEffect {
     /// Not joined: colour effects between are a pass of their own.
     public func joined(withColors colors: [any ColorEffect], then next: any LayerEffect) -> (any LayerEffect)? { nil }
+
+    /// Colour passes only, joined as ``joined(withColors:then:)`` joins them; a layer
+    /// between ends the run.
+    public func joined(withSteps steps: [JoinedStep], then next: any LayerEffect) -> (any LayerEffect)? {
+        var colors: [any ColorEffect] = []
+        for step in steps {
+            guard case .colors(let c) = step else { return nil }
+            colors += c
+        }
+        return colors.isEmpty ? joined(with: next) : joined(withColors: colors, then: next)
+    }
 }
 
 /// An effect whose frame can fail where it cannot throw (a user's shader on a device

@@ -107,6 +107,12 @@ public final class EffectChain: Sendable {
         (inPlacePasses.load(ordering: .relaxed), copiedPasses.load(ordering: .relaxed))
     }
 
+    /// The layer of each layer pass, in order, as a render at time 0 runs them: where a run
+    /// of users' shaders took in the effects between them (``JoiningLayerEffect``), one.
+    public var layerPasses: [any LayerEffect] {
+        stages(at: 0).compactMap { if case .layer(let l) = $0 { l } else { nil } }
+    }
+
     /// Span of pixels processed by all fused color effects before moving on (fits L1).
     static let span = 1024
 
@@ -120,7 +126,7 @@ public final class EffectChain: Sendable {
     }
 
     /// Effects grouped into passes: runs of colour effects fused, each layer its own but
-    /// for layers that join the next (``JoiningLayerEffect``).
+    /// for layers that join a later one (``JoiningLayerEffect``).
     private static func stages(_ effects: [any Effect], fuse: Bool) -> [Stage] {
         var stages: [Stage] = []
         // The colour effects since the last layer, fused into one pass when they end: built
@@ -131,14 +137,6 @@ public final class EffectChain: Sendable {
                 if !fuse && !run.isEmpty { stages.append(.color(run)); run = [] }
                 run.append(c)
             } else if let l = effect as? any LayerEffect {
-                // Layers that can join the next (a run of users' shaders), with the colour
-                // effects between them, become one pass.
-                if fuse, case .layer(let previous)? = stages.last, let joining = previous as? any JoiningLayerEffect,
-                   let joined = run.isEmpty ? joining.joined(with: l) : joining.joined(withColors: run, then: l) {
-                    stages[stages.count - 1] = .layer(joined)
-                    run = []
-                    continue
-                }
                 if !run.isEmpty { stages.append(.color(run)); run = [] }
                 stages.append(.layer(l))
             } else {
@@ -148,7 +146,44 @@ public final class EffectChain: Sendable {
             }
         }
         if !run.isEmpty { stages.append(.color(run)) }
-        return stages
+        return fuse ? joined(stages) : stages
+    }
+
+    /// Layers that join a later one (a run of users' shaders) become one pass with what
+    /// lies between them: colour passes, and layers that keep the frame's size, which the
+    /// joined layer runs where the first left the frame (the device's memory).
+    private static func joined(_ stages: [Stage]) -> [Stage] {
+        var out: [Stage] = []
+        var i = 0
+        while i < stages.count {
+            guard case .layer(var current) = stages[i], current is any JoiningLayerEffect else {
+                out.append(stages[i])
+                i += 1
+                continue
+            }
+            i += 1
+            // Look past the steps between for the next layer that joins; stop at one that cannot be a step.
+            while let joining = current as? any JoiningLayerEffect {
+                var steps: [JoinedStep] = []
+                var j = i
+                var next: (any LayerEffect)?
+                scan: while j < stages.count {
+                    switch stages[j] {
+                    case .color(let c): steps.append(.colors(c))
+                    case .layer(let l):
+                        if l is any JoiningLayerEffect { next = l; break scan }
+                        guard !(l is any FallibleEffect), JoinedStep.keepsSize(l) else { break scan }
+                        steps.append(.layer(l))
+                    }
+                    j += 1
+                }
+                guard let next, let made = joining.joined(withSteps: steps, then: next) else { break }
+                current = made
+                i = j + 1
+            }
+            out.append(.layer(current))
+        }
+        return out
     }
 
     /// Whether any effect is keyframed or limited to time ranges.

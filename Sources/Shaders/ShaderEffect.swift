@@ -102,6 +102,12 @@ public struct ShaderEffect: LayerEffect, FallibleEffect, JoiningLayerEffect {
         ShaderRun([self]).joined(withColors: colors, then: next)
     }
 
+    /// Joined with the built-ins between and the shader after them (``ShaderRun``): the
+    /// built-ins work on the device's memory between the two.
+    public func joined(withSteps steps: [JoinedStep], then next: any LayerEffect) -> (any LayerEffect)? {
+        ShaderRun([self]).joined(withSteps: steps, then: next)
+    }
+
     /// The first failure of a frame of this effect (the device lost, the time limit
     /// passed), or of its program since this effect was made: the frame is left as it
     /// came, and the failure is kept for whoever asks. An effect made later (a studio's

@@ -24,7 +24,9 @@ import Testing
         let (r, m, s) = (scratch.path("rotate.glsl"), scratch.path("mirror.glsl"), scratch.path("smear.glsl"))
         let input = try ShaderProgramTests.frame()
         for text in ["\(r):amount=0.4,\(m),\(s)", "\(m),\(s)", "\(s),sepia=0.5,\(r),\(m)", "\(r),\(r):amount=0.5,\(m)", "\(m):enable=0-1,\(s)",
-                     "\(m),vignette,exposure=0.4,\(s),posterize=4,\(r)", "\(s),sepia=0.3:enable=0-1,\(m)", "hue=40,\(m),gamma=1.3"] {
+                     "\(m),vignette,exposure=0.4,\(s),posterize=4,\(r)", "\(s),sepia=0.3:enable=0-1,\(m)", "hue=40,\(m),gamma=1.3",
+                     "\(r),pixelate=4,\(m)", "\(s),zoomblur=3,sepia,text=hi:size=20,\(m)", "\(m),crop:rect=10,10,100,80,\(s)",
+                     "\(r),pixelate=6:enable=0-1,\(s)", "\(s),pixelate=5,\(m),blur,\(r)"] {
             let joined = try EffectChain(parsing: text)
             let apart = try EffectChain(parsing: text, fuse: false)
             let a = ShaderProgramTests.pixels(joined.apply(to: input, time: 0.5))
@@ -40,34 +42,25 @@ import Testing
         #expect(ShaderProgramTests.pixels(run) == ShaderProgramTests.pixels(one))
     }
 
-    /// The chain joins shaders into one layer; a program twice, or a built-in between, is
-    /// not joined.
+    /// The chain joins shaders into one layer with the built-ins between them; a program
+    /// twice, or a layer that changes the size, ends the run.
     @Test func whatIsJoined() throws {
         ShaderEffect.register()
         let scratch = try ScratchDirectory("vidfx-shader-run-joins")
         try Self.files(scratch)
         let (r, m, s) = (scratch.path("rotate.glsl"), scratch.path("mirror.glsl"), scratch.path("smear.glsl"))
-        /// How many shaders the first shader's run takes in, colour effects between passed over.
-        func joined(_ text: String) throws -> Int? {
-            let effects = try EffectChain(parsing: text).entries.map(\.effect)
-            guard let first = effects.first as? any JoiningLayerEffect else { return nil }
-            var current: any LayerEffect = first
-            var count = 1
-            var colors: [any ColorEffect] = []
-            for next in effects.dropFirst() {
-                if let c = next as? any ColorEffect { colors.append(c); continue }
-                guard let j = current as? any JoiningLayerEffect, let l = next as? any LayerEffect,
-                      let made = colors.isEmpty ? j.joined(with: l) : j.joined(withColors: colors, then: l) else { break }
-                current = made
-                colors = []
-                count += 1
-            }
-            return count
+        /// The chain's layer passes: a run as its shaders' count, a built-in layer as 0.
+        func passes(_ text: String) throws -> [Int] {
+            try EffectChain(parsing: text).layerPasses.map { ($0 as? ShaderRun)?.shaders.count ?? ($0 is ShaderEffect ? 1 : 0) }
         }
-        #expect(try joined("\(r),\(m),\(s)") == 3)
-        #expect(try joined("\(r),\(r):amount=0.2") == 1, "one program twice is two passes")
-        #expect(try joined("\(r),vignette,sepia,\(m),hue=20,\(s)") == 3, "colour effects between shaders run on the device's memory")
-        #expect(try joined("\(r),pixelate=4,\(m)") == 1, "a built-in layer between is a pass of its own")
+        #expect(try passes("\(r),\(m),\(s)") == [3])
+        #expect(try passes("\(r),\(r):amount=0.2") == [1, 1], "one program twice is two passes")
+        #expect(try passes("\(r),vignette,sepia,\(m),hue=20,\(s)") == [3], "colour effects between shaders run on the device's memory")
+        #expect(try passes("\(r),pixelate=4,\(m)") == [2], "a built-in layer between runs on the device's memory too")
+        #expect(try passes("\(r),zoomblur=2,vignette,text=hi,\(m),\(s)") == [3])
+        #expect(try passes("\(r),crop:rect=10,10,100,80,\(m)") == [1, 0, 1], "a layer that changes the size ends the run")
+        #expect(try passes("\(r),pixelate=4") == [1, 0], "a built-in after the last shader is a pass of its own")
+        #expect(try passes("pixelate=4,\(r),\(m),zoomblur") == [0, 2, 0])
     }
 
     /// A program twice in one run is refused by the shim itself, in one line.
