@@ -35,7 +35,7 @@ enum ForeignEffectNames {
         "colortemperature": "use 'temperature'", "citemperatureandtint": "use 'temperature'",
         "colorchannelmixer": "use 'colormatrix'", "cicolormatrix": "use 'colormatrix'",
         "grayscale": grey, "greyscale": grey, "gray": grey, "grey": grey, "desaturate": grey, "cicolormonochrome": "use 'monochrome'",
-        "cirotate": "use 'rotate=90|180|270' or 'straighten:angle=…'", "mirror": "use 'hflip' (or 'vflip')",
+        "cirotate": "use 'rotate=90' (any angle: 'rotate:angle=…:fill=black') or 'straighten:angle=…' (zoomed in, no corners)", "mirror": "use 'hflip' (or 'vflip')",
         "flip": "use 'vflip' (upside down) or 'hflip' (left to right)",
         "pixelize": "use 'pixelate'", "mosaic": "use 'pixelate'", "cipixellate": "use 'pixelate'",
         "deface": "use 'faceblur'", "redact": "use 'faceblur'",

@@ -213,9 +213,19 @@ public struct Parameters: Sendable {
         return v
     }
 
-    /// `#RRGGBB`, `#RRGGBBAA` (also without `#`, or `0x`) or `r,g,b[,a]` in 0…1.
+    /// The colours a parameter (and `--background`) takes by name, as FFmpeg's and CSS's
+    /// basic names mean them: RGBA in 0…1.
+    public static let colorNames: [String: [Double]] = [
+        "black": [0, 0, 0, 1], "white": [1, 1, 1, 1], "grey": [128.0 / 255, 128.0 / 255, 128.0 / 255, 1], "gray": [128.0 / 255, 128.0 / 255, 128.0 / 255, 1],
+        "red": [1, 0, 0, 1], "green": [0, 128.0 / 255, 0, 1], "lime": [0, 1, 0, 1], "blue": [0, 0, 1, 1], "yellow": [1, 1, 0, 1],
+        "cyan": [0, 1, 1, 1], "magenta": [1, 0, 1, 1], "orange": [1, 165.0 / 255, 0, 1], "transparent": [0, 0, 0, 0], "none": [0, 0, 0, 0],
+    ]
+
+    /// `#RRGGBB`, `#RRGGBBAA` (also without `#`, or `0x`), `r,g,b[,a]` in 0…1, or a name
+    /// (``colorNames``).
     static func parseColor(_ text: String, name: String, effect: String) throws(EffectError) -> [Double] {
-        let failure = EffectError("\(effect): \(name) must be a colour, #RRGGBB[AA] or r,g,b[,a] in 0…1, not '\(text)'")
+        let failure = EffectError("\(effect): \(name) must be a colour, #RRGGBB[AA], r,g,b[,a] in 0…1 or a name (black, white, red…), not '\(text)'")
+        if let named = colorNames[text.trimmingCharacters(in: .whitespaces).lowercased()] { return named }
         var hex = Substring(text.trimmingCharacters(in: .whitespaces))
         if hex.hasPrefix("#") { hex = hex.dropFirst() } else if hex.lowercased().hasPrefix("0x") { hex = hex.dropFirst(2) }
         if !text.contains(","), hex.count == 6 || hex.count == 8, let bits = UInt32(hex, radix: 16) {

@@ -333,16 +333,18 @@ struct SizeArgument: ExpressibleByArgument {
 }
 
 /// `--bitrate`: bits per second, with k/M suffixes.
-/// `--background`: #RRGGBB or a few names.
+/// `--background`: #RRGGBB or a colour's name (the effects' names).
 struct BackgroundColour: ExpressibleByArgument {
     var red: UInt8, green: UInt8, blue: UInt8
 
     init(red: UInt8, green: UInt8, blue: UInt8) { (self.red, self.green, self.blue) = (red, green, blue) }
 
     init?(argument: String) {
-        let names: [String: (UInt8, UInt8, UInt8)] = ["black": (0, 0, 0), "white": (255, 255, 255), "grey": (128, 128, 128), "gray": (128, 128, 128),
-                                                      "green": (0, 255, 0), "blue": (0, 0, 255), "red": (255, 0, 0)]
-        if let c = names[argument.lowercased()] { (red, green, blue) = c; return }
+        // The effects' names (an opaque one: the bars are filled, never see-through).
+        if let c = Parameters.colorNames[argument.lowercased()], c[3] == 1 {
+            (red, green, blue) = (UInt8(c[0] * 255 + 0.5), UInt8(c[1] * 255 + 0.5), UInt8(c[2] * 255 + 0.5))
+            return
+        }
         let hex = argument.hasPrefix("#") ? String(argument.dropFirst()) : argument
         guard hex.count == 6, hex.allSatisfy(\.isHexDigit), let v = UInt32(hex, radix: 16) else { return nil }
         (red, green, blue) = (UInt8(v >> 16), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF))

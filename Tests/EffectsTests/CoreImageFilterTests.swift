@@ -526,7 +526,8 @@ import Testing
         #expect(try color("0xFF8000") == [1, 128.0 / 255, 0, 1])
         #expect(try color("1,0.5,0") == [1, 0.5, 0, 1])
         #expect(try color("1, 0.5, 0, 0.25") == [1, 0.5, 0, 0.25])
-        for bad in ["#FF80", "red", "1,2,0", "1,0.5", "1,0.5,0,1,1", "#GG8000"] {
+        #expect(try color("red") == [1, 0, 0, 1] && color(" Transparent ") == [0, 0, 0, 0])
+        for bad in ["#FF80", "reddish", "1,2,0", "1,0.5", "1,0.5,0,1,1", "#GG8000"] {
             #expect(throws: EffectError.self, "\(bad)") { try color(bad) }
         }
         // In a chain, a colour's commas do not split effects; a description parses back.

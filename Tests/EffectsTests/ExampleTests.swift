@@ -67,6 +67,18 @@ import Testing
         #expect(throws: EffectError.self) { _ = try Parameters(parsing: [("flag", "maybe")], for: d) }
     }
 
+    /// A colour parameter takes a name as FFmpeg's `c=black` does, in any case, as well as
+    /// hex and components; an unknown name is refused naming the forms.
+    @Test func aColourTakesItsName() throws {
+        let d = EffectDescriptor(name: "x", category: .stylize, summary: "", parameters: [.color("fill", default: (1, 1, 1, 1), help: "")])
+        for (text, rgba) in [("black", [0.0, 0, 0, 1]), ("White", [1, 1, 1, 1]), ("transparent", [0, 0, 0, 0]), ("#ff0000", [1, 0, 0, 1]),
+                             ("0,0,1", [0, 0, 1, 1])] {
+            #expect(try Parameters(parsing: [("fill", text)], for: d).vector("fill") == rgba, "\(text)")
+        }
+        #expect(throws: EffectError.self) { _ = try Parameters(parsing: [("fill", "blurple")], for: d) }
+        #expect(try EffectChain(parsing: "rotate:angle=10:fill=black").entries.count == 1)
+    }
+
     /// Every hint for a name from another tool (`-e gblur`, `-e mirror`) gives chains that
     /// work as written: each quoted chain names an effect and its real parameters, parses
     /// (a `…` left for the user filled with a value), and renders a picture that is not

@@ -47,9 +47,45 @@ import Testing
         #expect(padded.count == width * height * 4 && padded == reference, "\(chain): \(padded.count) bytes against \(reference.count)")
     }
 
+    /// `rotate` by any other angle turns within the frame's size, clockwise, as FFmpeg's
+    /// `rotate` of vidfx's unchanged frame: within a level where the turned picture is (a
+    /// pixel and a half from its edges), the fill colour exactly where it is not (the
+    /// band between, where the two round the edge differently, is left out).
+    @Test(arguments: [30.0, -17.5, 135.0])
+    func rotateByAnyAngleIsFFmpegsRotate(degrees: Double) async throws {
+        let (turned, reference) = try await Self.ours("rotate:angle=\(degrees):fill=#336699", against: "rotate=\(degrees)*PI/180:c=0x336699", at: "0.5")
+        try #require(turned.count == 320 * 240 * 4 && reference.count == turned.count, "\(turned.count) bytes against \(reference.count)")
+        let a = degrees * .pi / 180
+        var inside = 0, outside = 0, most = 0
+        for y in 0..<240 {
+            for x in 0..<320 {
+                let (dx, dy) = (Double(x) + 0.5 - 160, Double(y) + 0.5 - 120)
+                let (sx, sy) = (160 + cos(a) * dx + sin(a) * dy, 120 - sin(a) * dx + cos(a) * dy)
+                let i = (y * 320 + x) * 4
+                if sx > 1.5, sy > 1.5, sx < 318.5, sy < 238.5 {
+                    inside += 1
+                    for c in 0..<4 { most = max(most, abs(Int(turned[i + c]) - Int(reference[i + c]))) }
+                } else if sx < -1.5 || sy < -1.5 || sx > 321.5 || sy > 241.5 {
+                    outside += 1
+                    #expect(Array(turned[i..<i + 4]) == [0x99, 0x66, 0x33, 0xFF], "(\(x), \(y)) is not the fill")
+                    if Array(turned[i..<i + 4]) != [0x99, 0x66, 0x33, 0xFF] { return }
+                }
+            }
+        }
+        #expect(inside > 30_000 && outside > 5_000 && most <= 1, "\(degrees)°: \(most) levels from FFmpeg's rotate")
+    }
+
+    /// A whole number of quarter turns, however written, is the exact turn.
+    @Test func quarterTurnsHoweverWritten() async throws {
+        let (a, _) = try await Self.ours("rotate:angle=-90", against: "null", at: "0.5")
+        let (b, _) = try await Self.ours("rotate=270", against: "null", at: "0.5")
+        let (c, plain) = try await Self.ours("rotate=360", against: "null", at: "0.5")
+        #expect(a.count == 240 * 320 * 4 && a == b && c == plain)
+    }
+
     /// The names people bring point to them.
     @Test func foreignNamesPointToThem() async throws {
-        for (name, said) in [("cirotate", "rotate=90|180|270"), ("mirror", "hflip"), ("flip", "vflip")] {
+        for (name, said) in [("cirotate", "rotate:angle="), ("mirror", "hflip"), ("flip", "vflip")] {
             let r = try await CLI.run(["dump", CLI.media("h264-30fps.mp4"), "--at", "1", "-e", name, "--format", "bgra", "-o", "-"])
             #expect(r.status == 2 && r.stderr.contains(said), "\(name): \(r.stderr)")
         }
