@@ -76,24 +76,59 @@ extension EffectsCommand {
         try Console.output(Data(Self.table([(shader.descriptor, shader.kind.rawValue + " shader")]).utf8))
     }
 
-    /// The parameter tables of `descriptors`, each with its kind.
+    /// The widest line the table prints, as a terminal shows it (an example, a command to
+    /// copy, is never broken).
+    static let columns = 100
+
+    /// The parameter tables of `descriptors`, each with its kind: columns as wide as the
+    /// effect's own entries need; a parameter's help after its columns when the line fits
+    /// in ``columns``, else on the lines below, wrapped.
     static func table(_ descriptors: [(EffectDescriptor, String)]) -> String {
         var text = ""
-        let rangeWidth = (descriptors.flatMap { $0.0.parameters.map(\.rangeDescription.count) }.max() ?? 0) + 2
         for (d, kind) in descriptors {
-            text += "\(d.name) (\(kind), \(d.category.rawValue)): \(d.summary)\n"
-            for p in d.parameters {
-                let def = p.defaultValue.map { $0.description.isEmpty ? "none" : $0.description } ?? "required"
-                var line = "    " + p.name.padding(toLength: max(10, p.name.count + 1), withPad: " ", startingAt: 0)
-                line += p.type.name.padding(toLength: 7, withPad: " ", startingAt: 0)
-                line += ("default " + def).padding(toLength: 22, withPad: " ", startingAt: 0)
-                line += p.rangeDescription.padding(toLength: rangeWidth, withPad: " ", startingAt: 0)
-                text += line + p.help + "\n"
+            text += wrapped("\(d.name) (\(kind), \(d.category.rawValue)): \(d.summary)", indent: 4, hanging: true)
+            let defaults = d.parameters.map { "default " + ($0.defaultValue.map { $0.description.isEmpty ? "none" : $0.description } ?? "required") }
+            let nameWidth = (d.parameters.map(\.name.count).max() ?? 0) + 2
+            let defaultWidth = (defaults.map(\.count).max() ?? 0) + 2
+            let rangeWidth = (d.parameters.map(\.rangeDescription.count).max() ?? 0) + 2
+            for (p, def) in zip(d.parameters, defaults) {
+                let head = "    " + p.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
+                    + p.type.name.padding(toLength: 7, withPad: " ", startingAt: 0) + def.padding(toLength: defaultWidth, withPad: " ", startingAt: 0)
+                let line = head + p.rangeDescription.padding(toLength: rangeWidth, withPad: " ", startingAt: 0)
+                if line.count + p.help.count <= columns {
+                    text += line + p.help + "\n"
+                } else if (head + p.rangeDescription).count <= columns {
+                    text += head + p.rangeDescription + "\n" + wrapped(p.help, indent: 8)
+                } else {
+                    text += trimmed(head) + "\n" + wrapped(p.rangeDescription, indent: 8) + wrapped(p.help, indent: 8)
+                }
             }
             if let example = d.example { text += "    e.g. -e \"\(example)\"\n" }
         }
         return text
     }
+
+    /// `text` broken at spaces into lines of at most ``columns``: every line indented by
+    /// `indent` but the first when `hanging` (a heading's continuation); a word longer than
+    /// a line stands alone.
+    static func wrapped(_ text: String, indent: Int, hanging: Bool = false) -> String {
+        let pad = String(repeating: " ", count: indent)
+        var out = "", current = hanging ? "" : pad
+        for word in text.split(separator: " ") {
+            if current.count == (out.isEmpty && hanging ? 0 : indent) {
+                current += word
+            } else if current.count + 1 + word.count <= columns {
+                current += " " + word
+            } else {
+                out += current + "\n"
+                current = pad + word
+            }
+        }
+        return out + current + "\n"
+    }
+
+    /// `text` without its trailing spaces.
+    static func trimmed(_ text: String) -> String { String(text.reversed().drop { $0 == " " }.reversed()) }
 
     func writeGallery(to path: String) throws {
         if !yes, FileManager.default.fileExists(atPath: path) {

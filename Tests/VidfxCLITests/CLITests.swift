@@ -221,6 +221,22 @@ struct CLI {
         }
     }
 
+    /// The table fits a terminal of 100 columns (issue 67: lines ran to 377 characters):
+    /// every line but an example, a command to copy whole; each parameter's help is kept
+    /// whole, on its line or wrapped under it.
+    @Test func theTableFitsAHundredColumns() async throws {
+        let r = try await CLI.run(["effects"])
+        let lines = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n")
+        let wide = lines.filter { $0.count > 100 && !$0.hasPrefix("    e.g. ") }
+        #expect(r.status == 0 && lines.count > 200 && wide.isEmpty, "\(wide.first ?? "")")
+        let flat = lines.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        for type in EffectRegistry.all {
+            for p in type.descriptor.parameters {
+                #expect(flat.contains(p.help), "\(type.descriptor.name).\(p.name)'s help is not whole")
+            }
+        }
+    }
+
     @Test func jsonHasTheDocumentedShape() async throws {
         let r = try await CLI.run(["effects", "--json"])
         let list = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [[String: Any]])

@@ -114,7 +114,7 @@ import Testing
         #expect(table.status == 0, "\(table.stderr)")
         let text = String(decoding: table.stdout, as: UTF8.self)
         #expect(text.contains("shaders/wave.glsl (distortion shader, stylize)"), "\(text)")
-        #expect(text.contains("amplitude float  default 8") && text.contains("0…200") && text.contains("How far the rows move"), "\(text)")
+        #expect(text.contains("amplitude   float  default 8") && text.contains("0…200") && text.contains("How far the rows move"), "\(text)")
         let scratch = try ScratchDirectory("vidfx-shader-refusals")
         // A whole number's example is written whole (1000000, not 1e+06), and a default the
         // chain could not be given is refused.
