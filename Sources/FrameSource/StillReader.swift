@@ -126,6 +126,36 @@ public final class StillReader {
         return try converted(at: time)
     }
 
+    /// The first picture that starts at or after `time` and before `end`, or, when none
+    /// does (one picture held through the whole interval), the one on screen at `time`:
+    /// what a thumbnail of the interval shows, so that a tile just before a cut is the new
+    /// shot and not the last frame of the old one, on screen for a few milliseconds more.
+    /// Its time is `time`, its source time its own start; nil when `time` is past the end.
+    /// - Throws: ``FrameSourceError`` when the input fails to read or decode.
+    public func picture(startingFrom time: Rational, before end: Rational) throws(FrameSourceError) -> Frame? {
+        guard !info.isStillImage, time >= Rational(0) else { return try picture(at: time) }
+        interrupt.touch()
+        FFmpegLog.collect(into: decoder.damage)
+        defer { FFmpegLog.collect(into: nil) }
+        guard try position(at: time, window: Self.decodeThrough), let held = heldTime else { return nil }
+        if held < time, next.pointee.buf.0 != nil {
+            let nextTime = decoder.time(of: next)
+            if nextTime < end {
+                // The next picture starts within the interval: it becomes the held one.
+                av_frame_unref(picture)
+                av_frame_move_ref(picture, next)
+                heldTime = nextTime
+                try decodeThrough(to: nextTime)
+                return try converted(at: time)
+            }
+        }
+        if next.pointee.buf.0 == nil {
+            let length = decoder.duration(of: picture) ?? decoder.nominalDuration ?? configuration.frameRate.inverse
+            guard time < held + length else { return nil }
+        }
+        return try converted(at: time)
+    }
+
     /// The key frame whose time is nearest `time` (of two as near, the earlier) among those
     /// at or after `lower` and before `upper` (when given), with its own time as time and
     /// source time; nil when there is none. `time` is taken into that range.

@@ -14,8 +14,9 @@ struct StoryboardCommand: ParsableCommand {
         discussion: """
         One thumbnail every --interval seconds, tiled --tile columns by rows into DIR/sprite_1.jpg, sprite_2.jpg…;
         DIR/thumbnails.vtt has a cue per thumbnail, sprite_N.jpg#xywh=x,y,w,h, covering the whole clip, and
-        DIR/storyboard.json says which picture each tile shows: the picture on screen at its time (the decoder \
-        seeks from tile to tile), or with --fast the key frame nearest it (only key frames are decoded).
+        DIR/storyboard.json says which picture each tile shows: the first picture that starts within its interval \
+        (the one on screen at its time when one picture lasts through it; the decoder seeks from tile to tile), \
+        or with --fast the key frame nearest it (only key frames are decoded).
         """
     )
 
@@ -158,13 +159,15 @@ struct StoryboardCommand: ParsableCommand {
             if slot == perSprite - 1 { try flushSprite() }
         }
 
-        // Tile k is at start + k·interval: the picture on screen then, as tick k of a source
-        // at one frame an interval would show it, or (--fast) the key frame nearest it
-        // within the range.
+        // Tile k is at start + k·interval: the first picture that starts within its interval
+        // (the one on screen at its time when a picture is held through it), or (--fast)
+        // the key frame nearest it within the range.
         let rangeEnd = range.duration.map { from + $0.value }
         while tiles.count < count, interruption.signal == nil {
             let t = from + interval.value * Int64(tiles.count)
-            guard let frame = showsExact ? try stills.picture(at: t) : try stills.keyFrame(nearest: t, notBefore: from, before: rangeEnd) else { break }
+            let end = rangeEnd.map { min($0, t + interval.value) } ?? t + interval.value
+            guard let frame = showsExact ? try stills.picture(startingFrom: t, before: end)
+                                         : try stills.keyFrame(nearest: t, notBefore: from, before: rangeEnd) else { break }
             try place(frame)
         }
         if let sig = interruption.signal {

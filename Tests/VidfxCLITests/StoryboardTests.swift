@@ -71,6 +71,44 @@ import Testing
         }
     }
 
+    /// A tile shows a picture that starts within its interval (issue 67): on a 29.97 fps
+    /// clip cut at frame 180 (6.006 s), the 6–8 s tile is the new shot, not frame 179,
+    /// which is still on screen at 6.000 for 6 ms. A picture held through a whole interval
+    /// (a clip of 1 fps) is still shown.
+    @Test func aTileJustBeforeACutShowsTheNewShot() async throws {
+        let scratch = try ScratchDirectory("storyboard-cut")
+        let clip = scratch.path("cut.mp4")
+        let made = try await Subprocess.outcome(URL(fileURLWithPath: "/usr/bin/env"), [
+            "ffmpeg", "-v", "error", "-f", "lavfi", "-i", "color=c=red:s=64x48:r=30000/1001:d=6.006", "-f", "lavfi",
+            "-i", "color=c=blue:s=64x48:r=30000/1001:d=2", "-filter_complex", "[0][1]concat=n=2:v=1", "-c:v", "libx264",
+            "-pix_fmt", "yuv420p", clip])
+        #expect(made.status == 0, "\(made.stderrText)")
+        let out = scratch.path("board")
+        let r = try await CLI.run(["storyboard", clip, "-o", out, "--interval", "2", "--tile", "4x1", "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let cues = try Self.cues(out)
+        try #require(cues.count == 5, "\(cues.count) cues")
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/storyboard.json"))) as? [String: Any]
+        let tiles = try #require(manifest?["tiles"] as? [[String: Any]])
+        let sourceTimes = tiles.compactMap { $0["sourceTime"] as? Double }
+        #expect(abs(sourceTimes[3] - 6.006) < 0.001, "tile 3 shows the picture at \(sourceTimes[3]) s")
+        let tile = try await Self.means(out + "/" + cues[3].sprite, x: cues[3].x, y: cues[3].y, w: cues[3].w, h: cues[3].h)
+        #expect(tile[2] > 200 && tile[0] < 40, "tile 3 is \(tile), not blue")
+        let before = try await Self.means(out + "/" + cues[2].sprite, x: cues[2].x, y: cues[2].y, w: cues[2].w, h: cues[2].h)
+        #expect(before[0] > 200 && before[2] < 40, "tile 2 is \(before), not red")
+        // One picture a second, tiles every 0.25 s: most intervals start no picture and show the one on screen.
+        let slow = scratch.path("slow.mp4")
+        let slowMade = try await Subprocess.outcome(URL(fileURLWithPath: "/usr/bin/env"), [
+            "ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=64x48:r=1:d=3", "-c:v", "libx264", "-pix_fmt", "yuv420p", slow])
+        #expect(slowMade.status == 0)
+        let slowBoard = scratch.path("slow-board")
+        let s = try await CLI.run(["storyboard", slow, "-o", slowBoard, "--interval", "0.25", "--tile", "4x3", "-q"])
+        #expect(s.status == 0, "\(s.stderr)")
+        let slowTiles = try #require((try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: slowBoard + "/storyboard.json")))
+            as? [String: Any])?["tiles"] as? [[String: Any]])
+        #expect(slowTiles.compactMap { $0["sourceTime"] as? Double } == [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2], "\(slowTiles.map { $0["sourceTime"] ?? "" })")
+    }
+
     @Test func aFolderIsNotOverwrittenWithoutYesAndBadOptionsGetOneLine() async throws {
         let scratch = try ScratchDirectory("storyboard-safety")
         let out = scratch.path("board")
