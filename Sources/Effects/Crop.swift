@@ -7,15 +7,23 @@ public struct Crop: LayerEffect {
         name: "crop", category: .geometry, summary: "Keep a rectangle of the frame; the output takes its size (Core Image's crop).",
         parameters: [
             .vector(Key.rect, default: [0, 0, 0, 0], min: 0, help: "x,y,width,height in px; a width or height of 0 reaches the frame's edge."),
-            .choice(Key.origin, ["top", "bottom"], help: "top: y from the top edge (video, FFmpeg); bottom: from the bottom, y up (Core Image)."),
+            .choice(Key.origin, help: "top: y from the top edge (video, FFmpeg); bottom: from the bottom, y up (Core Image)."),
         ],
         example: "crop:rect=160,90,320,180"
     )
 
     /// The parameters' names and types, for the descriptor and the reads.
+    /// Where y is measured from.
+    enum Origin: String, ChoiceOption {
+        /// The top edge, y down (video, FFmpeg).
+        case top
+        /// The bottom edge, y up (Core Image).
+        case bottom
+    }
+
     private enum Key {
         static let rect = ParameterKey<[Double]>("rect")
-        static let origin = ParameterKey<String>("origin")
+        static let origin = ParameterKey<Origin>("origin")
     }
 
     private let rect: [Double]
@@ -23,7 +31,7 @@ public struct Crop: LayerEffect {
 
     public init(parameters: Parameters, resources: EffectResources) {
         rect = parameters[Key.rect]
-        fromBottom = parameters[Key.origin] == "bottom"
+        fromBottom = parameters[Key.origin] == .bottom
     }
 
     /// The kept pixels of a `width`×`height` frame: columns `x0..<x1`, rows `y0..<y1`.

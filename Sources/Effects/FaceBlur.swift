@@ -35,11 +35,11 @@ public struct FaceBlur: RedactingEffect {
     public static let descriptor = EffectDescriptor(
         name: "faceblur", category: .detection, summary: "Erase, blur, pixelate or fill every face (redaction).",
         parameters: [
-            .choice(Key.mode, ["patch", "erase", "blur", "pixelate", "fill"], help: "patch: a tight shape painted over from beyond the head (nothing of it read); erase: the strongest, a shape the face's size larger on each side painted over from its edge; blur: smooth, no detail left but the outline; pixelate: visible blocks; fill: a solid colour."),
+            .choice(Key.mode, help: "patch: a tight shape painted over from beyond the head (nothing of it read); erase: the strongest, a shape the face's size larger on each side painted over from its edge; blur: smooth, no detail left but the outline; pixelate: visible blocks; fill: a solid colour."),
             .float(Key.padding, default: FaceBlur.defaultPadding, min: 0, max: 2, slider: 0...1.5, help: "How much larger than the face box, as a fraction of its size on each side (smaller leaves more of the head's outline for a detector to find). Default 0.2 for patch, 1 for the other modes; erase takes at least 1.").defaultFollowingOthers(),
             .float(Key.ring, default: FaceBlur.defaultRing, min: 1, max: 3, slider: 1...2.5, help: "patch: where the fill takes its colours from, as a multiple of each head's shape about its centre (1: right at its edge; more leaves out the hair, ears and neck around the shape, which would otherwise frame the fill as a head)."),
             .float(Key.feather, default: 0, min: 0, max: 0.5, slider: 0...0.3, help: "Soft edge, as a fraction of the shape's radius (0: hard; erase needs none, its fill meets the surroundings)."),
-            .choice(Key.shape, ["ellipse", "box"], help: "The redacted shape around each face."),
+            .choice(Key.shape, help: "The redacted shape around each face."),
             .int(Key.strength, default: 2, min: 2, max: 64, slider: 2...24, help: "Blocks across a head (fewer: less detail left; above 2 a detector may find the face again)."),
             .color(Key.color, default: (0, 0, 0, 1), help: "The fill colour (mode=fill)."),
         ],
@@ -48,18 +48,21 @@ public struct FaceBlur: RedactingEffect {
 
     /// The parameters' names and types, for the descriptor and the reads.
     private enum Key {
-        static let mode = ParameterKey<String>("mode")
+        static let mode = ParameterKey<Mode>("mode")
         static let padding = ParameterKey<Double>("padding")
         static let feather = ParameterKey<Double>("feather")
         static let ring = ParameterKey<Double>("ring")
-        static let shape = ParameterKey<String>("shape")
+        static let shape = ParameterKey<Shape>("shape")
         static let strength = ParameterKey<Int>("strength")
         static let color = ParameterKey<[Double]>("color")
     }
 
     public static var needs: DetectionNeeds { .faces }
 
-    private enum Mode { case patch, erase, blur, pixelate, fill }
+    /// How a face is covered (the descriptor's help says each).
+    enum Mode: String, ChoiceOption { case patch, erase, blur, pixelate, fill }
+    /// The covered shape.
+    enum Shape: String, ChoiceOption { case ellipse, box }
     private let mode: Mode
     private let padding: Double
     private let ring: Double
@@ -69,9 +72,7 @@ public struct FaceBlur: RedactingEffect {
     private let fill: UInt32
 
     public init(parameters: Parameters, resources: EffectResources) {
-        mode = switch parameters[Key.mode] {
-        case "erase": .erase; case "blur": .blur; case "pixelate": .pixelate; case "fill": .fill; default: .patch
-        }
+        mode = parameters[Key.mode]
         let given = parameters.isGiven(Key.padding.name) ? parameters[Key.padding] : nil
         padding = switch mode {
         case .patch: given ?? FaceBlur.defaultPadding
@@ -80,7 +81,7 @@ public struct FaceBlur: RedactingEffect {
         }
         ring = mode == .patch ? parameters[Key.ring] : 1
         feather = parameters[Key.feather]
-        ellipse = parameters[Key.shape] == "ellipse"
+        ellipse = parameters[Key.shape] == .ellipse
         strength = parameters[Key.strength]
         fill = Annotation.pixel(parameters[Key.color])
     }

@@ -8,18 +8,28 @@ public struct FaceBox: LayerEffect {
         parameters: [
             .color(Key.color, default: (0.2, 1, 0.4, 1), help: "Outline colour: #RRGGBB or r,g,b in 0…1."),
             .float(Key.thickness, default: 2, min: 1, max: 40, slider: 1...12, unit: "px", help: "Outline width."),
-            .choice(Key.landmarks, ["on", "off"], help: "Mark the eyes, nose and mouth corners."),
-            .choice(Key.label, ["id", "off"], help: "Caption each box with its track ID."),
+            .choice(Key.landmarks, help: "Mark the eyes, nose and mouth corners."),
+            .choice(Key.label, help: "Caption each box with its track ID."),
         ],
         example: "facebox:color=#FF4040:thickness=3"
     )
 
     /// The parameters' names and types, for the descriptor and the reads.
+    /// Whether the landmarks are marked.
+    enum Switch: String, ChoiceOption { case on, off }
+    /// What each box is captioned with.
+    enum Label: String, ChoiceOption {
+        /// Its track's ID.
+        case id
+        /// Nothing.
+        case off
+    }
+
     private enum Key {
         static let color = ParameterKey<[Double]>("color")
         static let thickness = ParameterKey<Double>("thickness")
-        static let landmarks = ParameterKey<String>("landmarks")
-        static let label = ParameterKey<String>("label")
+        static let landmarks = ParameterKey<Switch>("landmarks")
+        static let label = ParameterKey<Label>("label")
     }
 
     public static var needs: DetectionNeeds { .faces }
@@ -32,8 +42,8 @@ public struct FaceBox: LayerEffect {
     public init(parameters: Parameters, resources: EffectResources) {
         color = Annotation.pixel(parameters[Key.color])
         thickness = parameters[Key.thickness]
-        landmarks = parameters[Key.landmarks] == "on"
-        label = parameters[Key.label] == "id"
+        landmarks = parameters[Key.landmarks] == .on
+        label = parameters[Key.label] == .id
     }
 
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {

@@ -17,7 +17,21 @@ public struct ParameterKey<Value: Sendable>: Sendable, Hashable {
     public init(_ name: String) { self.name = name }
 }
 
+/// The options of a typed choice (``ParameterSpec/choice(_:default:help:)``): an
+/// enumeration whose cases are the options, spelt as the chain spells them, the first
+/// the default unless another is given. Its descriptor lists them from `allCases`, so the
+/// table and the code cannot disagree, and the value read is a case, never a string to
+/// compare.
+public protocol ChoiceOption: RawRepresentable, CaseIterable, Sendable where RawValue == String {}
+
 extension Parameters {
+    /// A typed choice's value: the case the chain chose.
+    public subscript<Option: ChoiceOption>(key: ParameterKey<Option>) -> Option {
+        // The parser admits only the descriptor's options, which are the cases; a key of
+        // another descriptor is recorded (``Parameters/unreadKeys``) and reads the first.
+        Option(rawValue: text(key.name)) ?? Option.allCases.first!
+    }
+
     /// A number parameter's value.
     public subscript(key: ParameterKey<Double>) -> Double { double(key.name) }
     /// A whole-number parameter's value.
@@ -33,6 +47,12 @@ extension ParameterSpec {
     public static func float(_ key: ParameterKey<Double>, default value: Double, min: Double? = nil, max: Double? = nil,
                              slider: ClosedRange<Double>? = nil, unit: String? = nil, help: String) -> ParameterSpec {
         float(key.name, default: value, min: min, max: max, slider: slider, unit: unit, help: help)
+    }
+
+    /// A typed choice named by `key`: its options are `Option`'s cases, the first the
+    /// default unless `value` is given.
+    public static func choice<Option: ChoiceOption>(_ key: ParameterKey<Option>, default value: Option? = nil, help: String) -> ParameterSpec {
+        choice(key.name, Option.allCases.map(\.rawValue), default: value?.rawValue, help: help)
     }
 
     /// A whole-number parameter named by `key`.

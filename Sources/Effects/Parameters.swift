@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Validated parameter values for one effect: every parameter of its descriptor,
 /// given or defaulted.
@@ -201,15 +202,27 @@ public struct Parameters: Sendable {
         EffectError("\(effect): \(spec.name) \(ParameterValue.number(v)) is out of range \(spec.rangeDescription)")
     }
 
+    /// Keys an effect read that its descriptor does not have (or has as another type), as
+    /// `effect.key`: a mistake of the effect's code. Such a read gives a neutral value
+    /// (0, empty) instead of trapping in a user's render; the suite makes every effect and
+    /// fails while this is not empty (``ExampleTests``).
+    public static var unreadKeys: Set<String> { unreadLog.withLock { $0 } }
+    private static let unreadLog = Mutex<Set<String>>([])
+
+    private static func unread<T>(_ name: String, of descriptor: EffectDescriptor, as neutral: T) -> T {
+        _ = unreadLog.withLock { $0.insert("\(descriptor.name).\(name)") }
+        return neutral
+    }
+
     /// A number parameter's value.
     public func double(_ name: String) -> Double {
-        guard case .number(let v)? = values[name] else { preconditionFailure("\(descriptor.name) has no number parameter '\(name)'") }
+        guard case .number(let v)? = values[name] else { return Self.unread(name, of: descriptor, as: 0) }
         return v
     }
 
     /// A colour or vector parameter's components (colours are always r, g, b, a).
     public func vector(_ name: String) -> [Double] {
-        guard case .vector(let v)? = values[name] else { preconditionFailure("\(descriptor.name) has no vector parameter '\(name)'") }
+        guard case .vector(let v)? = values[name] else { return Self.unread(name, of: descriptor, as: [0, 0, 0, 0]) }
         return v
     }
 
@@ -246,7 +259,7 @@ public struct Parameters: Sendable {
 
     /// A choice or file parameter's value.
     public func text(_ name: String) -> String {
-        guard case .text(let t)? = values[name] else { preconditionFailure("\(descriptor.name) has no text parameter '\(name)'") }
+        guard case .text(let t)? = values[name] else { return Self.unread(name, of: descriptor, as: "") }
         return t
     }
 

@@ -7,15 +7,23 @@ public struct Pixelate: LayerEffect {
         name: "pixelate", category: .stylize, summary: "Mosaic of square blocks.",
         parameters: [
             .int(Key.size, default: 8, min: 1, max: 4096, slider: 2...64, unit: "px", help: "Block side in pixels (capped at the frame's shorter side)."),
-            .choice(Key.mode, ["sample", "average"], help: "sample: block's top-left pixel; average: block mean."),
+            .choice(Key.mode, help: "sample: block's top-left pixel; average: block mean."),
         ],
         example: "pixelate:size=12:mode=average"
     )
 
     /// The parameters' names and types, for the descriptor and the reads.
+    /// What a block shows.
+    enum Mode: String, ChoiceOption {
+        /// The block's top-left pixel.
+        case sample
+        /// The block's mean.
+        case average
+    }
+
     private enum Key {
         static let size = ParameterKey<Int>("size")
-        static let mode = ParameterKey<String>("mode")
+        static let mode = ParameterKey<Mode>("mode")
     }
 
     private let size: Int
@@ -23,7 +31,7 @@ public struct Pixelate: LayerEffect {
 
     public init(parameters: Parameters, resources: EffectResources) {
         size = parameters[Key.size]
-        average = parameters[Key.mode] == "average"
+        average = parameters[Key.mode] == .average
     }
 
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {

@@ -2,19 +2,18 @@ import Foundation
 import Synchronization
 
 /// How distortions read the source between pixel centres.
-public enum Sampling: String, Sendable {
+public enum Sampling: String, ChoiceOption {
     /// S_bil: bilinear, clamped to the edge (SwiftUI's `layer.sample`, Core Image).
     case bilinear
     /// S_near: the pixel the position falls in (FFmpeg `geq` with integer taps).
     case nearest
 
     /// The `sample` parameter's key.
-    static let key = ParameterKey<String>("sample")
+    static let key = ParameterKey<Sampling>("sample")
 
-    static let parameter = ParameterSpec.choice(key, ["bilinear", "nearest"],
-                                                help: "bilinear: smooth (Core Image, SwiftUI); nearest: the pixel under the position.")
+    static let parameter = ParameterSpec.choice(key, help: "bilinear: smooth (Core Image, SwiftUI); nearest: the pixel under the position.")
 
-    init(_ parameters: Parameters) { self = Sampling(rawValue: parameters[Self.key]) ?? .bilinear }
+    init(_ parameters: Parameters) { self = parameters[Self.key] }
 }
 
 extension SourceImage {

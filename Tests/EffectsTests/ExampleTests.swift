@@ -51,7 +51,33 @@ import Testing
             #expect(out.width > 0 && out.height > 0, "\(example)")
             #expect(out.width != source.width || out.height != source.height || !Fixture.sameBytes(out, source),
                     "\(example) leaves the frame as it was")
+            // Made from its defaults too (a file parameter left out where one is required).
+            if d.parameters.allSatisfy({ $0.defaultValue != nil }) {
+                _ = try EffectChain(parsing: d.name, resources: resources).apply(to: source, time: 0.5)
+            }
         }
+        // Every key an effect's code reads is in its descriptor, with its type: a miss is
+        // recorded (not a trap in a user's render) and fails here.
+        #expect(Parameters.unreadKeys.filter { !$0.hasPrefix("keyless.") }.isEmpty, "\(Parameters.unreadKeys.sorted())")
+    }
+
+    /// An effect that reads a key its descriptor lacks gets a neutral value and the miss is
+    /// recorded for the suite, where it once trapped in the render.
+    @Test func aKeyMissingFromTheDescriptorIsRecordedNotATrap() throws {
+        let d = EffectDescriptor(name: "keyless", category: .stylize, summary: "", parameters: [.float("amount", default: 1, help: "")])
+        let p = try Parameters(parsing: [], for: d)
+        #expect(p[ParameterKey<Double>("amount")] == 1)
+        #expect(p[ParameterKey<Double>("strength")] == 0 && p[ParameterKey<String>("mode")] == "" && p[ParameterKey<[Double]>("tint")] == [0, 0, 0, 0])
+        #expect(p[ParameterKey<Sampling>("amount")] == .bilinear, "a number read as a choice: the first option")
+        #expect(Parameters.unreadKeys.isSuperset(of: ["keyless.strength", "keyless.mode", "keyless.tint", "keyless.amount"]))
+    }
+
+    /// A typed choice's options are its cases, in order, the first the default.
+    @Test func typedChoicesListTheirCases() throws {
+        let spec = try #require(Pixelate.descriptor.parameter("mode"))
+        #expect(spec.type == .choice(["sample", "average"]) && spec.defaultValue == .text("sample"))
+        #expect(try Parameters(parsing: [("mode", "average")], for: Pixelate.descriptor)[ParameterKey<Pixelate.Mode>("mode")] == .average)
+        #expect(throws: EffectError.self) { _ = try Parameters(parsing: [("mode", "median")], for: Pixelate.descriptor) }
     }
 
     /// A switch (a whole number 0…1, as a shader's `bool` is) takes true/false, yes/no and
