@@ -21,21 +21,24 @@ public struct Blur: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "blur", category: .blur, summary: "Gaussian, box or motion blur, at any radius for the same cost.",
         parameters: [
-            .choice(Key.mode, ["gaussian", "box", "motion"], default: "gaussian",
+            .choice(Key.mode, default: .gaussian,
                     help: "gaussian: a bell-shaped blur of sigma; box: the mean of a square; motion: the mean along a line."),
             .float(Key.sigma, default: 4, min: 0, max: 500, help: "gaussian: the standard deviation in pixels (0 leaves the picture as it is)."),
             .int(Key.radius, default: 4, min: 0, max: 2000, help: "box: half the square's side, not counting the centre pixel."),
             .float(Key.length, default: 20, min: 0, max: 2000, help: "motion: the line's length in pixels."),
             .float(Key.angle, default: 0, min: -360, max: 360, help: "motion: the line's direction in degrees, anticlockwise from the right."),
-            .choice(ColorSpace.key, ["encoded", "linear"], default: "encoded",
+            .choice(ColorSpace.key, default: .encoded,
                     help: "encoded: mix the sRGB values, as ffmpeg and OpenCV do; linear: mix light, as a lens does."),
         ],
         example: "blur:sigma=6"
     )
 
     /// The parameters' names and types, for the descriptor and the reads.
+    /// The blur's kind.
+    enum Mode: String, ChoiceOption { case gaussian, box, motion }
+
     private enum Key {
-        static let mode = ParameterKey<String>("mode")
+        static let mode = ParameterKey<Mode>("mode")
         static let sigma = ParameterKey<Double>("sigma")
         static let radius = ParameterKey<Int>("radius")
         static let length = ParameterKey<Double>("length")
@@ -69,13 +72,13 @@ public struct Blur: LayerEffect {
     public init(parameters: Parameters, resources: EffectResources) {
         linear = ColorSpace(parameters) == .linear
         switch parameters[Key.mode] {
-        case "box":
+        case .box:
             let r = parameters[Key.radius]
             plan = r == 0 ? .identity : .separable(passes: 1, radius: Int32(r), alpha: 0, weights: [])
-        case "motion":
+        case .motion:
             let length = parameters[Key.length]
             plan = length < 0.5 ? .identity : Self.motion(length: length, angle: parameters[Key.angle] * .pi / 180)
-        default:
+        case .gaussian:
             plan = Self.gaussian(sigma: parameters[Key.sigma])
         }
     }

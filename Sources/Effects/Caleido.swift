@@ -3,13 +3,16 @@
 public struct Caleido: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "caleido", category: .geometry, summary: "Mirror one quadrant into the other three.",
-        parameters: [.choice(Key.quadrant, ["topLeft", "topRight", "bottomLeft", "bottomRight"], help: "The quadrant that is kept and mirrored.")],
+        parameters: [.choice(Key.quadrant, help: "The quadrant that is kept and mirrored.")],
         example: "caleido:quadrant=bottomRight"
     )
 
     /// The parameters' names and types, for the descriptor and the reads.
+    /// The quadrant kept.
+    enum Quadrant: String, ChoiceOption { case topLeft, topRight, bottomLeft, bottomRight }
+
     private enum Key {
-        static let quadrant = ParameterKey<String>("quadrant")
+        static let quadrant = ParameterKey<Quadrant>("quadrant")
     }
 
     private let keepLeft: Bool
@@ -17,8 +20,8 @@ public struct Caleido: LayerEffect {
 
     public init(parameters: Parameters, resources: EffectResources) {
         let q = parameters[Key.quadrant]
-        keepLeft = q.hasSuffix("Left")
-        keepTop = q.hasPrefix("top")
+        keepLeft = q == .topLeft || q == .bottomLeft
+        keepTop = q == .topLeft || q == .topRight
     }
 
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {

@@ -3,17 +3,17 @@ import Foundation
 /// Where a colour effect does its maths (spec §0, "Colour mode"): on the sRGB-encoded
 /// values, as SwiftUI shaders and FFmpeg do (the default), or in linear light, as
 /// Core Image does: `enc(op(dec(c)))`.
-public enum ColorSpace: String, Sendable {
+public enum ColorSpace: String, ChoiceOption {
     case encoded, linear
 
     /// The `space` parameter's key.
-    static let key = ParameterKey<String>("space")
+    static let key = ParameterKey<ColorSpace>("space")
 
     /// The `space` parameter every Core Image–style colour effect takes.
-    static let parameter = ParameterSpec.choice(key, ["encoded", "linear"], default: "encoded",
+    static let parameter = ParameterSpec.choice(key, default: .encoded,
                                                 help: "encoded: maths on the sRGB values (SwiftUI, FFmpeg); linear: in linear light (Core Image).")
 
-    init(_ parameters: Parameters) { self = ColorSpace(rawValue: parameters[Self.key]) ?? .encoded }
+    init(_ parameters: Parameters) { self = parameters[Self.key] }
 
     /// sRGB decode of a byte, exact in Double (spec §0).
     static func decode(_ c: Double) -> Double { c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4) }

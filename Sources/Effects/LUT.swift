@@ -5,7 +5,7 @@ public struct LUT: ColorEffect {
         parameters: [
             .file(Key.file, required: true, help: "The LUT: .cube, Hald CLUT image, or 512×512 lookup image."),
             .float(Key.intensity, default: 1, min: 0, max: 1, help: "Mix with the original: 0 leaves the frame as it is."),
-            .choice(Key.interp, ["tetrahedral", "trilinear", "nearest"], help: "Interpolation between grid points."),
+            .choice(Key.interp, help: "Interpolation between grid points."),
         ],
         example: "lut:file=grade.cube:intensity=0.8"
     )
@@ -14,7 +14,7 @@ public struct LUT: ColorEffect {
     private enum Key {
         static let file = ParameterKey<String>("file")
         static let intensity = ParameterKey<Double>("intensity")
-        static let interp = ParameterKey<String>("interp")
+        static let interp = ParameterKey<LUTInterpolation>("interp")
     }
 
     private let table: LUTTable
@@ -23,7 +23,7 @@ public struct LUT: ColorEffect {
 
     public init(parameters: Parameters, resources: EffectResources) throws(EffectError) {
         let cube = try LUT3D.load(parameters[Key.file], resources: resources)
-        table = LUTTable(cube: cube, interpolation: LUTInterpolation(rawValue: parameters[Key.interp]) ?? .tetrahedral)
+        table = LUTTable(cube: cube, interpolation: parameters[Key.interp])
         intensity = Float(parameters[Key.intensity])
     }
 

@@ -143,8 +143,8 @@ public struct LUT3D: Sendable, Equatable {
 }
 
 /// How a LUT is read between its grid points.
-enum LUTInterpolation: String, Sendable {
-    case nearest, trilinear, tetrahedral
+enum LUTInterpolation: String, ChoiceOption {
+    case tetrahedral, trilinear, nearest
 }
 
 /// A LUT prepared for 8-bit input: per-channel grid offsets and fractions, so each

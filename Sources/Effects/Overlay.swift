@@ -11,7 +11,7 @@ public struct Overlay: ColorEffect {
         name: "overlay", category: .composite, summary: "Composite an image (PNG with alpha) over the video at a position and opacity.",
         parameters: [
             .file(Key.file, required: true, help: "The image to lay over the video (PNG, JPEG…; its alpha is used)."),
-            .choice(Key.anchor, ["topleft", "topright", "bottomleft", "bottomright", "center"],
+            .choice(Key.anchor,
                     help: "Corner (or centre) of the frame the image is placed against."),
             .float(Key.x, default: 0, unit: "px", help: "Horizontal offset from the anchor, inwards (from the centre: rightwards)."),
             .float(Key.y, default: 0, unit: "px", help: "Vertical offset from the anchor, inwards (from the centre: downwards)."),
@@ -22,16 +22,19 @@ public struct Overlay: ColorEffect {
     )
 
     /// The parameters' names and types, for the descriptor and the reads.
+    /// The corner (or the centre) the image is placed against.
+    enum Anchor: String, ChoiceOption { case topleft, topright, bottomleft, bottomright, center }
+
     private enum Key {
         static let file = ParameterKey<String>("file")
-        static let anchor = ParameterKey<String>("anchor")
+        static let anchor = ParameterKey<Anchor>("anchor")
         static let x = ParameterKey<Double>("x")
         static let y = ParameterKey<Double>("y")
         static let opacity = ParameterKey<Double>("opacity")
     }
 
     private let image: Frame
-    private let anchor: String
+    private let anchor: Anchor
     private let offset: (x: Int, y: Int)
     /// Image alpha scaled by the opacity, 0…255 per image pixel's alpha byte.
     private let alphaScale: Float
@@ -51,11 +54,11 @@ public struct Overlay: ColorEffect {
     func origin(width: Int, height: Int) -> (x: Int, y: Int) {
         let (w, h) = (image.width, image.height)
         switch anchor {
-        case "topright": return (width - w - offset.x, offset.y)
-        case "bottomleft": return (offset.x, height - h - offset.y)
-        case "bottomright": return (width - w - offset.x, height - h - offset.y)
-        case "center": return ((width - w) / 2 + offset.x, (height - h) / 2 + offset.y)
-        default: return (offset.x, offset.y)
+        case .topright: return (width - w - offset.x, offset.y)
+        case .bottomleft: return (offset.x, height - h - offset.y)
+        case .bottomright: return (width - w - offset.x, height - h - offset.y)
+        case .center: return ((width - w) / 2 + offset.x, (height - h) / 2 + offset.y)
+        case .topleft: return (offset.x, offset.y)
         }
     }
 

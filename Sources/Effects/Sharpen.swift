@@ -18,17 +18,20 @@ public struct Sharpen: LayerEffect {
             .float(Key.amount, default: 1, min: -2, max: 5, help: "Strength: 1 doubles the difference from the blur; negative values blur."),
             .int(Key.radius, default: 2, min: 1, max: 11, help: "Blur radius in pixels: a (2·radius + 1)-tap kernel each way (unsharp's msize)."),
             .float(Key.threshold, default: 0, min: 0, max: 255, help: "Leave out changes whose luma difference is at most this many levels."),
-            .choice(Key.channels, ["luma", "rgb"], default: "luma", help: "luma: sharpen the brightness only; rgb: each channel on its own."),
+            .choice(Key.channels, default: .luma, help: "luma: sharpen the brightness only; rgb: each channel on its own."),
         ],
         example: "sharpen:amount=1.5:radius=2"
     )
 
     /// The parameters' names and types, for the descriptor and the reads.
+    /// What is sharpened.
+    enum Channels: String, ChoiceOption { case luma, rgb }
+
     private enum Key {
         static let amount = ParameterKey<Double>("amount")
         static let radius = ParameterKey<Int>("radius")
         static let threshold = ParameterKey<Double>("threshold")
-        static let channels = ParameterKey<String>("channels")
+        static let channels = ParameterKey<Channels>("channels")
     }
 
     private let amount: Int32  // 16.16, as unsharp's
@@ -40,7 +43,7 @@ public struct Sharpen: LayerEffect {
         amount = Int32(parameters[Key.amount] * 65536)  // truncated, as unsharp does
         radius = parameters[Key.radius]
         threshold = Int32(parameters[Key.threshold].rounded(.down))
-        luma = parameters[Key.channels] == "luma"
+        luma = parameters[Key.channels] == .luma
     }
 
     public func render(_ src: SourceImage, into dst: UnsafeMutablePointer<UInt32>, destinationStride: Int, rows: Range<Int>, context: RenderContext) {

@@ -26,12 +26,12 @@ public struct Text: OverlayEffect {
             .float(Key.size, default: 0, min: 0, max: 2000, slider: 0...300, unit: "px",
                    help: "The text's size (em) in pixels; 0: a twentieth of the frame's height."),
             .color(Key.color, default: (1, 1, 1, 1), help: "The text's colour."),
-            .choice(Key.anchor, ["topleft", "top", "topright", "left", "center", "right", "bottomleft", "bottom", "bottomright"],
+            .choice(Key.anchor,
                     help: "Where in the frame the text sits."),
             .float(Key.margin, default: 0.5, min: 0, max: 50, unit: "em", help: "Space between the text (its box, if any) and the frame's edges."),
             .float(Key.x, default: 0, min: -100_000, max: 100_000, unit: "px", help: "Moves the text inwards from the anchor (from the centre: rightwards)."),
             .float(Key.y, default: 0, min: -100_000, max: 100_000, unit: "px", help: "Moves the text inwards from the anchor (from the centre: downwards)."),
-            .choice(Key.align, ["anchor", "left", "center", "right"], help: "How lines line up with each other; anchor: as the anchor's side."),
+            .choice(Key.align, help: "How lines line up with each other; anchor: as the anchor's side."),
             .float(Key.outline, default: 0, min: 0, max: 100, unit: "px", help: "Width of an outline around each glyph; 0: none."),
             .color(Key.outlineColor, default: (0, 0, 0, 1), help: "The outline's colour."),
             .float(Key.shadow, default: 0, min: 0, max: 200, unit: "px", help: "Offset of a shadow down and to the right; 0: none."),
@@ -43,16 +43,21 @@ public struct Text: OverlayEffect {
     )
 
     /// The parameters' names and types, for the descriptor and the reads.
+    /// Where the block sits in the frame.
+    enum Anchor: String, ChoiceOption { case topleft, top, topright, left, center, right, bottomleft, bottom, bottomright }
+    /// How lines line up with each other; `anchor`: as the anchor's side.
+    enum Align: String, ChoiceOption { case anchor, left, center, right }
+
     private enum Key {
         static let text = ParameterKey<String>("text")
         static let font = ParameterKey<String>("font")
         static let size = ParameterKey<Double>("size")
         static let color = ParameterKey<[Double]>("color")
-        static let anchor = ParameterKey<String>("anchor")
+        static let anchor = ParameterKey<Anchor>("anchor")
         static let margin = ParameterKey<Double>("margin")
         static let x = ParameterKey<Double>("x")
         static let y = ParameterKey<Double>("y")
-        static let align = ParameterKey<String>("align")
+        static let align = ParameterKey<Align>("align")
         static let outline = ParameterKey<Double>("outline")
         static let outlineColor = ParameterKey<[Double]>("outlinecolor")
         static let shadow = ParameterKey<Double>("shadow")
@@ -65,10 +70,10 @@ public struct Text: OverlayEffect {
     private let fontFile: String
     private let size: Double
     private let color: Paint
-    private let anchor: String
+    private let anchor: Anchor
     private let margin: Double
     private let offset: (x: Double, y: Double)
-    private let align: String
+    private let align: Align
     private let outline: Double
     private let outlineColor: Paint
     private let shadow: Double
@@ -320,22 +325,22 @@ public struct Text: OverlayEffect {
         let pad = box.alpha > 0 ? padding * em : 0
         let edge = margin * em + pad
         let (w, h) = (Double(canvas.width), Double(canvas.height))
-        let horizontal: String
+        let horizontal: Align
         var left: Double
         switch anchor {
-        case "topright", "right", "bottomright": left = w - edge - blockWidth - offset.x; horizontal = "right"
-        case "top", "center", "bottom": left = (w - blockWidth) / 2 + offset.x; horizontal = "center"
-        default: left = edge + offset.x; horizontal = "left"
+        case .topright, .right, .bottomright: left = w - edge - blockWidth - offset.x; horizontal = .right
+        case .top, .center, .bottom: left = (w - blockWidth) / 2 + offset.x; horizontal = .center
+        case .topleft, .left, .bottomleft: left = edge + offset.x; horizontal = .left
         }
         var top: Double
         switch anchor {
-        case "bottomleft", "bottom", "bottomright": top = h - edge - blockHeight - offset.y
-        case "left", "center", "right": top = (h - blockHeight) / 2 + offset.y
-        default: top = edge + offset.y
+        case .bottomleft, .bottom, .bottomright: top = h - edge - blockHeight - offset.y
+        case .left, .center, .right: top = (h - blockHeight) / 2 + offset.y
+        case .topleft, .top, .topright: top = edge + offset.y
         }
         left = left.rounded()
         top = top.rounded()
-        let alignment = align == "anchor" ? horizontal : align
+        let alignment = align == .anchor ? horizontal : align
 
         if box.alpha > 0 {
             canvas.fill(x0: Int((left - pad).rounded()), y0: Int((top - pad).rounded()),
@@ -350,9 +355,9 @@ public struct Text: OverlayEffect {
         let outlineMask = outline > 0 ? Mask(x: mask.x, y: mask.y, width: mask.width, height: mask.height) : nil
         for (n, line) in laid.enumerated() {
             let shift: Double = switch alignment {
-            case "right": blockWidth - line.width
-            case "center": ((blockWidth - line.width) / 2).rounded()
-            default: 0
+            case .right: blockWidth - line.width
+            case .center: ((blockWidth - line.width) / 2).rounded()
+            case .left, .anchor: 0
             }
             let baseline = Int((top + font.ascender + Double(n) * font.lineHeight).rounded())
             for glyph in line.glyphs {

@@ -4,14 +4,17 @@
 public struct Transpose: LayerEffect {
     public static let descriptor = EffectDescriptor(
         name: "transpose", category: .geometry, summary: "Swap rows and columns (FFmpeg's transpose): width and height swap.",
-        parameters: [.choice(Key.dir, ["cclock_flip", "clock", "cclock", "clock_flip"],
+        parameters: [.choice(Key.dir,
                              help: "cclock_flip: about the main diagonal; clock, cclock: a quarter turn; clock_flip: about the other diagonal.")],
         example: "transpose=clock"
     )
 
     /// The parameters' names and types, for the descriptor and the reads.
+    /// FFmpeg's directions, spelt as it spells them.
+    enum Direction: String, ChoiceOption { case cclock_flip, clock, cclock, clock_flip }
+
     private enum Key {
-        static let dir = ParameterKey<String>("dir")
+        static let dir = ParameterKey<Direction>("dir")
     }
 
     /// Whether the output's column x reads the input's row from the bottom (clock,
@@ -21,8 +24,8 @@ public struct Transpose: LayerEffect {
 
     public init(parameters: Parameters, resources: EffectResources) {
         let dir = parameters[Key.dir]
-        fromBottom = dir == "clock" || dir == "clock_flip"
-        fromRight = dir == "cclock" || dir == "clock_flip"
+        fromBottom = dir == .clock || dir == .clock_flip
+        fromRight = dir == .cclock || dir == .clock_flip
     }
 
     public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) { (height, width) }

@@ -16,7 +16,7 @@ public struct Vignette: ColorEffect {
             .float(Key.softness, default: 0.5, min: 0.01, max: 2, help: "How far beyond the radius the darkening reaches its full intensity."),
             .float(Key.x, default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the width from the left."),
             .float(Key.y, default: 0.5, min: 0, max: 1, help: "Centre, as a fraction of the height from the top."),
-            .choice(ColorSpace.key, ["linear", "encoded"], default: "linear",
+            .choice(ColorSpace.key, default: .linear,
                     help: "linear: in linear light, as a lens and Core Image darken; encoded: scale the sRGB values."),
         ],
         example: "vignette:intensity=0.6:radius=0.4"
