@@ -133,7 +133,7 @@ public final class StudioServer: Sendable {
     /// Reads the outputs' files for `GET /outputs/…`. The studio's own, started and shut
     /// down with it: NIO's shared pool is never shut down, and LeakSanitizer counted its
     /// queue as a leak at exit.
-    private let fileThreads = NIOThreadPool(numberOfThreads: 1)
+    let fileThreads = NIOThreadPool(numberOfThreads: 1)
     /// The pages' open WebSockets, each with how to close it.
     let sockets = LiveSockets()
     /// The connections open now (``ConnectionBook``).
@@ -272,59 +272,13 @@ public final class StudioServer: Sendable {
             guard case .ready(_, let jpeg) = timeline.current else { return StudioResponse.error(.notFound, "the timeline is not ready") }
             return StudioResponse.bytes(jpeg, type: "image/jpeg")
         }
-        router.get("/api/outputs") { [self] _, _ in
-            StudioResponse.json(configuration.folder.listing().map { OutputEntry(name: $0.name, size: $0.size) })
-        }
         router.get("/api/frame") { [self] request, _ in
             await answer { try await still(request) }
         }
-        router.post("/api/render") { [self] request, context in
-            await answer { try await startRender(request, context: context) }
-        }
-        router.get("/api/render/:id") { [self] _, context in
-            let id = context.parameters.get("id") ?? ""
-            guard let s = await renders.status(id) else { return StudioResponse.error(.notFound, "no render '\(id)'") }
-            return StudioResponse.json(JobStatus(id: id, s))
-        }
-        router.delete("/api/render/:id") { [self] _, context in
-            let id = context.parameters.get("id") ?? ""
-            return await renders.cancel(id) ? StudioResponse.json(JobCancelling(id: id))
-                : StudioResponse.error(.notFound, "no render '\(id)'")
-        }
+        addRenderRoutes(router)
         addReviewRoutes(router)
         addShaderRoutes(router)
-        router.get("/outputs/:name") { [self] request, context in
-            // The page percent-encodes the name (spaces, accents); a name that does not
-            // decode is not one of the folder's, and a decoded `/` is refused as any other.
-            guard let name = (context.parameters.get("name") ?? "").removingPercentEncoding else {
-                return StudioResponse.error(.badRequest, "the name is not percent-encoded UTF-8")
-            }
-            if let problem = OutputFolder.problem(with: name) { return StudioResponse.error(.badRequest, problem) }
-            let path = configuration.folder.file(name)
-            var info = stat()
-            // lstat: a symbolic link in the folder is not one of its files (it may point anywhere).
-            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return StudioResponse.error(.notFound, "\(name): no such output") }
-            let size = Int(info.st_size)
-            // Checked again as it is opened: the name may point elsewhere by then.
-            let file = OutputFile(path: path, size: size, threads: fileThreads)
-            var headers = HTTPFields()
-            headers[.contentType] = Self.mediaType(of: name)
-            headers[.acceptRanges] = "bytes"
-            // The page's player seeks in a long render with Range requests.
-            switch ByteRange(header: request.headers[.range], size: size) {
-            case .whole:
-                headers[.contentLength] = String(size)
-                return Response(status: .ok, headers: headers, body: file.body(nil))
-            case .part(let range):
-                headers[.contentLength] = String(range.count)
-                headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
-                return Response(status: .partialContent, headers: headers, body: file.body(range))
-            case .unsatisfiable:
-                var refusal = StudioResponse.error(.rangeNotSatisfiable, "\(name): the range is outside its \(size) bytes")
-                refusal.headers[.contentRange] = "bytes */\(size)"
-                return refusal
-            }
-        }
+        addOutputRoutes(router)
     }
 
     /// HTTP/1.1 with the WebSocket upgrade, behind a ``RequestHeadGuard``: long lines and
@@ -494,61 +448,6 @@ public final class StudioServer: Sendable {
     /// The latest time a still may be asked for: 2^31 ticks at 1000 fps, as the seek's limit.
     static let latestStill = Double(1 << 31) / 1000
 
-    /// `POST /api/render` `{"chain", "output", "start"?, "duration"?, "loop"?, "detections"?}`: what `apply` renders,
-    /// into the outputs folder; `detections` names a reviewed detections file there (`--use-detections`).
-    private func startRender(_ request: Request, context: BasicWebSocketRequestContext) async throws -> Response {
-        let body = try await request.body.collect(upTo: 1 << 20)
-        let render = try RenderRequest.decode(Data(buffer: body))
-        let output = render.output
-        if let problem = OutputFolder.problem(with: output) { throw StudioRequestError(.badRequest, "output: \(problem)") }
-        let chain = try checkedChain(render.chain)
-        if configuration.folder.holdsAnything(output) {
-            throw StudioRequestError(.conflict, "output: \(output) exists in the outputs folder; choose another name")
-        }
-        // The command line that renders the same, for the page to copy.
-        var options: [String] = []
-        if let start = render.start, let length = configuration.duration, start >= length {
-            throw StudioRequestError(.badRequest, "start: \(Self.seconds(start)) s is past the clip's end (\(Self.seconds(length)) s)")
-        }
-        if let start = render.start { options += ["--start", Self.seconds(start)] }
-        if let duration = render.duration { options += ["--duration", Self.seconds(duration)] }
-        if let loop = render.loop { options += ["--loop", String(loop)] }
-        if let name = render.detections {
-            if let problem = OutputFolder.problem(with: name) { throw StudioRequestError(.badRequest, "detections: \(problem)") }
-            try checkReviewed(name)
-            options += ["--use-detections", name]
-        }
-        var arguments = ["apply", configuration.inputForCommands]
-        if !chain.isEmpty { arguments += ["-e", chain] }
-        arguments += ["-o", output] + options + configuration.commandOptions
-        let command = Self.commandLine(["vidfx"] + arguments)
-        // The render itself, in this process: the times as that command line reads them.
-        var span = configuration.stillConfiguration
-        span.start = render.start.flatMap(InputLimits.time(seconds:)) ?? Rational(0)
-        span.duration = render.duration.flatMap(InputLimits.time(seconds:))
-        span.loop = .count(render.loop ?? 1)
-        let source = span
-        let (input, parse, folder) = (configuration.input, configuration.parseChain, configuration.folder)
-        let detections = render.detections
-        let load = reviewedLoader
-        let id = try await renders.start(output: output, command: command) { stop, progress in
-            var plan = RenderPlan(input: try MediaInput(input, access: .shared), output: .video(EncoderSink.Settings(output: folder.file(output))))
-            plan.chain = try parse(chain)
-            plan.source = source
-            plan.keepsStoppedOutput = false
-            if let detections {
-                plan.reviewedFile = try load(detections)
-                plan.reviewed = detections
-            }
-            var total: Int?
-            plan.opened = { opening, _ in total = opening.expectedFrames }
-            plan.progress = { frames in if let total, total > 0 { progress(Double(frames) / Double(total)) } }
-            let done = try plan.run(stop: stop)
-            guard done.outcome.ending == .complete else { throw StudioRequestError(.conflict, "cancelled") }
-        }
-        return StudioResponse.json(JobStarted(id: id, command: command))
-    }
-
     // MARK: Live preview
 
     /// One page's WebSocket: frames out; chain edits, play/pause, seeks and the wipe in.
@@ -620,20 +519,6 @@ public final class StudioServer: Sendable {
             let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "-_./:=,@%+".unicodeScalars.contains($0) }
             return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
         }.joined(separator: " ")
-    }
-
-    static func mediaType(of name: String) -> String {
-        switch (name as NSString).pathExtension.lowercased() {
-        case "mp4", "m4v": "video/mp4"
-        case "mov": "video/quicktime"
-        case "webm": "video/webm"
-        case "mkv": "video/x-matroska"
-        case "png": "image/png"
-        case "jpg", "jpeg": "image/jpeg"
-        case "jsonl", "json": "application/json"
-        case "cube", "txt": "text/plain; charset=utf-8"
-        default: "application/octet-stream"
-        }
     }
 }
 
