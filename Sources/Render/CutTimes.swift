@@ -6,6 +6,12 @@ import MediaInput
 /// Times in the source where a picture must begin anew (scene cuts, an editor's cuts),
 /// and the output ticks they fall on: what `apply --keyframes-at` makes key frames of.
 public struct CutTimes: Sendable, Equatable {
+    /// What a cut list in JSON holds for this (`vidfx scenes --json`: other fields ignored).
+    private struct SceneCuts: Decodable {
+        struct Cut: Decodable { let time: Double }
+        let cuts: [Cut]
+    }
+
     /// Source times in seconds, ascending, without repeats.
     public let seconds: [Rational]
 
@@ -21,15 +27,13 @@ public struct CutTimes: Sendable, Equatable {
     public static func parse(_ text: String, file: String) throws(RenderError) -> CutTimes {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix("{") {
-            guard let data = trimmed.data(using: .utf8),
-                  let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let cuts = document["cuts"] as? [[String: Any]] else {
-                throw RenderError("\(file): not a cut list (JSON without a \"cuts\" list, as `vidfx scenes --json` writes)", exitCode: 2)
+            guard let list = try? JSONDecoder().decode(SceneCuts.self, from: Data(trimmed.utf8)) else {
+                throw RenderError("\(file): not a cut list (JSON with a \"cuts\" list of {\"time\": seconds}, as `vidfx scenes --json` writes)", exitCode: 2)
             }
             var times: [Rational] = []
-            for cut in cuts {
-                guard let t = cut["time"] as? Double, t.isFinite, t >= 0 else { throw RenderError("\(file): a cut without a time", exitCode: 2) }
-                times.append(Rational(Int64((t * 1_000_000).rounded()), 1_000_000))
+            for cut in list.cuts {
+                guard cut.time.isFinite, cut.time >= 0, cut.time <= 1e8 else { throw RenderError("\(file): a cut at \(cut.time) s", exitCode: 2) }
+                times.append(Rational(Int64((cut.time * 1_000_000).rounded()), 1_000_000))
             }
             return CutTimes(times)
         }

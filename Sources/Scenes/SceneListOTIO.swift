@@ -6,32 +6,111 @@ extension SceneList {
     /// picture for its length in pictures, at the clip's rate.
     func otio(source: SceneListSource) -> String {
         let rate = source.rate
-        func time(_ frames: Int) -> [String: Any] { ["OTIO_SCHEMA": "RationalTime.1", "rate": rate, "value": Double(frames)] }
-        func range(_ start: Int, _ length: Int) -> [String: Any] {
-            ["OTIO_SCHEMA": "TimeRange.1", "start_time": time(start), "duration": time(length)]
+        func range(_ start: Int, _ length: Int) -> OTIO.TimeRange {
+            OTIO.TimeRange(start_time: OTIO.Time(rate: rate, value: Double(start)), duration: OTIO.Time(rate: rate, value: Double(length)))
         }
         let total = (scenes.last?.end.frame ?? 0) - (scenes.first?.start.frame ?? 0)
-        let clips: [[String: Any]] = scenes.enumerated().map { i, scene in
-            [
-                "OTIO_SCHEMA": "Clip.2", "name": "\(source.name) scene \(i + 1)", "metadata": [String: Any](),
-                "source_range": range(scene.start.frame, scene.end.frame - scene.start.frame),
-                "effects": [Any](), "markers": [Any](), "enabled": true,
-                "media_references": ["DEFAULT_MEDIA": [
-                    "OTIO_SCHEMA": "ExternalReference.1", "name": source.name, "metadata": [String: Any](),
-                    "target_url": source.url, "available_range": range(scenes.first?.start.frame ?? 0, total),
-                ] as [String: Any]],
-                "active_media_reference_key": "DEFAULT_MEDIA",
-            ]
+        let reference = OTIO.ExternalReference(name: source.name, target_url: source.url, available_range: range(scenes.first?.start.frame ?? 0, total))
+        let clips = scenes.enumerated().map { i, scene in
+            OTIO.Clip(name: "\(source.name) scene \(i + 1)", source_range: range(scene.start.frame, scene.end.frame - scene.start.frame),
+                      media_references: ["DEFAULT_MEDIA": reference])
         }
-        let track: [String: Any] = ["OTIO_SCHEMA": "Track.1", "name": "Video 1", "kind": "Video", "children": clips,
-                                    "metadata": [String: Any](), "effects": [Any](), "markers": [Any](), "enabled": true,
-                                    "source_range": NSNull()]
-        let timeline: [String: Any] = [
-            "OTIO_SCHEMA": "Timeline.1", "name": source.name, "metadata": [String: Any](), "global_start_time": NSNull(),
-            "tracks": ["OTIO_SCHEMA": "Stack.1", "name": "tracks", "children": [track], "metadata": [String: Any](),
-                       "effects": [Any](), "markers": [Any](), "enabled": true, "source_range": NSNull()] as [String: Any],
-        ]
-        let data = (try? JSONSerialization.data(withJSONObject: timeline, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self) + "\n"
+        let timeline = OTIO.Timeline(name: source.name, tracks: OTIO.Stack(children: [OTIO.Track(children: clips)]))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(timeline)) ?? Data("{}".utf8), as: UTF8.self) + "\n"
+    }
+}
+
+/// The OpenTimelineIO schemas a scene list writes, named as `otio_json` names them (each
+/// object carries its `OTIO_SCHEMA`; a range left open is an explicit null).
+enum OTIO {
+    /// Metadata, effects and markers: written empty.
+    struct Empty: Encodable {}
+
+    struct Time: Encodable {
+        let OTIO_SCHEMA = "RationalTime.1"
+        let rate: Double
+        let value: Double
+    }
+
+    struct TimeRange: Encodable {
+        let OTIO_SCHEMA = "TimeRange.1"
+        let start_time: Time
+        let duration: Time
+    }
+
+    struct ExternalReference: Encodable {
+        let OTIO_SCHEMA = "ExternalReference.1"
+        let name: String
+        let metadata = Empty()
+        let target_url: String
+        let available_range: TimeRange
+    }
+
+    struct Clip: Encodable {
+        let OTIO_SCHEMA = "Clip.2"
+        let name: String
+        let metadata = Empty()
+        let source_range: TimeRange
+        let effects: [Empty] = []
+        let markers: [Empty] = []
+        let enabled = true
+        let media_references: [String: ExternalReference]
+        let active_media_reference_key = "DEFAULT_MEDIA"
+    }
+
+    /// A track or a stack: its children, and no range of its own (null).
+    struct Track: Encodable {
+        let children: [Clip]
+
+        enum CodingKeys: String, CodingKey { case OTIO_SCHEMA, name, kind, children, metadata, effects, markers, enabled, source_range }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode("Track.1", forKey: .OTIO_SCHEMA)
+            try c.encode("Video 1", forKey: .name)
+            try c.encode("Video", forKey: .kind)
+            try c.encode(children, forKey: .children)
+            try c.encode(Empty(), forKey: .metadata)
+            try c.encode([Empty](), forKey: .effects)
+            try c.encode([Empty](), forKey: .markers)
+            try c.encode(true, forKey: .enabled)
+            try c.encodeNil(forKey: .source_range)
+        }
+    }
+
+    struct Stack: Encodable {
+        let children: [Track]
+
+        enum CodingKeys: String, CodingKey { case OTIO_SCHEMA, name, children, metadata, effects, markers, enabled, source_range }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode("Stack.1", forKey: .OTIO_SCHEMA)
+            try c.encode("tracks", forKey: .name)
+            try c.encode(children, forKey: .children)
+            try c.encode(Empty(), forKey: .metadata)
+            try c.encode([Empty](), forKey: .effects)
+            try c.encode([Empty](), forKey: .markers)
+            try c.encode(true, forKey: .enabled)
+            try c.encodeNil(forKey: .source_range)
+        }
+    }
+
+    struct Timeline: Encodable {
+        let name: String
+        let tracks: Stack
+
+        enum CodingKeys: String, CodingKey { case OTIO_SCHEMA, name, metadata, global_start_time, tracks }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode("Timeline.1", forKey: .OTIO_SCHEMA)
+            try c.encode(name, forKey: .name)
+            try c.encode(Empty(), forKey: .metadata)
+            try c.encodeNil(forKey: .global_start_time)
+            try c.encode(tracks, forKey: .tracks)
+        }
     }
 }

@@ -21,7 +21,7 @@ import Testing
         #expect(throws: RenderError.self) { try CutTimes.parse("1099511627775:0:0.000001", file: "x") }
     }
 
-    @Test func aWordThatIsNotATimeIsNamed() {
+    @Test func aWordThatIsNotATimeIsNamed() throws {
         for (text, word) in [("2, soon, 4", "soon"), ("1:2:3:4", "1:2:3:4"), ("-2", "-2")] {
             #expect {
                 try CutTimes.parse(text, file: "cuts.txt")
@@ -30,6 +30,12 @@ import Testing
             }
         }
         #expect(throws: RenderError.self) { try CutTimes.parse(#"{"scenes": []}"#, file: "x.json") }
+        // JSON is read by its type: a time is a number of seconds, within what a clip can be
+        // (1e300 once overflowed the microsecond count); only `time` is needed.
+        for bad in [#"{"cuts": [{"time": "2"}]}"#, #"{"cuts": [{"time": -1}]}"#, #"{"cuts": [{"time": 1e300}]}"#, #"{"cuts": [{"frame": 3}]}"#] {
+            #expect(throws: RenderError.self, "\(bad)") { try CutTimes.parse(bad, file: "x.json") }
+        }
+        #expect(try CutTimes.parse(#"{"cuts": [{"time": 1.5}]}"#, file: "x.json").seconds == [Rational(3, 2)])
     }
 
     /// Tick k shows the source at start + speed·k/rate: a cut shows from the first tick at
