@@ -303,6 +303,18 @@ public struct SceneScan {
 
 /// A scene detector and the name the summary line gives it.
 public struct NamedDetector {
+    /// The shortest scene of `vidfx scenes` without options (PySceneDetect's default).
+    public static let defaultMinimumLength = SceneScan.MinimumLength.seconds(defaultShortestScene)
+    private static let defaultShortestScene = 0.6
+
+    /// The detector of `vidfx scenes` without options, for a shortest scene of `minLength`
+    /// pictures: the content detector with PySceneDetect's settings (what the studio's
+    /// timeline, `dump --scenes` and `apply --keyframes-at scenes` run too).
+    public static func standard(minLength: Int) -> NamedDetector {
+        NamedDetector(name: "content", ContentDetector(threshold: ContentDetector.defaultThreshold, minSceneLength: minLength,
+                                                       minSceneSeconds: defaultShortestScene))
+    }
+
     /// The name (`content`, `adaptive`…).
     public let name: String
     /// The detector.

@@ -144,14 +144,14 @@ final class StudioTimeline: Sendable {
         guard let sheet, !times.isEmpty else { throw RenderError("\(media.location): no pictures for the timeline") }
 
         // Cuts: `scenes` with its defaults (the content detector, PySceneDetect's settings).
-        let scan = try SceneScan(media: media, options: PictureScanner.Options(), minimumLength: .seconds(0.6), watch: { [self] action in
+        let scan = try SceneScan(media: media, options: PictureScanner.Options(), minimumLength: NamedDetector.defaultMinimumLength, watch: { [self] action in
             let stoppedAlready = stopping.withLock { s in
                 s.scan = action
                 return s.stopped
             }
             if stoppedAlready { action() }
         }) { length in
-            NamedDetector(name: "content", ContentDetector(minSceneLength: length, minSceneSeconds: 0.6))
+            NamedDetector.standard(minLength: length)
         }
         if stopped { throw RenderError("the timeline was stopped") }
         let strip = Strip(count: times.count, width: Self.thumbnailWidth, height: height, times: times,

@@ -35,8 +35,8 @@ extension CutTimes {
         var options = PictureScanner.Options()
         options.start = configuration.start
         options.duration = configuration.duration
-        let scan = try SceneScan(media: media, options: options, minimumLength: .seconds(0.6)) { length in
-            ScenesCommand.defaultDetector(minLength: length)
+        let scan = try SceneScan(media: media, options: options, minimumLength: NamedDetector.defaultMinimumLength) { length in
+            NamedDetector.standard(minLength: length)
         }
         return CutTimes(scan.list.cuts.map { $0.time })
     }

@@ -141,9 +141,9 @@ struct Dump: ParsableCommand {
             options.duration = configuration.duration
             options.warningHandler = configuration.warningHandler
             let scan = try SceneScan(input: input, media: media, options: options, interruption: interruption,
-                                     minimumLength: .seconds(0.6), recordScores: true,
+                                     minimumLength: NamedDetector.defaultMinimumLength, recordScores: true,
                                      decoders: ProcessInfo.processInfo.activeProcessorCount) {
-                ScenesCommand.defaultDetector(minLength: $0)
+                NamedDetector.standard(minLength: $0)
             }
             pictures = .sceneMiddles(scan, perScene: perScene)
         } else if let pick {
@@ -180,17 +180,11 @@ struct Dump: ParsableCommand {
             line = ProgressLine(style: render.progress.style, quiet: render.quiet || output == "-",
                                 total: keyFrames ? frames : opening.expectedFrames, frameRate: frameRate.seconds, damage: opening.damage)
         }
-        var dropped = 0
-        var lastKept: PerceptualHash?
+        var nearCopies = dedupe.flatMap(NearDuplicates.init(bits:))
         var size: (Int, Int)?
         plan.keep = { frame in
             if size == nil { size = (frame.width, frame.height) }
-            // A near-copy of the last frame kept adds nothing to a data set.
-            guard let dedupe else { return true }
-            let hash = PerceptualHash(frame)
-            if let lastKept, hash.distance(to: lastKept) <= dedupe { dropped += 1; return false }
-            lastKept = hash
-            return true
+            return nearCopies?.keeps(frame) ?? true
         }
         var count = 0
         plan.progress = { count = $0; line?.update(frames: $0) }
@@ -210,7 +204,7 @@ struct Dump: ParsableCommand {
         }
         if !render.quiet, let (w, h) = size {
             let target = output == "-" ? "stdout" : output
-            let duplicates = dedupe == nil ? "" : " (\(dropped) near-duplicates dropped)"
+            let duplicates = nearCopies.map { " (\($0.dropped) near-duplicates dropped)" } ?? ""
             Console.note("\(Console.count(count, "frame")), \(w)x\(h) \(format.rawValue), \(frameRate) fps -> \(target)\(duplicates)")
         }
     }

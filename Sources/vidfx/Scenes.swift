@@ -123,11 +123,6 @@ struct ScenesCommand: ParsableCommand {
         }
     }
 
-    /// The content detector with PySceneDetect's defaults: a shortest scene of 0.6 s.
-    static func defaultDetector(minLength: Int) -> NamedDetector {
-        NamedDetector(name: "content", ContentDetector(threshold: ContentDetector.defaultThreshold, minSceneLength: minLength, minSceneSeconds: 0.6))
-    }
-
     func makeDetector(minLength: Int) -> NamedDetector {
         let seconds = MinimumLength(minSceneLength)?.seconds
         return switch detector {
