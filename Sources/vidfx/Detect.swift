@@ -111,13 +111,11 @@ struct Detect: ParsableCommand {
     }
 }
 
-/// Writes each tick's detections to standard output: JSON Lines or a table, and counts
-/// them. The table says what each find is (a code's payload, a face's score) and where (a
-/// code's corners, a face's box, and its landmarks when asked). A sink of the render, like
-/// a video file.
+/// Writes each tick's detections to standard output: JSON Lines or Detection's table
+/// (``DetectionTable``), and counts them. A sink of the render, like a video file.
 final class DetectionOutput: FrameSink {
     private let json: Bool
-    private let landmarks: Bool
+    private let table: DetectionTable
     private var buffer = Data()
     private(set) var countByKind: [Observation.Kind: Int] = [:]
     private let encoder: JSONEncoder = {
@@ -128,14 +126,9 @@ final class DetectionOutput: FrameSink {
 
     init(json: Bool, landmarks: Bool = false) {
         self.json = json
-        self.landmarks = landmarks
-        if !json {
-            buffer.append(contentsOf: "tick      time  kind      id  payload or score                     where: corners (TL TR BR BL) or box (x,y WxH)\n".utf8)
-        }
+        table = DetectionTable(landmarks: landmarks)
+        if !json { buffer.append(contentsOf: DetectionTable.heading.utf8) }
     }
-
-    /// A face's landmarks in a fixed order, then any others by name.
-    private static let landmarkOrder = ["leftEye", "rightEye", "nose", "mouthLeft", "mouthRight"]
 
     var name: String { "stdout" }
 
@@ -146,30 +139,7 @@ final class DetectionOutput: FrameSink {
             if let data = try? encoder.encode(TickJSON(frame)) { buffer.append(data) }
             buffer.append(0x0A)
         } else {
-            for o in frame.observations {
-                let payload: String, place: String
-                if o.kind == .face {
-                    payload = String(format: "score %.3f", o.confidence)
-                    var box = String(format: "%.0f,%.0f %.0fx%.0f", o.bounds.x, o.bounds.y, o.bounds.width, o.bounds.height)
-                    if landmarks {
-                        let names = Self.landmarkOrder.filter { o.landmarks[$0] != nil }
-                            + o.landmarks.keys.filter { !Self.landmarkOrder.contains($0) }.sorted()
-                        for name in names {
-                            let p = o.landmarks[name]!
-                            box += " \(name) " + String(format: "%.0f,%.0f", p.x, p.y)
-                        }
-                    }
-                    place = box
-                } else {
-                    payload = (o.payload ?? o.payloadBase64.map { "base64:" + $0 } ?? "").replacingOccurrences(of: "\n", with: " ")
-                    place = o.corners.map { String(format: "%.0f,%.0f", $0.x, $0.y) }.joined(separator: " ")
-                }
-                let row = String(format: "%-6lld %7.3f  ", frame.tick, frame.time.seconds)
-                    + o.kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
-                    + String(format: "%4d", o.trackID) + (o.isInterpolated ? "~ " : "  ")
-                    + String(payload.prefix(36)).padding(toLength: 37, withPad: " ", startingAt: 0) + place + "\n"
-                buffer.append(contentsOf: row.utf8)
-            }
+            buffer.append(contentsOf: table.lines(frame).utf8)
         }
         if buffer.count > 1 << 16 { return try flush() }
         return true
