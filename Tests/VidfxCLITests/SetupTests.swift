@@ -128,8 +128,13 @@ import Testing
         #expect(r.stderr.contains("unknown effect 'zzzz'") && !r.stderr.contains("did you mean"), "\(r.stderr)")
     }
 
+    /// A command spelt right is that command, not a guess: `help probe` prints probe's
+    /// own help, and `probe` on a clip describes it.
     @Test func theRightCommandStillRuns() async throws {
         let r = try await CLI.run(["help", "probe"])
-        #expect(r.status == 0 && r.stdout.count > 0 && r.stderr.isEmpty, "\(r.stderr)")
+        let text = String(decoding: r.stdout, as: UTF8.self)
+        #expect(r.status == 0 && r.stderr.isEmpty && text.contains("USAGE: vidfx probe ") && !text.contains("did you mean"), "\(r.stderr)")
+        let probe = try await CLI.run(["probe", CLI.media("h264-30fps.mp4")])
+        #expect(probe.status == 0 && String(decoding: probe.stdout, as: UTF8.self).contains("320x240"), "\(probe.stderr)")
     }
 }

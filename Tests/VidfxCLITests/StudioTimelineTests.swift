@@ -62,6 +62,10 @@ import Testing
         _ = try await Subprocess.output("/usr/bin/env", ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=120",
                                                          "-c:v", "libx264", "-preset", "ultrafast", "-g", "600", clip])
         let studio = try await StudioProcess.start(clip)
+        // Stopped while the strip is being made, not before it starts or after it is done:
+        // two minutes of 640x360 take far longer to scan than the studio takes to answer.
+        let state = try await studio.request("/api/timeline").json?["state"] as? String
+        #expect(state == "working", "the timeline is \(state ?? "?") when the stop comes")
         let status = await studio.stop()
         #expect(status == 0)
         let left = (try? FileManager.default.contentsOfDirectory(atPath: studio.outputs.path(".vidfx-cache"))) ?? []
