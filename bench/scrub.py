@@ -14,7 +14,8 @@ scattered times, one at a time (a hand scrubbing), timing each answer. For the s
   ffmpeg   `ffmpeg -ss T -i IN -frames:v 1 -f null -` (its exact seek and decode; no
            effects, no encoding); on the HDR clip through its tone-map chain to BGRA
            (zscale + tonemap, as bench/hdr.py), since vidfx's still is tone-mapped too.
-and 12 neighbouring ticks after one still (a hand stepping through frames).
+and 12 neighbouring ticks after one still (a hand stepping through frames), both right after
+the studio starts, while it makes its timeline in the background, and once it is made.
 Prints the median and range of each and the ratios of the medians; writes
 bench/out/scrub.json. Also reads the studio's CPU while no page is open (10 s idle), once
 the timeline it makes in the background at start is ready.
@@ -78,9 +79,29 @@ def measure(binary, path, seconds, stills, chain, peer_filter=None):
     try:
         url = studio.stdout.readline().split(": ", 1)[1].strip()
         base, token = url.split("/?token=")
+        quoted = urllib.parse.quote(chain, safe="")
+
+        def still(t):
+            # As the page asks: BMP, dump's pixels uncompressed.
+            request = urllib.request.Request(f"{base}/api/frame?t={t}&chain={quoted}&format=bmp", headers={"Authorization": f"Bearer {token}"})
+            with urllib.request.urlopen(request, timeout=120) as answer:
+                body = answer.read()
+                assert answer.status == 200 and body[:2] == b"BM"
+
+        def timeline_state():
+            request = urllib.request.Request(f"{base}/api/timeline", headers={"Authorization": f"Bearer {token}"})
+            with urllib.request.urlopen(request, timeout=120) as answer:
+                return json.loads(answer.read())["state"]
+
+        # The first minutes (issue 67, 11): a hand stepping through ticks at once, while the
+        # studio still makes its timeline in the background.
+        made = time.perf_counter()
+        still(2.0)
+        early_state = timeline_state()
+        early_times = [timed(lambda k=k: still(round(2.0 + k / 30, 6))) for k in range(1, 13)]
+        still_working = timeline_state() == "working"
         # The studio makes its timeline (thumbnails and cuts) in the background once, when
         # it starts: wait for it, so that neither the idle figure nor the stills count it.
-        made = time.perf_counter()
         while True:
             request = urllib.request.Request(f"{base}/api/timeline", headers={"Authorization": f"Bearer {token}"})
             with urllib.request.urlopen(request, timeout=120) as answer:
@@ -94,15 +115,6 @@ def measure(binary, path, seconds, stills, chain, peer_filter=None):
         before = cpu_seconds(studio.pid)
         time.sleep(10)
         idle = (cpu_seconds(studio.pid) - before) / 10
-        quoted = urllib.parse.quote(chain, safe="")
-
-        def still(t):
-            # As the page asks: BMP, dump's pixels uncompressed.
-            request = urllib.request.Request(f"{base}/api/frame?t={t}&chain={quoted}&format=bmp", headers={"Authorization": f"Bearer {token}"})
-            with urllib.request.urlopen(request, timeout=120) as answer:
-                body = answer.read()
-                assert answer.status == 200 and body[:2] == b"BM"
-
         studio_times = [timed(lambda t=t: still(t)) for t in times]
         # A hand stepping tick by tick (→ held): 12 neighbouring ticks after one still.
         still(1.0)
@@ -120,6 +132,7 @@ def measure(binary, path, seconds, stills, chain, peer_filter=None):
                                                           *peer, "-f", "null", "-"], check=True)))
     return {"clip": os.path.basename(path), "times": times, "idle_cpu_share": idle, "timeline_seconds": timeline_seconds,
             "studio": summary(studio_times), "neighbours": summary(neighbour_times),
+            "neighbours_while_timeline": summary(early_times), "timeline_working_then": early_state == "working" and still_working,
             "dump": summary(dump_times), "ffmpeg": summary(ffmpeg_times)}
 
 
@@ -141,6 +154,9 @@ def main():
               f"dump process {d['median']:.3f} s ({d['min']:.3f}–{d['max']:.3f}), ffmpeg {f['median']:.3f} s ({f['min']:.3f}–{f['max']:.3f}); "
               f"studio/dump {s['median'] / d['median']:.2f}x, studio/ffmpeg {s['median'] / f['median']:.2f}x; "
               f"idle CPU {100 * r['idle_cpu_share']:.1f}% of a core (after the timeline, made in {r['timeline_seconds']:.1f} s)")
+        e = r["neighbours_while_timeline"]
+        print(f"  just opened, while the timeline is made{'' if r['timeline_working_then'] else ' (it was done before the last tick)'}: "
+              f"neighbouring tick {1000 * e['median']:.0f} ms ({1000 * e['min']:.0f}–{1000 * e['max']:.0f})")
     with open(os.path.join(OUT, "scrub.json"), "w") as f:
         json.dump(results, f, indent=2)
 

@@ -90,12 +90,14 @@ public struct SceneScan {
     /// `detector(minimumLength in pictures)` makes, using up to `decoders` decoders; with
     /// `recordScores`, every picture's score, and with `recordMeasures` too, its parts.
     /// `watch` is given the scan's stop action (to call from a signal handler);
-    /// `isStopped` says afterwards whether it was called.
+    /// `isStopped` says afterwards whether it was called. `between` is called on this
+    /// thread before each picture of a scan with one decoder: a caller whose other work
+    /// comes first (the studio's stills) may wait there.
     /// - Throws: ``Stopped`` after a stop; ``RenderError`` for a still image or an empty
     ///   range; `FrameSourceError` when the input cannot be read.
     public init(media: MediaInput, options: PictureScanner.Options, minimumLength: MinimumLength, recordScores: Bool = false,
                 recordMeasures: Bool = false, decoders: Int = 1, watch: (@escaping @Sendable () -> Void) -> Void = { _ in }, isStopped: () -> Bool = { false },
-                detector: (Int) -> NamedDetector) throws {
+                between: () -> Void = {}, detector: (Int) -> NamedDetector) throws {
         let input = media.location
         let recordMeasures = recordScores && recordMeasures
         if decoders > 1, let scan = try SceneScan.inPieces(media: media, options: options, watch: watch, isStopped: isStopped,
@@ -118,7 +120,9 @@ public struct SceneScan {
         var last: Frame?
         var count = 0
         var scores: [(frame: Int, time: Rational, score: Double)] = []
-        while let picture = try scanner.next() {
+        while true {
+            between()
+            guard let picture = try scanner.next() else { break }
             if first == nil { first = picture }
             cuts += detector.process(picture)
             if recordScores {

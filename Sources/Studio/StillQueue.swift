@@ -17,8 +17,16 @@ package final class StillQueue: Sendable {
     private let waiting = Mutex<[Job]>([])
     /// The most stills waiting (besides the one rendering).
     package let depth: Int
+    /// What background work (the timeline's scan) waits for: every still from its request
+    /// to its answer, and a quiet after.
+    let priority: StillPriority
 
-    package init(depth: Int = 2) { self.depth = depth }
+    init(depth: Int, priority: StillPriority) {
+        self.depth = depth
+        self.priority = priority
+    }
+
+    package convenience init(depth: Int = 2) { self.init(depth: depth, priority: StillPriority()) }
 
     /// Requests waiting for the stills' thread now.
     package var waitingCount: Int { waiting.withLock { $0.count } }
@@ -26,9 +34,10 @@ package final class StillQueue: Sendable {
     /// The result of `work`, run on the stills' thread; throws a 503 when a newer still
     /// pushed this one out of the queue before it started.
     package func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let job = Job(run: { continuation.resume(with: Result { try work() }) },
-                          drop: { continuation.resume(throwing: StudioRequestError(.serviceUnavailable, "superseded by a newer still")) })
+        priority.asked()
+        return try await withCheckedThrowingContinuation { [priority] continuation in
+            let job = Job(run: { continuation.resume(with: Result { try work() }); priority.ended() },
+                          drop: { continuation.resume(throwing: StudioRequestError(.serviceUnavailable, "superseded by a newer still")); priority.ended() })
             let dropped = waiting.withLock { jobs -> Job? in
                 jobs.append(job)
                 return jobs.count > depth ? jobs.removeFirst() : nil

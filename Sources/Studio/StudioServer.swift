@@ -220,7 +220,7 @@ public final class StudioServer: Sendable {
         fileThreads.start()
         playback.start()
         timeline.start(media: configuration.media, configuration: configuration.stillConfiguration, duration: configuration.duration,
-                       folder: configuration.folder)
+                       folder: configuration.folder, priority: stills.priority)
         let notices = notices
         folderWatch.start(folder: configuration.folder.path, wanted: { EffectRegistry.namesFile($0) && OutputFolder.problem(with: $0) == nil }) { names in
             notices.send(StudioResponse.text(ShadersChanged(changed: names.sorted())))

@@ -81,12 +81,14 @@ final class StudioTimeline: Sendable {
     /// What the page asks for now.
     var current: State { state.withLock { $0 } }
 
-    /// Starts making the strip of `media` (`duration` seconds), or takes it from the folder.
-    func start(media: MediaInput, configuration: FrameSource.Configuration, duration: Double?, folder: OutputFolder) {
+    /// Starts making the strip of `media` (`duration` seconds), or takes it from the folder,
+    /// waiting at each picture while `priority` says stills come first.
+    func start(media: MediaInput, configuration: FrameSource.Configuration, duration: Double?, folder: OutputFolder,
+               priority: StillPriority = StillPriority()) {
         ending.withLock { $0.ended = false }
         let thread = Thread { [self] in
             do {
-                let made = try make(media: media, configuration: configuration, duration: duration, folder: folder)
+                let made = try make(media: media, configuration: configuration, duration: duration, folder: folder, priority: priority)
                 state.withLock { $0 = .ready(made.strip, jpeg: made.jpeg) }
             } catch {
                 state.withLock { $0 = .failed("\(error)") }
@@ -114,7 +116,7 @@ final class StudioTimeline: Sendable {
     private var stopped: Bool { stopping.withLock { $0.stopped } }
 
     private func make(media: MediaInput, configuration: FrameSource.Configuration, duration: Double?,
-                      folder: OutputFolder) throws -> (strip: Strip, jpeg: [UInt8]) {
+                      folder: OutputFolder, priority: StillPriority) throws -> (strip: Strip, jpeg: [UInt8]) {
         guard let duration, duration > 0 else { throw RenderError("\(media.location): its length is unknown, so it has no timeline") }
         let identity = StillInput.identity(of: media.location) + ":\(Self.most):\(Self.thumbnailWidth)"
         let names = Self.cacheNames(folder: folder, identity: identity)
@@ -131,6 +133,7 @@ final class StudioTimeline: Sendable {
         var sheet: Frame?
         var height = 0
         for k in 0..<count {
+            priority.waitForTurn { stopped }
             if stopped { throw RenderError("the timeline was stopped") }
             let time = Rational(Int64(k) * Int64(ticks) / Int64(count), 1) / configuration.frameRate
             guard let picture = try reader.picture(at: time) else { break }
@@ -150,7 +153,7 @@ final class StudioTimeline: Sendable {
                 return s.stopped
             }
             if stoppedAlready { action() }
-        }) { length in
+        }, between: { priority.waitForTurn { stopped } }) { length in
             NamedDetector.standard(minLength: length)
         }
         if stopped { throw RenderError("the timeline was stopped") }
