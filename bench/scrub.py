@@ -78,7 +78,8 @@ def measure(binary, path, seconds, stills, chain, peer_filter=None):
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         url = studio.stdout.readline().split(": ", 1)[1].strip()
-        base, token = url.split("/?token=")
+        # The token is in the address's fragment (never sent to a server, nor logged).
+        base, token = url.replace("/?token=", "/#token=").split("/#token=")
         quoted = urllib.parse.quote(chain, safe="")
 
         def still(t):

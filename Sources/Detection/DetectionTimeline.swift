@@ -9,6 +9,10 @@ public import FrameCore
 /// detection after it is done, so a face is covered from its first tick, before the
 /// detector has seen it.
 ///
+/// A frame that starts a new shot (a hard cut, told by the caller) is detected, and so is
+/// the last frame before it: no box is carried across a cut, and the tracker holds no
+/// face of the old shot into the new one.
+///
 /// At most `workers` detections run at once, and at most `(workers + 1) * every`
 /// frames wait here: memory stays flat however long the video.
 public final class DetectionTimeline: @unchecked Sendable {
@@ -22,6 +26,9 @@ public final class DetectionTimeline: @unchecked Sendable {
     private var count = 0                      // frames pushed
     private var results: [Int: Result<[Observation], DetectionError>] = [:]  // by frame index
     private var lastKey: (index: Int, observations: [Observation])?
+    private var keys: [Int] = []                // detections started and not yet collected, in order
+    private var nextRegular = 0                 // the next frame detected on the `every` cadence
+    private var shotStarts = Set<Int>()         // frames after a cut, not yet collected
     private var running = 0
     private var failure: DetectionError?
     /// Detections run so far.
@@ -54,16 +61,26 @@ public final class DetectionTimeline: @unchecked Sendable {
     /// Tracks started so far (distinct IDs handed out).
     public var tracksStarted: Int { condition.withLock { tracker.tracksStarted } }
 
-    /// Takes the next frame; returns the frames whose observations are now final, in order.
+    /// Takes the next frame (`startsShot`: the first after a hard cut); returns the frames
+    /// whose observations are now final, in order.
     /// - Throws: the first ``DetectionError`` a detector raised.
-    public func push(_ frame: Frame) throws(DetectionError) -> [Frame] {
+    public func push(_ frame: Frame, startsShot: Bool = false) throws(DetectionError) -> [Frame] {
         condition.lock()
         defer { condition.unlock() }
         if let failure { throw failure }
         let index = count
         count += 1
         pending.append(frame)
-        if index % every == 0 { startDetection(index) }
+        if startsShot && index > 0 {
+            // The old shot's last frame and the new one's first: nothing spans the cut.
+            if keys.last.map({ $0 < index - 1 }) ?? (lastKey.map { $0.index < index - 1 } ?? true) { startDetection(index - 1) }
+            shotStarts.insert(index)
+            nextRegular = index
+        }
+        if index == nextRegular {
+            startDetection(index)
+            nextRegular = index + every
+        }
         return try collect(final: false)
     }
 
@@ -73,7 +90,7 @@ public final class DetectionTimeline: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         if let failure { throw failure }
-        if count > 0, (count - 1) % every != 0 { startDetection(count - 1) }
+        if count > 0, (keys.last ?? lastKey?.index ?? -1) < count - 1 { startDetection(count - 1) }
         while running > 0 { condition.wait() }
         return try collect(final: true)
     }
@@ -83,6 +100,7 @@ public final class DetectionTimeline: @unchecked Sendable {
         while idle.isEmpty { condition.wait() }
         let worker = idle.removeLast()
         let frame = pending[index - firstPending]
+        keys.append(index)
         running += 1
         detections += 1
         DispatchQueue.global().async { [self] in
@@ -124,13 +142,11 @@ public final class DetectionTimeline: @unchecked Sendable {
     /// (lock held). With `final`, everything pending (every detection has finished).
     private func collect(final: Bool) throws(DetectionError) -> [Frame] {
         var out: [Frame] = []
-        while firstPending < count {
-            var key = lastKey.map { $0.index + every } ?? 0
-            if key > count - 1 {
-                guard final else { break }
-                key = count - 1  // the last frame, detected by finish()
-            }
+        while firstPending < count, let key = keys.first {
             guard let result = results.removeValue(forKey: key) else { break }
+            keys.removeFirst()
+            // A new shot: the old one's faces are not held into it.
+            if shotStarts.remove(key) != nil { tracker.endShot() }
             let observations: [Observation]
             switch result {
             case .failure(let e): failure = e; throw e

@@ -46,6 +46,10 @@ public final class Tracker {
         self.hold = min(hold, patience)
     }
 
+    /// Ends every track at a hard cut: what the next detection finds starts new tracks,
+    /// and no face of the old shot is held into the new one.
+    public func endShot() { tracks.removeAll() }
+
     /// How many distinct tracks have been started.
     public var tracksStarted: Int { nextID - 1 }
 

@@ -10,6 +10,8 @@ import Sinks
 /// file, the frames get the file's boxes instead, at once, and nothing is detected.
 public final class DetectionStage {
     private let timeline: DetectionTimeline?
+    /// Where the shots change, when boxes are carried between detections or held.
+    private let shots: ShotChanges?
     private let file: DetectionsFile?
     private let frameRate: Double
     private let log: DetectionLog?
@@ -27,6 +29,7 @@ public final class DetectionStage {
         self.file = file
         self.frameRate = frameRate
         timeline = nil
+        shots = nil
         log = try settings.logPath.map { try DetectionLog(path: $0, overwrite: overwrite) }
     }
 
@@ -60,6 +63,8 @@ public final class DetectionStage {
         // Workers run in parallel: one OpenCV thread each, rather than each taking every core.
         if needs.contains(.faces) { FaceDetector.setThreads(1) }
         let every = options.every ?? (needs.contains(.faces) ? 4 : 1)
+        // Boxes carried between detections (every > 1) or held (redacting) must not cross a cut.
+        shots = every > 1 || redacting ? ShotChanges() : nil
         timeline = DetectionTimeline(every: every, detectorSets: sets, redacting: redacting,
                                      recheck: needs.contains(.faces) ? recheck : nil, recheckLooks: looks)
         log = try options.logPath.map { try DetectionLog(path: $0, overwrite: overwrite) }
@@ -83,7 +88,7 @@ public final class DetectionStage {
             return try record([out])
         }
         let frames: [Frame]
-        frames = try timeline!.push(frame)
+        frames = try timeline!.push(frame, startsShot: shots?.startsShot(frame) ?? false)
         return try record(frames)
     }
 

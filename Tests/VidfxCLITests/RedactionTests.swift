@@ -243,4 +243,31 @@ import Testing
         #expect((json["facesFound"] as? Int ?? 0) >= 15 && json["output"] as? String == raw, "\(json)")
         #expect((try FileManager.default.attributesOfItem(atPath: raw)[.size] as? Int) == 800 * 564 * 4)
     }
+
+    /// Issue 67, 4: boxes end at a hard cut. The crowd for 1.9 s, then a plain shot: the
+    /// detector sees the faces every fourth tick and the tracker holds a missed face for
+    /// two detections, but no box is carried or held onto the plain shot (before, 24–27
+    /// boxes stayed on it for the next 8 ticks and more).
+    @Test func noBoxIsCarriedPastACut() async throws {
+        let dir = try Self.scratch("cut")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let clip = dir.appendingPathComponent("cut.mp4").path
+        let made = try await Subprocess.outcome(URL(fileURLWithPath: "/usr/bin/env"), [
+            "ffmpeg", "-v", "error", "-i", CLI.media("crowd.mp4"), "-f", "lavfi", "-i", "color=c=0x807060:s=780x500:r=30:d=1",
+            "-filter_complex", "[0:v]trim=0:1.9,setpts=PTS-STARTPTS,fps=30,scale=780:500,setsar=1[a];[a][1:v]concat=n=2:v=1[v]",
+            "-map", "[v]", "-c:v", "libx264", "-pix_fmt", "yuv420p", clip])
+        #expect(made.status == 0, "\(made.stderrText)")
+        let log = dir.appendingPathComponent("boxes.jsonl").path
+        let r = try await CLI.run(["apply", clip, "-e", "faceblur", "-o", dir.appendingPathComponent("out.mp4").path, "--detections", log, "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let rows = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let boxes = Dictionary(uniqueKeysWithValues: rows.compactMap { row in
+            (row["tick"] as? Int).map { ($0, (row["detections"] as? [Any])?.count ?? 0) }
+        })
+        #expect(boxes.count == 87, "\(boxes.count) ticks")
+        #expect((0..<57).allSatisfy { (boxes[$0] ?? 0) > 10 }, "the crowd's faces before the cut")
+        #expect((57..<87).allSatisfy { boxes[$0] == 0 }, "boxes after the cut: \((57..<87).map { boxes[$0] ?? -1 })")
+    }
 }
