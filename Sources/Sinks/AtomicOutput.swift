@@ -165,6 +165,26 @@ public enum AtomicOutput {
         }
     }
 
+    /// Moves the files of the work folder `work` into `folder`, which exists (empty, or
+    /// replaced with -y): the folder's files that `belongs` says are an earlier output's
+    /// give way first, then each new file is renamed in, those `last` says after the rest
+    /// (a manifest or a track never names a file not yet in place); anything else the
+    /// folder holds stays. The work folder is removed.
+    /// - Throws: ``SinkError`` naming the folder and the file that could not be moved.
+    public static func merge(_ work: String, into folder: String, belongs: (String) -> Bool, last: (String) -> Bool) throws(SinkError) {
+        let fm = FileManager.default
+        for name in (try? fm.contentsOfDirectory(atPath: folder)) ?? [] where belongs(name) {
+            try? fm.removeItem(atPath: folder + "/" + name)
+        }
+        let built = ((try? fm.contentsOfDirectory(atPath: work)) ?? []).sorted()
+        for name in built.filter({ !last($0) }) + built.filter(last) {
+            guard rename(work + "/" + name, folder + "/" + name) == 0 else {
+                throw SinkError(path: folder, reason: "cannot move \(name) into place (\(String(cString: strerror(errno))))")
+            }
+        }
+        try? fm.removeItem(atPath: work)
+    }
+
     /// Removes what killed runs left beside `target`: hidden `.NAME.vidfx-PID.part`
     /// files and folders in its folder whose process no longer exists.
     public static func removeStaleWork(besides target: String) {

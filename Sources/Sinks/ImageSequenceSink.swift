@@ -179,17 +179,7 @@ public final class ImageSequenceSink: FrameSink, @unchecked Sendable {
     /// manifest give way to the new ones, which are renamed in (the manifest last);
     /// anything else the folder holds stays.
     private func moveFrames(from work: String, into folder: String) throws(SinkError) {
-        let fm = FileManager.default
-        for name in (try? fm.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix("frame_") || name == "manifest.json" {
-            try? fm.removeItem(atPath: folder + "/" + name)
-        }
-        let built = (try? fm.contentsOfDirectory(atPath: work)) ?? []
-        for name in built.filter({ $0 != "manifest.json" }) + built.filter({ $0 == "manifest.json" }) {
-            guard rename(work + "/" + name, folder + "/" + name) == 0 else {
-                throw SinkError(path: folder, reason: "cannot move \(name) into place (\(String(cString: strerror(errno))))")
-            }
-        }
-        rmdir(work)
+        try AtomicOutput.merge(work, into: folder, belongs: { $0.hasPrefix("frame_") || $0 == "manifest.json" }, last: { $0 == "manifest.json" })
     }
 
     /// Stops and removes the hidden work folder; the target keeps whatever it held.

@@ -195,17 +195,10 @@ struct StoryboardCommand: ParsableCommand {
 
         do {
             if existing {
-                // Into the folder the user named: the old storyboard gives way, anything else stays.
-                for name in (try? fm.contentsOfDirectory(atPath: output)) ?? []
-                where name.hasPrefix("sprite_") || name == "thumbnails.vtt" || name == "storyboard.json" {
-                    try? fm.removeItem(atPath: output + "/" + name)
-                }
-                // The track last, so that it never names a sprite not yet in place.
-                let names = try fm.contentsOfDirectory(atPath: work).sorted { ($0 == "thumbnails.vtt" ? 1 : 0, $0) < ($1 == "thumbnails.vtt" ? 1 : 0, $1) }
-                for name in names {
-                    try AtomicOutput.publish(work + "/" + name, to: output + "/" + name, overwrite: true)
-                }
-                try? fm.removeItem(atPath: work)
+                // Into the folder the user named: the old storyboard gives way, anything else
+                // stays; the track last, so that it never names a sprite not yet in place.
+                try AtomicOutput.merge(work, into: output, belongs: { $0.hasPrefix("sprite_") || $0 == "thumbnails.vtt" || $0 == "storyboard.json" },
+                                       last: { $0 == "thumbnails.vtt" })
             } else {
                 try AtomicOutput.publish(work, to: output, overwrite: false)
             }
