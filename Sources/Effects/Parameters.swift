@@ -205,7 +205,7 @@ public struct Parameters: Sendable {
     /// Keys an effect read that its descriptor does not have (or has as another type), as
     /// `effect.key`: a mistake of the effect's code. Such a read gives a neutral value
     /// (0, empty) instead of trapping in a user's render; the suite makes every effect and
-    /// fails while this is not empty (``ExampleTests``).
+    /// fails while this is not empty (`ExampleTests`).
     public static var unreadKeys: Set<String> { unreadLog.withLock { $0 } }
     private static let unreadLog = Mutex<Set<String>>([])
 
