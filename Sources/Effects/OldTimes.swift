@@ -10,7 +10,7 @@ public struct OldTimes: LayerEffect {
         name: "oldtimes", category: .stylize, summary: "Old film look: jitter, tone, flicker, grain, scratches, vignette.",
         parameters: [
             .float(Key.amount, default: 1, min: 0, max: 1, help: "Overall strength: 0 leaves the frame as it is."),
-            .int(Key.seed, default: 0, min: 0, max: Int(UInt32.max), help: "Random seed; equal seeds give equal films."),
+            .int(Key.seed, default: 0, min: 0, max: 1_000_000, help: "Random seed; equal seeds give equal films."),
             .float(Key.filmfps, default: 24, min: 1, max: 60, unit: "fps", help: "Rate at which the damage changes."),
             .float(Key.grain, default: 0.08, min: 0, max: 0.5, help: "Grain strength."),
             .float(Key.tone, default: 1, min: 0, max: 1, help: "Warm monochrome tone: 0 keeps the colours."),

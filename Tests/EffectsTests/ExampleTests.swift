@@ -61,6 +61,19 @@ import Testing
         #expect(Parameters.unreadKeys.filter { !$0.hasPrefix("keyless.") }.isEmpty, "\(Parameters.unreadKeys.sorted())")
     }
 
+    /// Every range a table declares is one the chain takes: no number past the largest a
+    /// chain accepts (oldtimes once declared its seed up to 2^32 − 1, and any seed over
+    /// 10^6 was refused).
+    @Test func everyDeclaredRangeIsOneTheChainTakes() {
+        for type in EffectRegistry.all {
+            for p in type.descriptor.parameters {
+                for bound in [p.min, p.max].compactMap({ $0 }) {
+                    #expect(bound.magnitude <= ParameterSpec.largestMagnitude, "\(type.descriptor.name).\(p.name): \(bound)")
+                }
+            }
+        }
+    }
+
     /// An effect that reads a key its descriptor lacks gets a neutral value and the miss is
     /// recorded for the suite, where it once trapped in the render.
     @Test func aKeyMissingFromTheDescriptorIsRecordedNotATrap() throws {
