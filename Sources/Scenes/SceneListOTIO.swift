@@ -15,7 +15,8 @@ extension SceneList {
             OTIO.Clip(name: "\(source.name) scene \(i + 1)", source_range: range(scene.start.frame, scene.end.frame - scene.start.frame),
                       media_references: ["DEFAULT_MEDIA": reference])
         }
-        let timeline = OTIO.Timeline(name: source.name, tracks: OTIO.Stack(children: [OTIO.Track(children: clips)]))
+        let track = OTIO.Composition(schema: "Track.1", name: "Video 1", kind: "Video", children: clips)
+        let timeline = OTIO.Timeline(name: source.name, tracks: OTIO.Composition(schema: "Stack.1", name: "tracks", children: [track]))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: (try? encoder.encode(timeline)) ?? Data("{}".utf8), as: UTF8.self) + "\n"
@@ -60,35 +61,21 @@ enum OTIO {
         let active_media_reference_key = "DEFAULT_MEDIA"
     }
 
-    /// A track or a stack: its children, and no range of its own (null).
-    struct Track: Encodable {
-        let children: [Clip]
+    /// A track (`Track.1`, with its kind) or a stack (`Stack.1`): its children, and no
+    /// range of its own (null).
+    struct Composition<Child: Encodable>: Encodable {
+        let schema: String
+        let name: String
+        var kind: String?
+        let children: [Child]
 
         enum CodingKeys: String, CodingKey { case OTIO_SCHEMA, name, kind, children, metadata, effects, markers, enabled, source_range }
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode("Track.1", forKey: .OTIO_SCHEMA)
-            try c.encode("Video 1", forKey: .name)
-            try c.encode("Video", forKey: .kind)
-            try c.encode(children, forKey: .children)
-            try c.encode(Empty(), forKey: .metadata)
-            try c.encode([Empty](), forKey: .effects)
-            try c.encode([Empty](), forKey: .markers)
-            try c.encode(true, forKey: .enabled)
-            try c.encodeNil(forKey: .source_range)
-        }
-    }
-
-    struct Stack: Encodable {
-        let children: [Track]
-
-        enum CodingKeys: String, CodingKey { case OTIO_SCHEMA, name, children, metadata, effects, markers, enabled, source_range }
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode("Stack.1", forKey: .OTIO_SCHEMA)
-            try c.encode("tracks", forKey: .name)
+            try c.encode(schema, forKey: .OTIO_SCHEMA)
+            try c.encode(name, forKey: .name)
+            try c.encodeIfPresent(kind, forKey: .kind)
             try c.encode(children, forKey: .children)
             try c.encode(Empty(), forKey: .metadata)
             try c.encode([Empty](), forKey: .effects)
@@ -100,7 +87,7 @@ enum OTIO {
 
     struct Timeline: Encodable {
         let name: String
-        let tracks: Stack
+        let tracks: Composition<Composition<Clip>>
 
         enum CodingKeys: String, CodingKey { case OTIO_SCHEMA, name, metadata, global_start_time, tracks }
 

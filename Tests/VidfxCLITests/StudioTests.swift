@@ -508,15 +508,21 @@ struct StudioTestError: Error, CustomStringConvertible {
     }
 
     @Test func aNewerStillSupersedesTheOldestWaiting() async throws {
-        let queue = StillQueue(depth: 1)
+        try await Self.supersede(StillQueue(depth: 1))
+    }
+
+    /// Three stills on a queue of depth 1: the first holds the thread (`held` runs then),
+    /// the second waits and is pushed out by the third, answered while the first still
+    /// holds the thread; the first and the third are made.
+    static func supersede(_ queue: StillQueue, held: () -> Void = {}) async throws {
         let gate = Gate()
         let first = Task { try await queue.run { gate.enterAndWait(); return 1 } }
         while !gate.hasEntered { try await Task.sleep(for: .milliseconds(5)) }
+        held()
         let second = Task { try await queue.run { 2 } }
         // Once the second waits (the first took its job off the queue), a third pushes it out.
         while queue.waitingCount < 1 { try await Task.sleep(for: .milliseconds(5)) }
         let third = Task { try await queue.run { 3 } }
-        // The second is answered while the first still holds the thread.
         await #expect(throws: (any Error).self) { try await second.value }
         gate.open()
         #expect(try await first.value == 1)
